@@ -1,0 +1,2 @@
+// `import Kringle` alone gives users the promise API too.
+@_exported import KringlePromise

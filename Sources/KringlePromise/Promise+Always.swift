@@ -1,0 +1,20 @@
+import Dispatch
+
+extension Promise {
+    /// Runs `body` whether the promise is fulfilled or rejected, and passes the result on.
+    ///
+    /// ```swift
+    /// spinner.start()
+    /// client.get(.cats, as: [Cat].self).always { spinner.stop() }
+    /// ```
+    @discardableResult
+    public func always(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable () -> Void
+    ) -> Promise<Value> {
+        derive(on: queue) { result, next in
+            body()
+            next.settle(result)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+extension Promise {
+    /// Creates a promise from asynchronous work (a bridge from Swift concurrency).
+    ///
+    /// The work runs in a new `Task`; cancelling the promise cancels that task.
+    ///
+    /// ```swift
+    /// let promise = Promise { try await loadConfiguration() }
+    /// ```
+    public convenience init(
+        priority: TaskPriority? = nil,
+        _ body: @escaping @Sendable () async throws -> Value
+    ) {
+        self.init(state: State())
+        let task = Task(priority: priority) {
+            do {
+                self.fulfill(try await body())
+            } catch {
+                self.reject(error)
+            }
+        }
+        onCancel { task.cancel() }
+    }
+
+    /// The value, awaited (a bridge to Swift concurrency).
+    ///
+    /// Throws the rejection error. If the awaiting task is cancelled, the promise is
+    /// cancelled (and with it the work it depends on), and this throws
+    /// ``PromiseError/cancelled``.
+    ///
+    /// ```swift
+    /// let cats = try await client.get(.cats, as: [Cat].self).value
+    /// ```
+    public var value: Value {
+        get async throws {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    observeInline { continuation.resume(with: $0) }
+                }
+            } onCancel: {
+                self.cancel()
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Dispatch
+
+extension Promise {
+    /// Handles a rejection and passes the result on unchanged.
+    ///
+    /// Cancellation is a rejection too: `body` sees ``PromiseError/cancelled``.
+    ///
+    /// ```swift
+    /// client.get(.cats, as: [Cat].self)
+    ///     .then { show($0) }
+    ///     .catch { error in print("Could not load cats: \(error)") }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - body: Receives the error.
+    /// - Returns: A promise settled like this one, after `body` has run.
+    @discardableResult
+    public func `catch`(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (any Error) -> Void
+    ) -> Promise<Value> {
+        derive(on: queue) { result, next in
+            if case .failure(let error) = result { body(error) }
+            next.settle(result)
+        }
+    }
+}

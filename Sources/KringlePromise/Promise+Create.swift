@@ -1,0 +1,68 @@
+import Dispatch
+
+extension Promise {
+    /// Creates a pending promise that you settle later with ``fulfill(_:)`` or ``reject(_:)``.
+    ///
+    /// ```swift
+    /// let promise = Promise<String>.pending()
+    /// DispatchQueue.global().async { promise.fulfill("done") }
+    /// ```
+    public static func pending() -> Promise<Value> {
+        Promise(state: State())
+    }
+
+    /// Creates a promise that is already fulfilled with `value`.
+    public convenience init(_ value: Value) {
+        self.init(state: State(result: .success(value)))
+    }
+
+    /// Creates a promise that is already rejected with `error`.
+    public convenience init(error: any Error) {
+        self.init(state: State(result: .failure(error)))
+    }
+
+    /// Creates a promise whose `body` runs asynchronously on `queue` and settles it.
+    ///
+    /// A throw from `body` rejects the promise. Only the first call of `fulfill` or `reject`
+    /// counts.
+    ///
+    /// ```swift
+    /// let promise = Promise<Int> { fulfill, reject in
+    ///     fulfill(computeAnswer())
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - body: Receives the two functions that settle the promise.
+    public convenience init(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (
+            _ fulfill: @escaping @Sendable (Value) -> Void,
+            _ reject: @escaping @Sendable (any Error) -> Void
+        ) throws -> Void
+    ) {
+        self.init(state: State())
+        queue.async {
+            do {
+                try body({ self.fulfill($0) }, { self.reject($0) })
+            } catch {
+                self.reject(error)
+            }
+        }
+    }
+
+    /// Fulfils a pending promise with `value`; does nothing if it has settled already.
+    public func fulfill(_ value: Value) {
+        settle(.success(value))
+    }
+
+    /// Rejects a pending promise with `error`; does nothing if it has settled already.
+    public func reject(_ error: any Error) {
+        settle(.failure(error))
+    }
+
+    /// Settles a pending promise with `result`; does nothing if it has settled already.
+    public func resolve(_ result: Result<Value, any Error>) {
+        settle(result)
+    }
+}

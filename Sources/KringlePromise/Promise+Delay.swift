@@ -1,0 +1,24 @@
+import Foundation
+
+extension Promise {
+    /// Fulfils `seconds` after this promise is fulfilled, with the same value.
+    ///
+    /// A rejection passes through at once. Cancelling the returned promise cancels the
+    /// wait (and the work upstream, if it is still pending).
+    ///
+    /// ```swift
+    /// Promise(()).delay(0.5).then { print("half a second later") }
+    /// ```
+    public func delay(_ seconds: TimeInterval) -> Promise<Value> {
+        let next = Promise<Value>(dependingOn: self)
+        observeInline { result in
+            guard case .success = result else {
+                next.settle(result)
+                return
+            }
+            let timer = PromiseTimer(after: seconds) { next.settle(result) }
+            next.onCancel { timer.cancel() }
+        }
+        return next
+    }
+}

@@ -1,0 +1,48 @@
+import Dispatch
+
+extension Promise {
+    /// Turns a rejection into a value; a fulfilment passes through untouched.
+    ///
+    /// ```swift
+    /// let cats = client.get(.cats, as: [Cat].self).recover { _ in [] }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - body: Returns a replacement value, or throws to keep the promise rejected.
+    @discardableResult
+    public func recover(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (any Error) throws -> Value
+    ) -> Promise<Value> {
+        derive(on: queue) { result, next in
+            switch result {
+            case .success: next.settle(result)
+            case .failure(let error): next.settle(Result { try body(error) })
+            }
+        }
+    }
+
+    /// Turns a rejection into more work; the returned promise adopts its state.
+    ///
+    /// ```swift
+    /// let cats = primary.get(.cats, as: [Cat].self)
+    ///     .recover { _ in mirror.get(.cats, as: [Cat].self) }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - body: Returns a promise to use instead, or throws to keep the promise rejected.
+    @discardableResult
+    public func recover(
+        on queue: DispatchQueue = .promises,
+        _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
+    ) -> Promise<Value> {
+        derive(on: queue) { result, next in
+            switch result {
+            case .success:
+                next.settle(result)
+            case .failure(let error):
+                do { next.adopt(try body(error)) } catch { next.settle(.failure(error)) }
+            }
+        }
+    }
+}

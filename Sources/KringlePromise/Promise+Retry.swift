@@ -1,0 +1,82 @@
+import Foundation
+
+extension Promise {
+    /// Runs `work` until its promise is fulfilled, at most `attempts` times in all.
+    ///
+    /// After a rejection the next attempt starts `delay` seconds later, unless `condition`
+    /// returns `false` for that failure. Cancelling the returned promise cancels the running
+    /// attempt and any pending delay. A cancelled attempt is never retried.
+    ///
+    /// ```swift
+    /// Promise.retry(attempts: 3, delay: 0.2) {
+    ///     client.get(.cats, as: [Cat].self)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `work` and `condition` run; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - attempts: How many times `work` may run in all (the first try included).
+    ///   - delay: Seconds to wait between a failure and the next attempt.
+    ///   - condition: Given the number of the attempt that failed (from 1) and its error,
+    ///     says whether to try again; `nil` retries every failure.
+    ///   - work: Starts one attempt.
+    /// - Returns: A promise settled by the first fulfilled attempt, or rejected with the last
+    ///   attempt's error.
+    public static func retry(
+        on queue: DispatchQueue = .promises,
+        attempts: Int = 3,
+        delay: TimeInterval = 1,
+        condition: (@Sendable (_ attempt: Int, _ error: any Error) -> Bool)? = nil,
+        _ work: @escaping @Sendable () -> Promise<Value>
+    ) -> Promise<Value> {
+        let loop = RetryLoop(queue: queue, attempts: attempts, delay: delay, condition: condition, work: work)
+        queue.async { loop.attempt(1) }
+        return loop.outcome
+    }
+}
+
+/// The state of one `Promise.retry` call.
+private final class RetryLoop<Value: Sendable>: Sendable {
+    let outcome: Promise<Value> = .pending()
+    private let queue: DispatchQueue
+    private let attempts: Int
+    private let delay: TimeInterval
+    private let condition: (@Sendable (Int, any Error) -> Bool)?
+    private let work: @Sendable () -> Promise<Value>
+    private let timer = Locked<PromiseTimer?>(nil)
+
+    init(
+        queue: DispatchQueue,
+        attempts: Int,
+        delay: TimeInterval,
+        condition: (@Sendable (Int, any Error) -> Bool)?,
+        work: @escaping @Sendable () -> Promise<Value>
+    ) {
+        self.queue = queue
+        self.attempts = attempts
+        self.delay = delay
+        self.condition = condition
+        self.work = work
+        outcome.onCancel { [timer] in timer.withLock { $0?.cancel() } }
+    }
+
+    func attempt(_ number: Int) {
+        guard outcome.isPending else { return }
+        let attempt = work()
+        outcome.addDependency(attempt)
+        attempt.observe(on: queue) { result in
+            guard case .failure(let error) = result, self.shouldRetry(after: number, error) else {
+                self.outcome.settle(result)
+                return
+            }
+            let timer = PromiseTimer(after: self.delay) { self.queue.async { self.attempt(number + 1) } }
+            self.timer.withLock { $0 = timer }
+            // A cancel that ran between the check above and storing the timer missed it.
+            if !self.outcome.isPending { timer.cancel() }
+        }
+    }
+
+    private func shouldRetry(after number: Int, _ error: any Error) -> Bool {
+        guard number < attempts, outcome.isPending, error as? PromiseError != .cancelled else { return false }
+        return condition?(number, error) ?? true
+    }
+}

@@ -1,0 +1,23 @@
+import Dispatch
+
+extension Promise {
+    /// Rejects with ``PromiseError/validationFailure`` when `predicate` returns `false`.
+    ///
+    /// ```swift
+    /// client.get(.cats, as: [Cat].self).validate { !$0.isEmpty }
+    /// ```
+    @discardableResult
+    public func validate(
+        on queue: DispatchQueue = .promises,
+        _ predicate: @escaping @Sendable (Value) throws -> Bool
+    ) -> Promise<Value> {
+        derive(on: queue) { result, next in
+            next.settle(result.flatMap { value in
+                Result {
+                    guard try predicate(value) else { throw PromiseError.validationFailure }
+                    return value
+                }
+            })
+        }
+    }
+}

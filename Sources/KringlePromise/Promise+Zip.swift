@@ -1,0 +1,46 @@
+extension Promise {
+    /// Combines this promise with `other` into a promise of both values.
+    ///
+    /// Rejects as soon as either rejects.
+    ///
+    /// ```swift
+    /// user.zip(settings).then { user, settings in render(user, settings) }
+    /// ```
+    public func zip<Other>(_ other: Promise<Other>) -> Promise<(Value, Other)> {
+        let next = Promise<(Value, Other)>(dependingOn: [self, other])
+        let slots = Locked<(Value?, Other?)>((nil, nil))
+        observeInline { result in
+            switch result {
+            case .success(let value):
+                if let otherValue = slots.withLock({ slots -> Other? in slots.0 = value; return slots.1 }) {
+                    next.settle(.success((value, otherValue)))
+                }
+            case .failure(let error):
+                next.settle(.failure(error))
+            }
+        }
+        other.observeInline { result in
+            switch result {
+            case .success(let otherValue):
+                if let value = slots.withLock({ slots -> Value? in slots.1 = otherValue; return slots.0 }) {
+                    next.settle(.success((value, otherValue)))
+                }
+            case .failure(let error):
+                next.settle(.failure(error))
+            }
+        }
+        return next
+    }
+
+    /// Combines this promise with two others into a promise of the three values.
+    ///
+    /// Rejects as soon as any of them rejects.
+    public func zip<B, C>(_ b: Promise<B>, _ c: Promise<C>) -> Promise<(Value, B, C)> {
+        let pairs = zip(b).zip(c)
+        let next = Promise<(Value, B, C)>(dependingOn: pairs)
+        pairs.observeInline { result in
+            next.settle(result.map { pair, c in (pair.0, pair.1, c) })
+        }
+        return next
+    }
+}

@@ -1,0 +1,83 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A per-thread work list that turns nested calls into a loop.
+///
+/// Settling one promise can settle another synchronously (adoption, `all`, `race`…), and
+/// releasing the head of a long pending chain releases the next link from inside `deinit`.
+/// Done recursively, a chain of a million promises would overflow the stack; the trampoline
+/// runs such nested work after the current piece returns, on the same thread, in order.
+///
+/// The class is confined to one thread (it lives in a thread-local slot), so it needs no lock.
+final class Trampoline {
+    private var jobs: [() -> Void] = []
+    private var garbage: [AnyObject?] = []
+    private var isDraining = false
+
+    /// Runs `job` now, or after the work this thread is already draining.
+    static func schedule(_ job: consuming @escaping () -> Void) {
+        let trampoline = current
+        trampoline.jobs.append(consume job)
+        if !trampoline.isDraining { trampoline.drain() }
+    }
+
+    /// Releases `object` so that the deinitialisers it sets off run one after another
+    /// rather than nested inside each other.
+    ///
+    /// The parameter is consumed so that the caller keeps no reference: the release really
+    /// happens inside the drain loop.
+    static func release(_ object: consuming AnyObject?) {
+        let trampoline = current
+        trampoline.garbage.append(consume object)
+        if !trampoline.isDraining { trampoline.drain() }
+    }
+
+    private func drain() {
+        isDraining = true
+        var nextJob = 0
+        var nextGarbage = 0
+        while nextJob < jobs.count || nextGarbage < garbage.count {
+            if nextGarbage < garbage.count {
+                garbage[nextGarbage] = nil
+                nextGarbage += 1
+                continue
+            }
+            let job = jobs[nextJob]
+            jobs[nextJob] = {}
+            nextJob += 1
+            job()
+        }
+        // Keep a small buffer for the next burst, but give back what a huge chain grew.
+        jobs.removeAll(keepingCapacity: jobs.capacity <= 256)
+        garbage.removeAll(keepingCapacity: garbage.capacity <= 256)
+        isDraining = false
+    }
+
+    private static var current: Trampoline {
+        if let existing = pthread_getspecific(trampolineKey) {
+            return Unmanaged<Trampoline>.fromOpaque(existing).takeUnretainedValue()
+        }
+        let created = Trampoline()
+        pthread_setspecific(trampolineKey, Unmanaged.passRetained(created).toOpaque())
+        return created
+    }
+}
+
+/// The thread-local slot holding each thread's trampoline; its destructor frees the
+/// trampoline when the thread exits.
+private let trampolineKey: pthread_key_t = {
+    var key = pthread_key_t()
+    #if canImport(Darwin)
+    pthread_key_create(&key) { Unmanaged<Trampoline>.fromOpaque($0).release() }
+    #else
+    pthread_key_create(&key) { pointer in
+        if let pointer { Unmanaged<Trampoline>.fromOpaque(pointer).release() }
+    }
+    #endif
+    return key
+}()
