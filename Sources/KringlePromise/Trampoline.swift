@@ -43,8 +43,12 @@ final class Trampoline {
         var nextGarbage = 0
         while nextJob < jobs.count || nextGarbage < garbage.count {
             if nextGarbage < garbage.count {
+                // Take the object out first: releasing it inside the array's write access
+                // would let a nested `release` append to the array during that access.
+                let object = garbage[nextGarbage]
                 garbage[nextGarbage] = nil
                 nextGarbage += 1
+                withExtendedLifetime(object) {}
                 continue
             }
             let job = jobs[nextJob]

@@ -1,0 +1,73 @@
+import Foundation
+import KringlePromise
+import Synchronization
+
+/// An error for tests to throw and recognise.
+struct TestError: Error, Equatable {
+    var code = 0
+}
+
+/// Collects values from many threads in arrival order.
+final class Recorder<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+
+    func append(_ element: Element) {
+        storage.withLock { $0.append(element) }
+    }
+
+    var elements: [Element] {
+        storage.withLock { $0 }
+    }
+}
+
+/// A thread-safe counter.
+final class Counter: Sendable {
+    private let storage = Mutex(0)
+
+    @discardableResult
+    func increment() -> Int {
+        storage.withLock { $0 += 1; return $0 }
+    }
+
+    var value: Int {
+        storage.withLock { $0 }
+    }
+}
+
+/// A flag that can be set once and read from any thread.
+final class Flag: Sendable {
+    private let storage = Mutex(false)
+
+    func set() { storage.withLock { $0 = true } }
+    var isSet: Bool { storage.withLock { $0 } }
+}
+
+/// Something to hold weakly, to prove that a promise released what it captured.
+final class Canary: Sendable {}
+
+extension Promise {
+    /// The settled result, waiting at most `seconds` so a broken promise fails the test
+    /// instead of hanging the suite.
+    func settled(within seconds: TimeInterval = 10) async -> Result<Value, any Error> {
+        do {
+            return .success(try await timeout(seconds).value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The value, or the error thrown; waits at most `seconds`.
+    func valueWithin(_ seconds: TimeInterval = 10) async throws -> Value {
+        try await settled(within: seconds).get()
+    }
+}
+
+/// Waits until `condition` holds, polling, for at most `seconds`; returns whether it held.
+func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 1_000_000)
+    }
+    return condition()
+}
