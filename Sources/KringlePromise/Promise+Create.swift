@@ -42,7 +42,7 @@ extension Promise {
         ) throws -> Void
     ) {
         self.init(state: State())
-        queue.async {
+        JobQueue.async(on: queue) {
             do {
                 try body({ self.fulfill($0) }, { self.reject($0) })
             } catch {

@@ -29,7 +29,7 @@ extension Promise {
         _ work: @escaping @Sendable () -> Promise<Value>
     ) -> Promise<Value> {
         let loop = RetryLoop(queue: queue, attempts: attempts, delay: delay, condition: condition, work: work)
-        queue.async { loop.attempt(1) }
+        JobQueue.async(on: queue) { loop.attempt(1) }
         return loop.outcome
     }
 }
@@ -68,7 +68,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
                 self.outcome.settle(result)
                 return
             }
-            let timer = PromiseTimer(after: self.delay) { self.queue.async { self.attempt(number + 1) } }
+            let timer = PromiseTimer(after: self.delay) { JobQueue.async(on: self.queue) { self.attempt(number + 1) } }
             self.timer.withLock { $0 = timer }
             // A cancel that ran between the check above and storing the timer missed it.
             if !self.outcome.isPending { timer.cancel() }

@@ -8,11 +8,11 @@ extension Promise {
     /// ```swift
     /// let cats = try client.get(.cats, as: [Cat].self).wait()
     /// ```
-    /// Called on the main thread, it runs the promise handlers that target
-    /// `DispatchQueue.main` while it waits, so a chain with main-queue handlers does not
-    /// deadlock (other main-queue work waits until it returns). On the library's own
-    /// queues it blocks only the calling thread. Do not call it on a serial queue of yours
-    /// that a handler of the same chain needs.
+    /// While it waits, the calling thread runs pending handlers bound for
+    /// ``Dispatch/DispatchQueue/promises`` (and, on the main thread, those bound for
+    /// `DispatchQueue.main`), so it does not deadlock when called on the main thread for a
+    /// chain with main-queue handlers, nor from inside handlers on the library's queues.
+    /// Do not call it on a serial queue of yours that a handler of the same chain needs.
     ///
     /// - Parameter timeout: Seconds to wait at most; `nil` waits as long as it takes.
     /// - Throws: The rejection error, or ``PromiseError/timedOut`` when `timeout` passes
@@ -21,16 +21,12 @@ extension Promise {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
         let wakeUp = DispatchSemaphore(value: 0)
         observeInline { _ in wakeUp.signal() }
-        if Thread.isMainThread {
-            try MainThreadJobs.whileWaking(wakeUp) {
-                MainThreadJobs.runPending()
-                while isPending {
-                    if wakeUp.wait(timeout: deadline) == .timedOut { throw PromiseError.timedOut }
-                    MainThreadJobs.runPending()
-                }
+        let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]
+        try JobQueue.whileWaking(wakeUp, on: helped) {
+            while isPending {
+                if helped.contains(where: { $0.runOne() }) { continue }
+                if wakeUp.wait(timeout: deadline) == .timedOut, isPending { throw PromiseError.timedOut }
             }
-        } else if wakeUp.wait(timeout: deadline) == .timedOut {
-            throw PromiseError.timedOut
         }
         guard let result else { throw PromiseError.timedOut }
         return try result.get()

@@ -165,11 +165,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     private func startDraining(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
-        if queue === DispatchQueue.main {
-            MainThreadJobs.submit { self.drain(queue, result) }
-        } else {
-            queue.async { self.drain(queue, result) }
-        }
+        JobQueue.async(on: queue) { self.drain(queue, result) }
     }
 
     /// Runs the handlers queued for `queue`, in order, until none is left.

@@ -48,7 +48,7 @@ final class Canary: Sendable {}
 extension Promise {
     /// The settled result, waiting at most `seconds` so a broken promise fails the test
     /// instead of hanging the suite.
-    func settled(within seconds: TimeInterval = 10) async -> Result<Value, any Error> {
+    func settled(within seconds: TimeInterval = 30) async -> Result<Value, any Error> {
         do {
             return .success(try await timeout(seconds).value)
         } catch {
@@ -57,7 +57,7 @@ extension Promise {
     }
 
     /// The value, or the error thrown; waits at most `seconds`.
-    func valueWithin(_ seconds: TimeInterval = 10) async throws -> Value {
+    func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
         try await settled(within: seconds).get()
     }
 }
@@ -70,4 +70,12 @@ func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async
         try? await Task.sleep(nanoseconds: 1_000_000)
     }
     return condition()
+}
+
+/// Runs blocking `body` on a thread of its own, so that it does not hold one of Swift
+/// concurrency's few cooperative threads while it blocks.
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }

@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+
+/// Promise handler jobs for one dispatch queue that a thread blocked in
+/// ``Promise/wait(timeout:)`` can run itself instead of waiting for the queue.
+///
+/// Two queues need it. The main queue only runs when the main thread is free, and inside a
+/// main-queue block (async top-level code, `MainActor`) not even a nested run loop drains it,
+/// so a script that waits on the main thread for a chain with main-queue handlers would
+/// deadlock. And ``Dispatch/DispatchQueue/promises`` has a limited number of worker threads:
+/// handlers that block in `wait()` could take them all, leaving none to run the handlers
+/// they wait for. Each job is run exactly once, by the queue or by a waiter, whichever
+/// takes it first.
+final class JobQueue: Sendable {
+    typealias Job = @Sendable () -> Void
+
+    private struct State: Sendable {
+        var jobs: [Job] = []
+        var head = 0
+        var waiters: [ObjectIdentifier: DispatchSemaphore] = [:]
+    }
+
+    private let state = Locked(State())
+    private let queue: DispatchQueue
+
+    /// The main queue's jobs: only ever run on the main thread.
+    static let main = JobQueue(queue: .main)
+    /// The jobs of ``Dispatch/DispatchQueue/promises``: any thread may run them.
+    static let promises = JobQueue(queue: .promises)
+
+    private init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// The job queue standing in for `queue`, if it has one.
+    static func replacing(_ queue: DispatchQueue) -> JobQueue? {
+        if queue === DispatchQueue.promises { return promises }
+        // `DispatchQueue.main` may hand out a new wrapper object on each access, so the main
+        // queue is recognised by a marker set on the underlying queue, not by identity.
+        if queue.getSpecific(key: mainQueueKey) != nil { return main }
+        return nil
+    }
+
+    /// Whether the caller runs on the main thread or inside a main-queue block (after
+    /// `dispatchMain()` on Linux, a worker thread may serve the main queue).
+    static var isOnMainQueue: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+    }
+
+    private static let mainQueueKey: DispatchSpecificKey<MainQueueMarker> = {
+        let key = DispatchSpecificKey<MainQueueMarker>()
+        DispatchQueue.main.setSpecific(key: key, value: MainQueueMarker())
+        return key
+    }()
+
+    private final class MainQueueMarker: Sendable {}
+
+    /// Runs `job` asynchronously on `queue`, through its job queue when it has one.
+    ///
+    /// The library sends all its work for a queue through here, so that threads blocked in
+    /// `wait()` can pick it up.
+    static func async(on queue: DispatchQueue, _ job: @escaping Job) {
+        if let jobs = replacing(queue) {
+            jobs.submit(job)
+        } else {
+            queue.async(execute: job)
+        }
+    }
+
+    /// Queues `job`, asks the dispatch queue to run it, and wakes every waiter.
+    func submit(_ job: @escaping Job) {
+        let waiters = state.withLock { state in
+            state.jobs.append(job)
+            return state.waiters.isEmpty ? [] : Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.signal() }
+        queue.async { _ = self.runOne() }
+    }
+
+    /// Runs the oldest queued job, if any; returns whether there was one.
+    func runOne() -> Bool {
+        guard let job = next() else { return false }
+        job()
+        return true
+    }
+
+    /// Makes `semaphore` signalled whenever a job is queued on any of `queues`, while
+    /// `body` runs.
+    static func whileWaking<T>(_ semaphore: DispatchSemaphore, on queues: [JobQueue], _ body: () throws -> T) rethrows -> T {
+        let key = ObjectIdentifier(semaphore)
+        for queue in queues { queue.state.withLock { $0.waiters[key] = semaphore } }
+        defer {
+            for queue in queues { queue.state.withLock { _ = $0.waiters.removeValue(forKey: key) } }
+        }
+        return try body()
+    }
+
+    private func next() -> Job? {
+        state.withLock { state in
+            guard state.head < state.jobs.count else { return nil }
+            let job = state.jobs[state.head]
+            state.head += 1
+            if state.head == state.jobs.count {
+                state.jobs.removeAll(keepingCapacity: state.jobs.capacity <= 1024)
+                state.head = 0
+            }
+            return job
+        }
+    }
+}

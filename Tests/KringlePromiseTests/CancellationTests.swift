@@ -1,0 +1,71 @@
+import Foundation
+import KringlePromise
+import Testing
+
+@Suite("Cancellation")
+struct CancellationTests {
+    @Test func cancelRejectsAndRunsProducerHandlers() async throws {
+        let promise = Promise<Int>.pending()
+        let stopped = Counter()
+        promise.onCancel { stopped.increment() }
+        promise.cancel()
+        promise.cancel()
+        #expect(stopped.value == 1)
+        #expect(promise.isCancelled)
+        #expect(throws: PromiseError.cancelled) { try promise.result?.get() }
+    }
+
+    @Test func cancellingTheEndOfAChainStopsItsStart() async throws {
+        let request = Promise<Int>.pending()
+        let stopped = Flag()
+        request.onCancel { stopped.set() }
+        let caught = Recorder<PromiseError?>()
+        let end = request.then { $0 + 1 }.then { value in Promise(value * 2) }.validate { _ in true }
+        let observed = end.catch { caught.append($0 as? PromiseError) }
+        end.cancel()
+        #expect(stopped.isSet)
+        #expect(request.isCancelled)
+        _ = await observed.settled()
+        #expect(caught.elements == [.cancelled])
+    }
+
+    @Test func cancellingReachesAnAdoptedPromise() async throws {
+        let inner = Promise<Int>.pending()
+        let adopted = Flag()
+        let outer = Promise(1).then { _ in
+            adopted.set()
+            return inner
+        }
+        #expect(await eventually { adopted.isSet })
+        try await Task.sleep(nanoseconds: 10_000_000)
+        outer.cancel()
+        #expect(inner.isCancelled)
+    }
+
+    @Test func cancellingASettledPromiseDoesNothing() async throws {
+        let promise = Promise(1)
+        let ran = Flag()
+        promise.onCancel { ran.set() }
+        promise.cancel()
+        #expect(promise.isFulfilled)
+        #expect(!ran.isSet)
+    }
+
+    @Test func onCancelAfterCancellationRunsAtOnce() {
+        let promise = Promise<Int>.pending()
+        promise.cancel()
+        let ran = Flag()
+        promise.onCancel { ran.set() }
+        #expect(ran.isSet)
+    }
+
+    @Test func handlersAfterCancellationAreSkipped() async throws {
+        let source = Promise<Int>.pending()
+        let ran = Flag()
+        let derived = source.then { _ in ran.set() }
+        derived.cancel()
+        source.fulfill(1)
+        try await Task.sleep(nanoseconds: 20_000_000)
+        #expect(!ran.isSet)
+    }
+}
