@@ -1,0 +1,90 @@
+/// HTTP header fields: case-insensitive names, several values per name kept in order.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Content-Type": "application/json"]
+/// headers.add(name: "Set-Cookie", value: "a=1")
+/// headers.add(name: "Set-Cookie", value: "b=2")
+/// headers["content-type"]                // "application/json"
+/// headers.values(for: "set-cookie")      // ["a=1", "b=2"]
+/// ```
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header line.
+    public struct Field: Sendable, Hashable {
+        /// The name as it was given (compare with ``HTTPHeaders`` lookups, which ignore case).
+        public var name: String
+        /// The value, without surrounding whitespace.
+        public var value: String
+
+        /// Creates a header field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Every field in order, repeated names included.
+    public private(set) var fields: [Field] = []
+
+    /// Creates empty headers.
+    public init() {}
+
+    /// Creates headers from `(name, value)` pairs, keeping their order and repeats.
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// Creates headers from a dictionary literal.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The first value for `name` (case-insensitive), or `nil`.
+    ///
+    /// Setting a value replaces every field of that name; setting `nil` removes them.
+    public subscript(name: String) -> String? {
+        get { fields.first { Self.same($0.name, name) }?.value }
+        set {
+            remove(name: name)
+            if let newValue { add(name: name, value: newValue) }
+        }
+    }
+
+    /// Every value for `name` (case-insensitive), in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { Self.same($0.name, name) }.map(\.value)
+    }
+
+    /// Whether a field named `name` (case-insensitive) exists.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.same($0.name, name) }
+    }
+
+    /// Appends a field, keeping any existing ones with the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Removes every field named `name` (case-insensitive).
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.same($0.name, name) }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+
+    /// Header names are case-insensitive (RFC 9110 §5.1); names are ASCII tokens.
+    static func same(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count && lhs.lowercased() == rhs.lowercased()
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The port through which ``NetworkClient`` talks to the network.
+///
+/// An adapter sends one request and reports one response. The contract:
+/// - send exactly the given request, once (method, URL, headers and body as they are);
+/// - follow no redirect: a 3xx response is returned like any other, so the client sees every
+///   hop;
+/// - handle no cookies: neither store `Set-Cookie` nor add a `Cookie` header;
+/// - keep repeated response headers as separate fields where the platform allows;
+/// - stop the transfer when the returned promise is cancelled (``Promise/onCancel(_:)``);
+/// - reject with ``KringleError/transport(_:)`` when no response arrives, or
+///   ``KringleError/timedOut`` when the request's `timeoutInterval` passes.
+///
+/// ``URLSessionTransport`` is the default adapter; `KringleTesting.StubTransport` serves
+/// canned responses in tests.
+///
+/// ```swift
+/// struct LoggingTransport: Transport {
+///     let base: any Transport
+///     func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+///         print(request.httpMethod ?? "GET", request.url?.absoluteString ?? "")
+///         return base.send(request)
+///     }
+/// }
+/// let client = NetworkClient(transport: LoggingTransport(base: URLSessionTransport()))
+/// ```
+public protocol Transport: Sendable {
+    /// Sends `request` once and reports the response, whatever its status.
+    func send(_ request: URLRequest) -> Promise<HTTPResponse>
+}
