@@ -22,6 +22,11 @@ let package = Package(
             path: "Benchmarks"
         ),
         .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise"]),
+        .testTarget(
+            name: "KringleTests",
+            dependencies: ["Kringle", "KringleTesting"],
+            exclude: ["Fixtures"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,16 @@
+import Synchronization
+
+/// A ``CookieStore`` behind a `Mutex`, shared by a ``CookieJar`` and its file
+/// persister. Every access goes through ``withLock(_:)``.
+final class LockedCookieStore: Sendable {
+    private let mutex: Mutex<CookieStore>
+
+    init(_ store: CookieStore) {
+        mutex = Mutex(store)
+    }
+
+    /// Runs `body` with exclusive access to the store.
+    func withLock<Result: Sendable>(_ body: (inout CookieStore) -> Result) -> Result {
+        mutex.withLock { body(&$0) }
+    }
+}
