@@ -11,8 +11,9 @@ import Foundation
 /// handlers that block in `wait()` could take them all, leaving none to run the handlers
 /// they wait for. Each job is run exactly once, by the queue or by a waiter, whichever
 /// takes it first.
+@usableFromInline
 final class JobQueue: Sendable {
-    typealias Job = @Sendable () -> Void
+    @usableFromInline typealias Job = @Sendable () -> Void
 
     private struct State: Sendable {
         var jobs: [Job] = []
@@ -59,7 +60,9 @@ final class JobQueue: Sendable {
     ///
     /// The library sends all its work for a queue through here, so that threads blocked in
     /// `wait()` can pick it up.
+    @usableFromInline
     static func async(on queue: DispatchQueue, _ job: @escaping Job) {
+        if queue === DispatchQueue.promises, Trampoline.deferPromiseJob(job) { return }
         if let jobs = replacing(queue) {
             jobs.submit(job)
         } else {
@@ -80,7 +83,11 @@ final class JobQueue: Sendable {
     /// Runs the oldest queued job, if any; returns whether there was one.
     func runOne() -> Bool {
         guard let job = next() else { return false }
-        job()
+        if self === JobQueue.promises {
+            Trampoline.runPromiseJob(job)
+        } else {
+            job()
+        }
         return true
     }
 

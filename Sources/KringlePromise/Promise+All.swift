@@ -8,6 +8,7 @@ extension Promise {
     /// Promise.all(names.map { client.get(.cat($0), as: Cat.self) })
     ///     .then { cats in print(cats) }
     /// ```
+    @inlinable
     public static func all<Element>(_ promises: [Promise<Element>]) -> Promise<[Element]>
     where Value == [Element] {
         gather(promises) { result in
@@ -21,6 +22,7 @@ extension Promise {
     }
 
     /// Fulfils with every promise's result, in order, once all have settled. Never rejects.
+    @inlinable
     public static func allSettled<Element>(_ promises: [Promise<Element>]) -> Promise<[Result<Element, any Error>]>
     where Value == [Result<Element, any Error>] {
         gather(promises) { _ in nil } finish: { slots in
@@ -31,6 +33,7 @@ extension Promise {
     /// Settles like the first of `promises` to settle.
     ///
     /// An empty array rejects with ``PromiseError/emptyInput``.
+    @inlinable
     public static func race(_ promises: [Promise<Value>]) -> Promise<Value> {
         guard !promises.isEmpty else { return Promise(error: PromiseError.emptyInput) }
         let next = Promise<Value>(dependingOn: promises)
@@ -44,6 +47,7 @@ extension Promise {
     /// with the error of the first promise in the array.
     ///
     /// An empty array rejects with ``PromiseError/emptyInput``.
+    @inlinable
     public static func any(_ promises: [Promise<Value>]) -> Promise<Value> {
         guard !promises.isEmpty else { return Promise(error: PromiseError.emptyInput) }
         return gather(promises) { result in
@@ -62,6 +66,7 @@ extension Promise {
     /// - Parameters:
     ///   - early: Called with each result as it arrives; a non-`nil` answer settles at once.
     ///   - finish: Builds the outcome from all results once every promise has settled.
+    @inlinable
     static func gather<Element>(
         _ promises: [Promise<Element>],
         early: @escaping @Sendable (Result<Element, any Error>) -> Result<Value, any Error>?,
@@ -89,16 +94,19 @@ extension Promise {
 }
 
 /// Results gathered so far by `all`, `allSettled` and `any`.
+@usableFromInline
 struct Collected<Element: Sendable>: Sendable {
-    private var slots: [Result<Element, any Error>?]
-    private var remaining: Int
+    @usableFromInline var slots: [Result<Element, any Error>?]
+    @usableFromInline var remaining: Int
 
+    @inlinable
     init(count: Int) {
         slots = Array(repeating: nil, count: count)
         remaining = count
     }
 
     /// Stores one result; returns all of them once the last one arrives.
+    @inlinable
     mutating func store(_ result: Result<Element, any Error>, at index: Int) -> [Result<Element, any Error>?]? {
         slots[index] = result
         remaining -= 1

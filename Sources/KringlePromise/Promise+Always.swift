@@ -7,6 +7,7 @@ extension Promise {
     /// spinner.start()
     /// client.get(.cats, as: [Cat].self).always { spinner.stop() }
     /// ```
+    @inlinable
     @discardableResult
     public func always(
         on queue: DispatchQueue = .promises,

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Promise {
     /// Cancels the promise and the pending work it depends on.
     ///
@@ -33,6 +35,7 @@ extension Promise {
         let runNow = state.withLock { state -> Bool in
             guard state.result == nil else { return state.isCancelled }
             state.cancelHandlers.append(handler)
+            mayHoldWork.store(true, ordering: .releasing)
             return false
         }
         if runNow { handler() }

@@ -14,6 +14,7 @@ extension Promise {
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Receives the error.
     /// - Returns: A promise settled like this one, after `body` has run.
+    @inlinable
     @discardableResult
     public func `catch`(
         on queue: DispatchQueue = .promises,

@@ -7,16 +7,19 @@ extension Promise {
     /// let promise = Promise<String>.pending()
     /// DispatchQueue.global().async { promise.fulfill("done") }
     /// ```
+    @inlinable
     public static func pending() -> Promise<Value> {
         Promise(state: State())
     }
 
     /// Creates a promise that is already fulfilled with `value`.
+    @inlinable
     public convenience init(_ value: Value) {
         self.init(state: State(result: .success(value)))
     }
 
     /// Creates a promise that is already rejected with `error`.
+    @inlinable
     public convenience init(error: any Error) {
         self.init(state: State(result: .failure(error)))
     }
@@ -34,6 +37,7 @@ extension Promise {
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Receives the two functions that settle the promise.
+    @inlinable
     public convenience init(
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (
@@ -52,16 +56,19 @@ extension Promise {
     }
 
     /// Fulfils a pending promise with `value`; does nothing if it has settled already.
+    @inlinable
     public func fulfill(_ value: Value) {
         settle(.success(value))
     }
 
     /// Rejects a pending promise with `error`; does nothing if it has settled already.
+    @inlinable
     public func reject(_ error: any Error) {
         settle(.failure(error))
     }
 
     /// Settles a pending promise with `result`; does nothing if it has settled already.
+    @inlinable
     public func resolve(_ result: Result<Value, any Error>) {
         settle(result)
     }

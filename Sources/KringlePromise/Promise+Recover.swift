@@ -9,6 +9,7 @@ extension Promise {
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Returns a replacement value, or throws to keep the promise rejected.
+    @inlinable
     @discardableResult
     public func recover(
         on queue: DispatchQueue = .promises,
@@ -31,6 +32,7 @@ extension Promise {
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Returns a promise to use instead, or throws to keep the promise rejected.
+    @inlinable
     @discardableResult
     public func recover(
         on queue: DispatchQueue = .promises,

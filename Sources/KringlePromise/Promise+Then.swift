@@ -4,6 +4,7 @@ extension Promise {
     /// Creates the promise that a handler on `queue` settles once this one settles.
     ///
     /// The handler is skipped when the derived promise settled first (it was cancelled).
+    @inlinable
     func derive<Next>(
         on queue: DispatchQueue,
         _ body: @escaping @Sendable (Result<Value, any Error>, Promise<Next>) -> Void
@@ -27,6 +28,7 @@ extension Promise {
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Turns the value into the next value.
     /// - Returns: A promise of `body`'s result.
+    @inlinable
     @discardableResult
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises,
@@ -48,6 +50,7 @@ extension Promise {
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Starts the next piece of work.
     /// - Returns: A promise that settles as `body`'s promise does.
+    @inlinable
     @discardableResult
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises,
@@ -74,6 +77,7 @@ extension Promise {
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Uses the value; a throw rejects the returned promise.
     /// - Returns: A promise of the same value, fulfilled after `body` has run.
+    @inlinable
     @discardableResult
     public func then(
         on queue: DispatchQueue = .promises,

@@ -6,6 +6,7 @@ extension Promise {
     /// ```swift
     /// client.get(.cats, as: [Cat].self).validate { !$0.isEmpty }
     /// ```
+    @inlinable
     @discardableResult
     public func validate(
         on queue: DispatchQueue = .promises,

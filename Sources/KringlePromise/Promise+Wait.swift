@@ -19,6 +19,7 @@ extension Promise {
     ///   first (the promise itself is left untouched).
     public func wait(timeout: TimeInterval? = nil) throws -> Value {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
+        Trampoline.runDeferredPromiseJobs()
         let wakeUp = DispatchSemaphore(value: 0)
         observeInline { _ in wakeUp.signal() }
         let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]

@@ -6,6 +6,7 @@ extension Promise {
     /// ```swift
     /// user.zip(settings).then { user, settings in render(user, settings) }
     /// ```
+    @inlinable
     public func zip<Other>(_ other: Promise<Other>) -> Promise<(Value, Other)> {
         let next = Promise<(Value, Other)>(dependingOn: [self, other])
         let slots = Locked<(Value?, Other?)>((nil, nil))
@@ -35,6 +36,7 @@ extension Promise {
     /// Combines this promise with two others into a promise of the three values.
     ///
     /// Rejects as soon as any of them rejects.
+    @inlinable
     public func zip<B, C>(_ b: Promise<B>, _ c: Promise<C>) -> Promise<(Value, B, C)> {
         let pairs = zip(b).zip(c)
         let next = Promise<(Value, B, C)>(dependingOn: pairs)

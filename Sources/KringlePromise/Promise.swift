@@ -21,26 +21,35 @@ import Synchronization
 /// Every operator is a thin layer over one internal primitive (``observe(on:_:)``), so the
 /// ordering, threading and exactly-once rules live in this file only.
 public final class Promise<Value: Sendable>: Sendable {
-    typealias Handler = @Sendable (Result<Value, any Error>) -> Void
+    @usableFromInline typealias Handler = @Sendable (Result<Value, any Error>) -> Void
 
-    let state: Mutex<State>
+    @usableFromInline let state: Mutex<State>
+    /// Whether observers or cancel handlers may be stored: lets `deinit` skip the lock (and
+    /// the generic state) for the many promises that hold nothing when they go.
+    @usableFromInline let mayHoldWork = Atomic<Bool>(false)
 
-    struct State {
+    @usableFromInline struct State: Sendable {
         /// `nil` while pending.
-        var result: Result<Value, any Error>?
+        @usableFromInline var result: Result<Value, any Error>?
         /// Handlers waiting for the settlement.
-        var observers: [Observer] = []
+        @usableFromInline var observers: [Observer] = []
         /// After the settlement: handlers still to run, one run per queue, so that handlers
         /// for the same queue run in registration order even on a concurrent queue.
-        var runs: [Run] = []
+        @usableFromInline var runs: [Run] = []
         /// What the producer asked to do if the promise is cancelled.
-        var cancelHandlers: [@Sendable () -> Void] = []
+        @usableFromInline var cancelHandlers: [@Sendable () -> Void] = []
         /// The pending promises whose settlement this one waits for (weak: they hold us).
-        var dependencies = Dependencies.none
-        var isCancelled = false
+        @usableFromInline var dependencies = Dependencies.none
+        @usableFromInline var isCancelled = false
+
+        @inlinable
+        init(result: Result<Value, any Error>? = nil, dependencies: Dependencies = .none) {
+            self.result = result
+            self.dependencies = dependencies
+        }
     }
 
-    enum Observer {
+    @usableFromInline enum Observer: Sendable {
         /// A handler to run on a queue.
         case queued(DispatchQueue, Handler)
         /// Library bookkeeping that runs on the settling thread (through the trampoline);
@@ -48,17 +57,25 @@ public final class Promise<Value: Sendable>: Sendable {
         case inline(Handler)
     }
 
-    struct Run {
-        let queue: DispatchQueue
-        var handlers: [Handler]
-        var next = 0
+    @usableFromInline struct Run: Sendable {
+        @usableFromInline let queue: DispatchQueue
+        @usableFromInline var handlers: [Handler]
+        @usableFromInline var next = 0
+
+        @inlinable
+        init(queue: DispatchQueue, handlers: [Handler]) {
+            self.queue = queue
+            self.handlers = handlers
+        }
     }
 
+    @inlinable
     init(state: State) {
         self.state = Mutex(state)
     }
 
     deinit {
+        guard mayHoldWork.load(ordering: .acquiring) else { return }
         // A dropped pending chain frees its links one by one, not recursively (rule 7/8).
         Trampoline.release(state.withLock { state -> AnyObject? in
             guard !state.observers.isEmpty || !state.cancelHandlers.isEmpty else { return nil }
@@ -86,10 +103,12 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// Handlers registered for the same queue run one after another in registration
     /// order, including handlers registered from inside another handler.
+    @inlinable
     func observe(on queue: DispatchQueue, _ handler: @escaping Handler) {
         let startDrain: Result<Value, any Error>? = state.withLock { state in
             guard let result = state.result else {
                 state.observers.append(.queued(queue, handler))
+                mayHoldWork.store(true, ordering: .releasing)
                 return nil
             }
             if let index = state.runs.firstIndex(where: { $0.queue === queue }) {
@@ -108,10 +127,12 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// For internal use where the work is tiny and thread-safe (settling another promise,
     /// counting results); user closures always go through ``observe(on:_:)``.
+    @inlinable
     func observeInline(_ handler: @escaping Handler) {
         let settled: Result<Value, any Error>? = state.withLock { state in
             guard let result = state.result else {
                 state.observers.append(.inline(handler))
+                mayHoldWork.store(true, ordering: .releasing)
                 return nil
             }
             return result
@@ -122,7 +143,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Settles the promise; returns `false` (and changes nothing) when it had settled already.
-    @discardableResult
+    @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
         let observers: [Observer]? = state.withLock { state in
             guard state.result == nil else { return nil }
@@ -134,6 +155,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Records the result and returns the observers to notify once the lock is released.
+    @inlinable
     static func settleLocked(_ state: inout State, with result: Result<Value, any Error>) -> [Observer] {
         state.result = result
         state.dependencies = .none
@@ -150,6 +172,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// Starts one drain per queue and runs the inline observers.
+    @inlinable
     func dispatch(_ observers: [Observer], _ result: Result<Value, any Error>) {
         var started: [DispatchQueue] = []
         for observer in observers {
@@ -164,18 +187,21 @@ public final class Promise<Value: Sendable>: Sendable {
         }
     }
 
-    private func startDraining(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
+    @inlinable
+    func startDraining(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
         JobQueue.async(on: queue) { self.drain(queue, result) }
     }
 
     /// Runs the handlers queued for `queue`, in order, until none is left.
-    private func drain(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
+    @inlinable
+    func drain(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
         while let handler = nextHandler(for: queue) {
             handler(result)
         }
     }
 
-    private func nextHandler(for queue: DispatchQueue) -> Handler? {
+    @inlinable
+    func nextHandler(for queue: DispatchQueue) -> Handler? {
         let (handler, finished): (Handler?, Run?) = state.withLock { state in
             guard let index = state.runs.firstIndex(where: { $0.queue === queue }) else { return (nil, nil) }
             let next = state.runs[index].next
@@ -194,6 +220,7 @@ public final class Promise<Value: Sendable>: Sendable {
 // MARK: - Dependencies
 
 /// A promise seen without its value type: what cancellation and cycle detection walk.
+@usableFromInline
 protocol PromiseNode: AnyObject, Sendable {
     /// Cancels this promise if it is pending and returns the promises it was waiting for.
     func cancelAndCollectDependencies() -> [any PromiseNode]
@@ -201,16 +228,24 @@ protocol PromiseNode: AnyObject, Sendable {
     var pendingDependencies: [any PromiseNode] { get }
 }
 
+@usableFromInline
 struct WeakNode: Sendable {
-    weak var node: (any PromiseNode)?
+    @usableFromInline weak var node: (any PromiseNode)?
+
+    @inlinable
+    init(node: any PromiseNode) {
+        self.node = node
+    }
 }
 
 /// The promises a pending promise waits for; one upstream is by far the common case.
+@usableFromInline
 enum Dependencies: Sendable {
     case none
     case one(WeakNode)
     case many([WeakNode])
 
+    @inlinable
     var nodes: [any PromiseNode] {
         switch self {
         case .none: return []
@@ -219,6 +254,7 @@ enum Dependencies: Sendable {
         }
     }
 
+    @inlinable
     mutating func append(_ node: any PromiseNode) {
         switch self {
         case .none: self = .one(WeakNode(node: node))
@@ -230,26 +266,31 @@ enum Dependencies: Sendable {
 
 extension Promise: PromiseNode {
     /// A pending promise that waits for `upstream` (for cancellation and cycle detection).
+    @inlinable
     convenience init(dependingOn upstream: any PromiseNode) {
         self.init(state: State(dependencies: .one(WeakNode(node: upstream))))
     }
 
     /// A pending promise that waits for all of `upstream`.
+    @inlinable
     convenience init(dependingOn upstream: [any PromiseNode]) {
         self.init(state: State(dependencies: .many(upstream.map { WeakNode(node: $0) })))
     }
 
     /// Records that this pending promise now also waits for `node`.
+    @inlinable
     func addDependency(_ node: any PromiseNode) {
         state.withLock { state in
             if state.result == nil { state.dependencies.append(node) }
         }
     }
 
+    @usableFromInline
     var pendingDependencies: [any PromiseNode] {
         state.withLock { $0.result == nil ? $0.dependencies.nodes : [] }
     }
 
+    @usableFromInline
     func cancelAndCollectDependencies() -> [any PromiseNode] {
         let taken = state.withLock { state -> (observers: [Observer], handlers: [@Sendable () -> Void], upstream: [any PromiseNode])? in
             guard state.result == nil else { return nil }
@@ -270,6 +311,7 @@ extension Promise: PromiseNode {
     ///
     /// The walk is bounded so that a very long pending chain costs little; a cycle further
     /// away than the bound is not seen.
+    @inlinable
     func waits(for target: AnyObject) -> Bool {
         var frontier: [any PromiseNode] = [self]
         var visited = 0
@@ -283,6 +325,7 @@ extension Promise: PromiseNode {
 
     /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
     /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise.
+    @inlinable
     func adopt(_ inner: Promise<Value>) {
         if inner.waits(for: self) {
             settle(.failure(PromiseError.adoptionCycle))

@@ -14,12 +14,16 @@ import Musl
 /// runs such nested work after the current piece returns, on the same thread, in order.
 ///
 /// The class is confined to one thread (it lives in a thread-local slot), so it needs no lock.
+@usableFromInline
 final class Trampoline {
     private var jobs: [() -> Void] = []
     private var garbage: [AnyObject?] = []
     private var isDraining = false
+    private var promiseJobs: [@Sendable () -> Void] = []
+    private var isRunningPromiseJob = false
 
     /// Runs `job` now, or after the work this thread is already draining.
+    @usableFromInline
     static func schedule(_ job: consuming @escaping () -> Void) {
         let trampoline = current
         trampoline.jobs.append(consume job)
@@ -32,9 +36,53 @@ final class Trampoline {
     /// The parameter is consumed so that the caller keeps no reference: the release really
     /// happens inside the drain loop.
     static func release(_ object: consuming AnyObject?) {
+        guard object != nil else { return }
         let trampoline = current
         trampoline.garbage.append(consume object)
         if !trampoline.isDraining { trampoline.drain() }
+    }
+
+    /// Runs `job`, a job of ``Dispatch/DispatchQueue/promises``, then the jobs for that
+    /// queue that it produced on this thread.
+    ///
+    /// A handler that settles the next link of a chain would otherwise hop through the
+    /// dispatch queue once per link; running the follow-up here, after the handler has
+    /// returned, keeps handlers asynchronous and ordered while a long chain runs as a loop.
+    static func runPromiseJob(_ job: @Sendable () -> Void) {
+        let trampoline = current
+        guard !trampoline.isRunningPromiseJob else {
+            job()
+            return
+        }
+        trampoline.isRunningPromiseJob = true
+        job()
+        trampoline.runDeferredPromiseJobs()
+        trampoline.isRunningPromiseJob = false
+    }
+
+    /// Keeps `job` for the promise job running on this thread to run next; returns `false`
+    /// when this thread is not running one.
+    static func deferPromiseJob(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let trampoline = current
+        guard trampoline.isRunningPromiseJob else { return false }
+        trampoline.promiseJobs.append(job)
+        return true
+    }
+
+    /// Runs the promise jobs this thread has deferred (a thread about to block must not
+    /// sit on them).
+    static func runDeferredPromiseJobs() {
+        current.runDeferredPromiseJobs()
+    }
+
+    private func runDeferredPromiseJobs() {
+        var next = 0
+        while next < promiseJobs.count {
+            let job = promiseJobs[next]
+            next += 1
+            job()
+        }
+        promiseJobs.removeAll(keepingCapacity: promiseJobs.capacity <= 256)
     }
 
     private func drain() {

@@ -1,0 +1,121 @@
+import Foundation
+import KringlePromise
+import Synchronization
+
+/// The promise benchmarks of the KringlePromise issue, each against plain closures and
+/// Dispatch doing the same work in the same run:
+/// (a) create and fulfil 1,000,000 promises and read their values;
+/// (b) 1,000,000 promises each with one `then` handler on a serial queue;
+/// (c) a chain of 100,000 `then` steps;
+/// (d) `all` over 100,000 promises.
+func runPromiseBenchmarks() {
+    print("## Promises (median of 5 alternating rounds)\n")
+    // (b) runs first so that the process's peak RSS after it is (b)'s own.
+    let handlers = handlerOnSerialQueue(count: 1_000_000)
+    let peak = peakResidentMegabytes()
+    let table = Table("case", "closures + Dispatch", "KringlePromise", "ratio", "target")
+    table.row("(b) 1M promises, one `then` each on a serial queue", milliseconds(handlers.baseline.wall),
+              milliseconds(handlers.candidate.wall), ratio(handlers.candidate.wall, handlers.baseline.wall), "≤ 3x")
+    let creation = createAndFulfil(count: 1_000_000)
+    table.row("(a) create and fulfil 1M promises, read values", milliseconds(creation.baseline.wall),
+              milliseconds(creation.candidate.wall), ratio(creation.candidate.wall, creation.baseline.wall), "≤ 10x")
+    let chain = chainOfThens(length: 100_000)
+    table.row("(c) chain of 100,000 `then` steps", milliseconds(chain.baseline.wall),
+              milliseconds(chain.candidate.wall), ratio(chain.candidate.wall, chain.baseline.wall), "≤ 3x")
+    let all = allOver(count: 100_000)
+    table.row("(d) `all` over 100,000 promises", milliseconds(all.baseline.wall),
+              milliseconds(all.candidate.wall), ratio(all.candidate.wall, all.baseline.wall), "≤ 3x")
+    print(String(format: "\nPeak RSS after (b): %.0f MB (target < 200 MB)\n", peak))
+}
+
+/// A value slot set by one closure and read by another: the closure world's "promise".
+private final class Slot: @unchecked Sendable {
+    // Unsynchronised on purpose: the baseline is single-threaded plain closures.
+    var value: Int?
+}
+
+private func createAndFulfil(count: Int) -> (baseline: Timing, candidate: Timing) {
+    var sink = 0
+    let result = Timing.compare {
+        for index in 0..<count {
+            let slot = Slot()
+            let fulfil = { (value: Int) in slot.value = value }
+            fulfil(index)
+            sink &+= slot.value ?? 0
+            blackHole(slot)
+        }
+    } candidate: {
+        for index in 0..<count {
+            let promise = Promise<Int>.pending()
+            promise.fulfill(index)
+            if case .success(let value)? = promise.result { sink &+= value }
+        }
+    }
+    blackHole(sink)
+    return result
+}
+
+private func handlerOnSerialQueue(count: Int) -> (baseline: Timing, candidate: Timing) {
+    let queue = DispatchQueue(label: "bench.serial")
+    let sum = Mutex(0)
+    return Timing.compare(rounds: 3) {
+        for index in 0..<count {
+            queue.async { sum.withLock { $0 &+= index } }
+        }
+        queue.sync {}
+    } candidate: {
+        for index in 0..<count {
+            Promise(index).then(on: queue) { value in sum.withLock { $0 &+= value } }
+        }
+        queue.sync {}
+    }
+}
+
+private func chainOfThens(length: Int) -> (baseline: Timing, candidate: Timing) {
+    Timing.compare {
+        let done = DispatchSemaphore(value: 0)
+        @Sendable func step(_ value: Int) {
+            DispatchQueue.global().async {
+                if value == length { done.signal() } else { step(value + 1) }
+            }
+        }
+        step(0)
+        done.wait()
+    } candidate: {
+        let head = Promise<Int>.pending()
+        var tail = head
+        for _ in 0..<length {
+            tail = tail.then { $0 + 1 }
+        }
+        head.fulfill(0)
+        _ = try? tail.wait()
+    }
+}
+
+private func allOver(count: Int) -> (baseline: Timing, candidate: Timing) {
+    Timing.compare {
+        let group = DispatchGroup()
+        let values = Mutex([Int](repeating: 0, count: count))
+        for index in 0..<count {
+            group.enter()
+            DispatchQueue.global().async {
+                values.withLock { $0[index] = index }
+                group.leave()
+            }
+        }
+        group.wait()
+        blackHole(values.withLock { $0.count })
+    } candidate: {
+        let promises = (0..<count).map { _ in Promise<Int>.pending() }
+        let all = Promise.all(promises)
+        DispatchQueue.global().async {
+            for (index, promise) in promises.enumerated() { promise.fulfill(index) }
+        }
+        blackHole((try? all.wait())?.count ?? 0)
+    }
+}
+
+@inline(never) @_optimize(none)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
