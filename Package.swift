@@ -22,6 +22,7 @@ let package = Package(
             path: "Benchmarks"
         ),
         .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise"]),
+        .testTarget(name: "KringleTestingTests", dependencies: ["KringleTesting"]),
         .testTarget(
             name: "KringleTests",
             dependencies: ["Kringle", "KringleTesting"],

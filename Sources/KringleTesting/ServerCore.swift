@@ -1,0 +1,210 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// The part of a server that its threads share: listener, handler, open connections and
+/// counters.
+///
+/// Kept apart from ``LoopbackServer`` so server threads never retain the public object:
+/// dropping the last reference to a `LoopbackServer` runs its `deinit`, which shuts this
+/// down. All mutable state sits in one `Mutex`; the lock is never held while calling the
+/// handler or blocking on a socket.
+final class ServerCore: Sendable {
+    /// The handler each request is passed to.
+    let handler: @Sendable (LoopbackServer.Request) -> LoopbackServer.Response
+    /// The port the listener is bound to.
+    let port: Int
+
+    private let listener: Int32
+    private let wakePipe: (reader: Int32, writer: Int32)
+    private let state = Mutex(State())
+    /// Entered by every server thread while it runs; `shutdown` waits on it to join them.
+    private let threads = DispatchGroup()
+
+    private struct State {
+        var isShutDown = false
+        var acceptLoopStarted = false
+        /// Set once the accept loop has closed the listener and wake-up pipe.
+        var acceptLoopFinished = false
+        var nextConnectionID = 1
+        /// Descriptors of open connections. A connection leaves this table before its
+        /// descriptor is closed, so `shutdown` never touches a reused descriptor number.
+        var openConnections: [Int: Int32] = [:]
+        /// `pthread_self()` of every running server thread, to detect a handler calling
+        /// `shutdown` (which must not wait for its own thread).
+        var serverThreads: [pthread_t] = []
+        var statistics = LoopbackServer.Statistics()
+        /// Bumped on every counter change so waiters can tell they missed nothing.
+        var statisticsVersion = 0
+        var statisticsWaiters: [DispatchSemaphore] = []
+    }
+
+    /// Binds the listener; ``start()`` begins accepting.
+    init(handler: @escaping @Sendable (LoopbackServer.Request) -> LoopbackServer.Response) throws(LoopbackServerError) {
+        let (listener, port) = try Socket.makeLoopbackListener()
+        do {
+            wakePipe = try Socket.makeWakePipe()
+        } catch {
+            Socket.closeDescriptor(listener)
+            throw error
+        }
+        self.listener = listener
+        self.port = port
+        self.handler = handler
+    }
+
+    /// Starts the accept thread, unless the server was already shut down.
+    func start() {
+        let shouldStart = state.withLock { state -> Bool in
+            guard !state.isShutDown else { return false }
+            state.acceptLoopStarted = true
+            return true
+        }
+        if shouldStart {
+            startThread(name: "LoopbackServer :\(port) accept") { [self] in acceptLoop() }
+        }
+    }
+
+    /// Whether ``shutdown()`` has begun; connection threads stop at the next opportunity.
+    var isShuttingDown: Bool {
+        state.withLock { $0.isShutDown }
+    }
+
+    /// A snapshot of the counters.
+    var statistics: LoopbackServer.Statistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// Increments one counter and wakes anyone waiting for the counters to change.
+    func record(_ counter: WritableKeyPath<LoopbackServer.Statistics, Int>) {
+        let waiters = state.withLock { state in
+            state.statistics[keyPath: counter] += 1
+            state.statisticsVersion += 1
+            let waiters = state.statisticsWaiters
+            state.statisticsWaiters.removeAll()
+            return waiters
+        }
+        for waiter in waiters { waiter.signal() }
+    }
+
+    /// Blocks until `condition` holds for the counters or `timeout` seconds pass.
+    ///
+    /// `condition` runs outside the lock, so it may read the server freely.
+    func waitForStatistics(timeout: TimeInterval, until condition: (LoopbackServer.Statistics) -> Bool) -> Bool {
+        let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 1_000_000)
+        let deadline = DispatchTime.now() + seconds
+        while true {
+            let (snapshot, version) = state.withLock { ($0.statistics, $0.statisticsVersion) }
+            if condition(snapshot) { return true }
+            let wakeUp = DispatchSemaphore(value: 0)
+            let registered = state.withLock { state -> Bool in
+                guard state.statisticsVersion == version else { return false }  // changed meanwhile
+                state.statisticsWaiters.append(wakeUp)
+                return true
+            }
+            if registered && wakeUp.wait(timeout: deadline) == .timedOut {
+                return condition(statistics)
+            }
+        }
+    }
+
+    /// Stops accepting, shuts down every connection and waits for all server threads to end.
+    ///
+    /// Called from a handler it cannot wait for its own thread, so it then returns once
+    /// everything is shut down but before the other threads are joined.
+    func shutdown() {
+        let caller = pthread_self()
+        let calledFromServerThread = state.withLock { state -> Bool in
+            if !state.isShutDown {
+                state.isShutDown = true
+                // Shutting down (not closing) wakes threads blocked in accept loop poll,
+                // recv, send or poll, while their descriptors stay valid until they close them.
+                for descriptor in state.openConnections.values { Socket.shutdownBoth(descriptor) }
+                if !state.acceptLoopStarted {
+                    // Never started: nobody else will close these.
+                    closeListenerAndPipe()
+                    state.acceptLoopFinished = true
+                } else if !state.acceptLoopFinished {
+                    Socket.signalWakePipe(wakePipe.writer)
+                }
+            }
+            return state.serverThreads.contains { pthread_equal($0, caller) != 0 }
+        }
+        if !calledFromServerThread { threads.wait() }
+    }
+
+    /// Unregisters a finished connection and closes its descriptor.
+    func connectionDidClose(id: Int, descriptor: Int32) {
+        state.withLock { state in _ = state.openConnections.removeValue(forKey: id) }
+        Socket.closeDescriptor(descriptor)
+    }
+
+    /// Accepts connections until shutdown, giving each its own thread.
+    private func acceptLoop() {
+        while !isShuttingDown {
+            Socket.waitReadable(listener, wakePipe.reader)
+            switch Socket.accept(from: listener) {
+            case let .accepted(descriptor):
+                startConnection(descriptor)
+            case .tryAgain:
+                continue
+            case .outOfDescriptors:
+                // The connection stays queued; back off instead of spinning on poll.
+                usleep(10_000)
+            }
+        }
+        state.withLock { state in
+            state.acceptLoopFinished = true
+            closeListenerAndPipe()
+        }
+    }
+
+    /// Closes the listener, which frees the port, and the wake-up pipe. Called once, with the
+    /// lock held, so `shutdown` never writes to a closed pipe.
+    private func closeListenerAndPipe() {
+        Socket.closeDescriptor(listener)
+        Socket.closeDescriptor(wakePipe.reader)
+        Socket.closeDescriptor(wakePipe.writer)
+    }
+
+    private func startConnection(_ descriptor: Int32) {
+        let id = state.withLock { state -> Int? in
+            guard !state.isShutDown else { return nil }
+            let id = state.nextConnectionID
+            state.nextConnectionID += 1
+            state.openConnections[id] = descriptor
+            return id
+        }
+        guard let id else {
+            Socket.closeDescriptor(descriptor)
+            return
+        }
+        record(\.connectionsAccepted)
+        Socket.configureConnection(descriptor)
+        startThread(name: "LoopbackServer :\(port) connection \(id)") { [self] in
+            Connection(core: self, descriptor: descriptor, id: id).run()
+        }
+    }
+
+    /// Runs `body` on a new thread that `shutdown` waits for.
+    private func startThread(name: String, _ body: @escaping @Sendable () -> Void) {
+        // Entered before the thread exists, so a concurrent shutdown cannot miss it.
+        threads.enter()
+        let thread = Thread { [self] in
+            let current = pthread_self()
+            state.withLock { $0.serverThreads.append(current) }
+            body()
+            state.withLock { state in
+                state.serverThreads.removeAll { pthread_equal($0, current) != 0 }
+            }
+            threads.leave()
+        }
+        thread.name = name
+        thread.start()
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Synchronization
+
+/// Sends `request` with a fresh ephemeral URLSession, so tests share no connection pool.
+func fetch(_ request: URLRequest) async throws -> (data: Data, response: HTTPURLResponse) {
+    let session = URLSession(configuration: .ephemeral)
+    defer { session.finishTasksAndInvalidate() }
+    let (data, response) = try await session.data(for: request)
+    guard let http = response as? HTTPURLResponse else { throw TestFailure("not an HTTP response") }
+    return (data, http)
+}
+
+/// Sends a GET for `url` with a fresh ephemeral URLSession.
+func fetch(_ url: URL) async throws -> (data: Data, response: HTTPURLResponse) {
+    try await fetch(URLRequest(url: url))
+}
+
+/// Runs `/usr/bin/curl` with `arguments` and returns what it printed and its exit status.
+func runCurl(_ arguments: [String]) throws -> (output: String, status: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["--silent", "--show-error", "--max-time", "30"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+}
+
+/// A thread-safe list that handlers append to and tests read afterwards.
+final class Recorder<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+    var all: [Element] { storage.withLock { $0 } }
+}
