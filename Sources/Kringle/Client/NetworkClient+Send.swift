@@ -1,0 +1,44 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkClient {
+    /// Sends `request` through the transport, hop by hop: cookies are added to and stored
+    /// from every hop, redirects are followed up to the configured maximum, and each hop
+    /// gets the configured timeout.
+    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+        hop(request, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
+    }
+
+    /// - Parameter userCookie: The `Cookie` header the caller set by hand, merged with the
+    ///   jar's cookies and dropped when a redirect changes origin.
+    private func hop(_ request: URLRequest, userCookie: String?, redirectsFollowed: Int) -> Promise<HTTPResponse> {
+        var outgoing = request
+        if let url = request.url {
+            let jarCookie = configuration.cookieJar?.cookieHeader(for: url)
+            let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
+            outgoing.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
+        }
+        let configuration = configuration
+        return transport.send(outgoing)
+            .timeout(configuration.timeout)
+            .recover { error -> HTTPResponse in
+                throw (error as? PromiseError) == .timedOut ? KringleError.timedOut : error
+            }
+            .then { response -> Promise<HTTPResponse> in
+                configuration.cookieJar?.store(
+                    setCookieHeaders: response.headers.values(for: "Set-Cookie"),
+                    from: response.url
+                )
+                guard configuration.maximumRedirects >= 0,
+                      let next = Redirect.request(after: response, to: request)
+                else { return Promise(response) }
+                guard redirectsFollowed < configuration.maximumRedirects else {
+                    throw KringleError.tooManyRedirects(next.url ?? response.url)
+                }
+                let sameOrigin = request.url.flatMap { from in next.url.map { Redirect.sameOrigin(from, $0) } } ?? false
+                return self.hop(next, userCookie: sameOrigin ? userCookie : nil, redirectsFollowed: redirectsFollowed + 1)
+            }
+    }
+}

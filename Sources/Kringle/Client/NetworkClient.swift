@@ -1,0 +1,32 @@
+import Foundation
+
+/// A small, promise-based HTTP client.
+///
+/// ```swift
+/// let client = NetworkClient()
+/// client.get(CatEndpoint.cuddle, as: Cat.self)
+///     .then { cat in print("Cuddled \(cat.name)") }
+///     .catch { error in print(error) }
+/// ```
+///
+/// Every call returns a ``Promise``: cancelling it (or any promise chained from it) cancels
+/// the request. Responses are checked against
+/// ``Configuration-swift.struct/acceptableStatusCodes`` and decoded off the caller's thread.
+/// Redirects are followed by the client itself, so cookies are stored and sent on every hop.
+/// The network is reached only through the ``Transport`` given at creation.
+public final class NetworkClient: Sendable {
+    /// The configuration the client was created with.
+    public let configuration: Configuration
+    /// The adapter that sends requests.
+    public let transport: any Transport
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - configuration: Defaults, decoding, status validation, redirects, timeout, cookies.
+    ///   - transport: How requests reach the network; ``URLSessionTransport`` by default.
+    public init(configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()) {
+        self.configuration = configuration
+        self.transport = transport
+    }
+}

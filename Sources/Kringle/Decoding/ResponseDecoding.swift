@@ -1,0 +1,31 @@
+import Foundation
+
+/// Judges a response's status and decodes its body.
+enum ResponseDecoding {
+    static func decode<Value: Decodable & Sendable>(
+        _ response: HTTPResponse,
+        as type: Value.Type,
+        configuration: NetworkClient.Configuration
+    ) throws -> Response<Value> {
+        guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
+            throw KringleError.unacceptableStatusCode(response.statusCode, Response(response))
+        }
+        if let raw = response.body as? Value {
+            return Response(value: raw, statusCode: response.statusCode, headers: response.headers,
+                            body: response.body, url: response.url)
+        }
+        do {
+            guard !response.body.isEmpty else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "The response body was empty, so no \(Value.self) could be decoded."
+                ))
+            }
+            let value = try configuration.decoder.decode(Value.self, from: response.body)
+            return Response(value: value, statusCode: response.statusCode, headers: response.headers,
+                            body: response.body, url: response.url)
+        } catch let error as DecodingError {
+            throw KringleError.decodingFailed(error, Response(response))
+        }
+    }
+}

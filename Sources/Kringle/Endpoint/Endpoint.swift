@@ -1,0 +1,44 @@
+import Foundation
+
+/// One place of your API, usually a case of an enum.
+///
+/// ```swift
+/// enum CatEndpoint: Endpoint {
+///     case cuddle
+///     case pet(catName: String)
+///     case feed(catName: String)
+///
+///     var baseURL: URL { URL(string: "https://cats.example/api/v2")! }
+///
+///     var path: String {
+///         switch self {
+///         case .cuddle: return "/cuddle"
+///         case .pet(let name): return "/cats/\(name)/pet"
+///         case .feed(let name): return "/cats/\(name)/food"
+///         }
+///     }
+/// }
+/// ```
+///
+/// The URL is `baseURL` joined with `path` (a trailing or leading slash on either side
+/// makes no difference, and a path prefix in `baseURL` is kept), then the client's default
+/// query items and this endpoint's ``queryItems``. `path` is given unencoded: spaces and
+/// non-ASCII characters are percent-encoded for you, so `/cats/Tom Cat` is sent as
+/// `/cats/Tom%20Cat`.
+public protocol Endpoint: Sendable {
+    /// The server and any path prefix, such as `https://api.example.com/v2`.
+    var baseURL: URL { get }
+    /// The path below ``baseURL``, unencoded.
+    var path: String { get }
+    /// Query items added after the client's defaults; names and values are unencoded.
+    var queryItems: [URLQueryItem] { get }
+    /// Headers for this endpoint; they win over the client's default headers.
+    var headers: [String: String] { get }
+}
+
+extension Endpoint {
+    /// No query items.
+    public var queryItems: [URLQueryItem] { [] }
+    /// No headers.
+    public var headers: [String: String] { [:] }
+}

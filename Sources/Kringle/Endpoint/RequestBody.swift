@@ -1,0 +1,39 @@
+import Foundation
+
+/// A request body that is not plain JSON.
+///
+/// Any `Encodable` value passed to `post`, `put` or `patch` is sent as JSON, and `Data` is
+/// sent as it is; use this type for the other cases:
+/// ```swift
+/// client.post(RequestBody.form([("name", "Tom"), ("mood", "sleepy & fed")]), to: CatEndpoint.cuddle)
+/// client.put(RequestBody.data(png, contentType: "image/png"), to: CatEndpoint.feed(catName: "Tom"))
+/// ```
+public enum RequestBody: Sendable {
+    /// `application/x-www-form-urlencoded` fields, in order.
+    case form([(name: String, value: String)])
+    /// Raw bytes with their content type.
+    case data(Data, contentType: String)
+    /// A value encoded as JSON with the client's `JSONEncoder`.
+    case json(any Encodable & Sendable)
+}
+
+extension RequestBody {
+    /// The bytes and content type to send.
+    func encoded(with encoder: JSONEncoder) throws -> (body: Data, contentType: String) {
+        switch self {
+        case .form(let fields):
+            let text = fields
+                .map { PercentEncoding.formComponent($0.name) + "=" + PercentEncoding.formComponent($0.value) }
+                .joined(separator: "&")
+            return (Data(text.utf8), "application/x-www-form-urlencoded")
+        case .data(let data, let contentType):
+            return (data, contentType)
+        case .json(let value):
+            do {
+                return (try encoder.encode(value), "application/json")
+            } catch {
+                throw KringleError.invalidRequest("The body could not be encoded as JSON: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Collects each task's response and body and settles its promise, on one serial queue.
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Transfer {
+        let promise: Promise<HTTPResponse>
+        var response: HTTPURLResponse?
+        var body = Data()
+    }
+
+    private let transfers = Mutex<[Int: Transfer]>([:])
+    private let queue: OperationQueue
+
+    init(queue: OperationQueue) {
+        self.queue = queue
+    }
+
+    func register(_ task: URLSessionTask) -> Promise<HTTPResponse> {
+        let promise = Promise<HTTPResponse>.pending()
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(promise: promise) }
+        return promise
+    }
+
+    /// Cancels `task` unless it has completed.
+    ///
+    /// `URLSessionTask.cancel()` racing a completion inside FoundationNetworking can crash
+    /// the process, so the cancel runs on the delegate queue, where completions are
+    /// delivered, and only for a task whose completion has not been delivered yet. The
+    /// promise is already rejected by then, so the caller never waits for this.
+    func cancel(_ task: URLSessionTask) {
+        queue.addOperation { [self] in
+            let isRunning = transfers.withLock { $0[task.taskIdentifier] != nil }
+            if isRunning, task.state == .running {
+                task.cancel()
+            }
+        }
+    }
+
+    // The client follows redirects itself, so that every hop is visible.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        transfers.withLock { $0[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        transfers.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let error {
+            transfer.promise.reject(Self.kringleError(for: error))
+            return
+        }
+        guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
+            transfer.promise.reject(KringleError.transport(URLError(.badServerResponse)))
+            return
+        }
+        transfer.promise.fulfill(HTTPResponse(
+            statusCode: response.statusCode,
+            headers: FoldedHeaders.unfold(response.allHeaderFields),
+            body: transfer.body,
+            url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
+        ))
+    }
+
+    private static func kringleError(for error: any Error) -> any Error {
+        switch (error as? URLError)?.code {
+        case .timedOut?: return KringleError.timedOut
+        case .cancelled?: return PromiseError.cancelled
+        default: return KringleError.transport(error)
+        }
+    }
+}
