@@ -1,1 +1,49 @@
-print("kringle-demo")
+import Foundation
+import Kringle
+import KringleTesting
+
+// A Kringle tour against a local cat API: one promise chain using get, post, put, patch and
+// delete with typed responses, and one error handled. No run loop tricks: `wait()` blocks
+// until the chain is done, and the process exits.
+
+let server = try CatServer.start()
+CatEndpoint.server.url = server.baseURL
+let client = NetworkClient()
+
+let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
+    .then { cat -> Promise<Cat> in
+        print("GET    /cuddle          → \(cat.name) is \(cat.mood)")
+        return client.post(Cat(name: "Felix", mood: "curious"), to: CatEndpoint.adopt, as: Cat.self)
+    }
+    .then { cat -> Promise<Cat> in
+        print("POST   /cats            → adopted \(cat.name)")
+        return client.put(Meal(food: "tuna", grams: 80), to: CatEndpoint.feed(catName: "Tom"), as: Cat.self)
+    }
+    .then { cat -> Promise<Cat> in
+        print("PUT    /cats/Tom/food   → \(cat.name) is \(cat.mood)")
+        return client.patch(["mood": "groomed"], to: CatEndpoint.cat(name: "Tom"), as: Cat.self)
+    }
+    .then { cat -> Promise<Void> in
+        print("PATCH  /cats/Tom        → \(cat.name) is \(cat.mood)")
+        return client.delete(CatEndpoint.cat(name: "Felix"))
+    }
+    .then { _ -> Promise<Void> in
+        print("DELETE /cats/Felix      → Felix went home")
+        return client.get(CatEndpoint.pet(catName: "Garfield"))
+    }
+    .recover { error -> Void in
+        // The server's error payload travels inside the error, ready to decode.
+        guard case KringleError.unacceptableStatusCode(let status, let response) = error else { throw error }
+        let payload = try? JSONDecoder().decode(APIError.self, from: response.body)
+        print("GET    /cats/Garfield/pet → \(status): \(payload?.error ?? "?")")
+    }
+
+do {
+    try tour.wait(timeout: 30)
+    print("All done.")
+    server.shutdown()
+} catch {
+    print("The tour failed: \(error)")
+    server.shutdown()
+    exit(1)
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Kringle
+
+/// The demo's API, modelled as an enum the way Kringle users model theirs.
+enum CatEndpoint: Endpoint {
+    case cuddle
+    case adopt
+    case pet(catName: String)
+    case feed(catName: String)
+    case cat(name: String)
+
+    static let server = ServerAddress()
+
+    var baseURL: URL { Self.server.url }
+
+    var path: String {
+        switch self {
+        case .cuddle: return "/cuddle"
+        case .adopt: return "/cats"
+        case .pet(let name): return "/cats/\(name)/pet"
+        case .feed(let name): return "/cats/\(name)/food"
+        case .cat(let name): return "/cats/\(name)"
+        }
+    }
+}
+
+/// Where the demo's server listens (its port is only known once it runs).
+final class ServerAddress: Sendable {
+    private let stored = Locked(URL(fileURLWithPath: "/"))
+    var url: URL {
+        get { stored.value }
+        set { stored.value = newValue }
+    }
+}
+
+struct Cat: Codable, Sendable {
+    var name: String
+    var mood: String
+}
+
+struct Meal: Codable, Sendable {
+    var food: String
+    var grams: Int
+}
+
+struct APIError: Codable, Sendable {
+    var error: String
+}

@@ -1,0 +1,26 @@
+import Foundation
+import KringleTesting
+
+/// A tiny cat API served by `LoopbackServer`, so the demo needs no network.
+enum CatServer {
+    static func start() throws -> LoopbackServer {
+        try LoopbackServer { request in
+            switch (request.method, request.path) {
+            case ("GET", "/cuddle"):
+                return .json(#"{"name": "Tom", "mood": "purring"}"#)
+            case ("POST", "/cats"):
+                return LoopbackServer.Response(status: 201, headers: [("Content-Type", "application/json")], body: request.body)
+            case ("PUT", let path) where path.hasSuffix("/food"):
+                return .json(#"{"name": "Tom", "mood": "fed"}"#)
+            case ("PATCH", let path) where path.hasPrefix("/cats/"):
+                return .json(#"{"name": "Tom", "mood": "groomed"}"#)
+            case ("DELETE", _):
+                return .status(204)
+            case ("GET", "/cats/Garfield/pet"):
+                return .json(#"{"error": "Garfield does not like to be petted before lunch"}"#, status: 403)
+            default:
+                return .json(#"{"error": "no such thing"}"#, status: 404)
+            }
+        }
+    }
+}
