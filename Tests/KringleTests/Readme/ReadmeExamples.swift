@@ -1,0 +1,155 @@
+import Foundation
+import KringleTesting
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The README's examples, verbatim, so that a doc example that stops compiling breaks the
+/// build. They are never run against the addresses they name; the test below runs the
+/// quick start against a local server instead.
+enum ReadmeExamples {
+    enum CatEndpoint: Endpoint {
+        case cuddle
+        case pet(catName: String)
+        case feed(catName: String)
+
+        var baseURL: URL { URL(string: "https://cats.example/api/v2")! }
+
+        var path: String {
+            switch self {
+            case .cuddle: return "/cuddle"
+            case .pet(let name): return "/cats/\(name)/pet"
+            case .feed(let name): return "/cats/\(name)/food"
+            }
+        }
+    }
+
+    struct Cat: Codable, Sendable {
+        var name: String
+        var mood: String
+    }
+
+    struct Meal: Codable, Sendable {
+        var food: String
+        var grams: Int
+    }
+
+    struct APIError: Decodable { var error: String }
+
+    struct LoggingTransport: Transport {
+        let base: any Transport
+        func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+            print(request.httpMethod ?? "GET", request.url?.absoluteString ?? "")
+            return base.send(request)
+        }
+    }
+
+    static func quickStart(client: NetworkClient) {
+        client.get(CatEndpoint.cuddle, as: Cat.self)
+            .then { cat in
+                client.put(Meal(food: "tuna", grams: 80), to: CatEndpoint.feed(catName: cat.name), as: Cat.self)
+            }
+            .then { cat in print("\(cat.name) is \(cat.mood)") }
+            .catch { error in print(error) }
+
+        client.request(.post, CatEndpoint.feed(catName: "Tom"), body: .json(Meal(food: "tuna", grams: 80)), as: Cat.self)
+            .then { response in print(response.statusCode, response.headers["Content-Type"] ?? "-", response.value.mood) }
+    }
+
+    static func script(client: NetworkClient) throws {
+        let cat = try client.get(CatEndpoint.cuddle, as: Cat.self).wait(timeout: 30)
+        print(cat.name)
+    }
+
+    static func asyncAwait(client: NetworkClient) async throws {
+        let cat = try await client.get(CatEndpoint.cuddle, as: Cat.self).value
+        print(cat)
+    }
+
+    static func configuration() {
+        var configuration = NetworkClient.Configuration()
+        configuration.defaultHeaders["User-Agent"] = "CatApp/1.0"       // endpoint headers win
+        configuration.defaultQueryItems = [URLQueryItem(name: "apiKey", value: "k&y")]
+        configuration.timeout = 2.5                                      // per request, sub-second precision
+        configuration.acceptableStatusCodes = 200..<300
+        configuration.maximumRedirects = 5
+        let configuredClient = NetworkClient(configuration: configuration)
+        _ = configuredClient
+    }
+
+    static func errors(client: NetworkClient) {
+        client.get(CatEndpoint.pet(catName: "Garfield"))
+            .catch { error in
+                if case KringleError.unacceptableStatusCode(let status, let response) = error,
+                   let payload = try? JSONDecoder().decode(APIError.self, from: response.body) {
+                    print("\(status): \(payload.error)")
+                }
+            }
+    }
+
+    static func promises(client: NetworkClient) {
+        let answer = Promise<Int>.pending()
+        answer
+            .then { $0 * 2 }                        // transform
+            .then { value in print(value) }         // look, pass the value on
+            .catch { error in print(error) }        // errors skip `then`, values skip `catch`
+        answer.fulfill(21)
+
+        let names = ["Tom", "Felix"]
+        Promise.all(names.map { client.get(CatEndpoint.pet(catName: $0), as: Cat.self) })
+            .then { cats in print(cats.map(\.mood)) }
+
+        let patient = Promise.retry(attempts: 3, delay: 0.5) {
+            client.get(CatEndpoint.cuddle, as: Cat.self)
+        }.timeout(10)
+        _ = patient
+
+        let request = client.get(CatEndpoint.cuddle, as: Cat.self).then { print($0.name) }
+        request.cancel()   // the HTTP request is cancelled too
+    }
+
+    static func cookies() throws {
+        var withCookies = NetworkClient.Configuration()
+        let cookiesFile = FileManager.default.temporaryDirectory.appendingPathComponent("cookies.json")
+        withCookies.cookieJar = try CookieJar(fileURL: cookiesFile)   // persistent: saved after changes
+        let persistentClient = NetworkClient(configuration: withCookies)
+
+        var noCookies = NetworkClient.Configuration()
+        noCookies.cookieJar = nil                                     // cookies off
+        _ = (persistentClient, noCookies)
+    }
+
+    static func transports() {
+        let loggingClient = NetworkClient(transport: LoggingTransport(base: URLSessionTransport()))
+        _ = loggingClient
+    }
+
+    static func testing() throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/api/v2/cuddle", with: .json(#"{"name": "Tom", "mood": "purring"}"#))
+        let stubbedClient = NetworkClient(transport: transport)
+        let tom = try stubbedClient.get(CatEndpoint.cuddle, as: Cat.self).wait()
+        _ = tom
+
+        let server = try LoopbackServer { request in
+            request.path == "/cuddle" ? .json(#"{"name": "Tom", "mood": "purring"}"#) : .status(404)
+        }
+        defer { server.shutdown() }
+        // point an endpoint's baseURL at server.baseURL
+        print(server.baseURL)
+    }
+}
+
+@Suite("README")
+struct ReadmeExampleTests {
+    @Test("the README's StubTransport example decodes its stub")
+    func stubExample() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/api/v2/cuddle", with: .json(#"{"name": "Tom", "mood": "purring"}"#))
+        let client = NetworkClient(transport: transport)
+        let tom = try await client.get(ReadmeExamples.CatEndpoint.cuddle, as: ReadmeExamples.Cat.self).value
+        #expect(tom.name == "Tom")
+        #expect(transport.requests.first?.url?.absoluteString == "https://cats.example/api/v2/cuddle")
+    }
+}
