@@ -3,28 +3,27 @@ import Foundation
 
 /// One-shot work on the library's timer queue that can be called off.
 ///
-/// Cancelling drops the work closure at once, so a cancelled 60-second timeout does not
-/// keep what it captured (a response, say) alive for a minute; only this small object
-/// waits for the deadline.
-final class PromiseTimer: Sendable {
-    private let work: Locked<(@Sendable () -> Void)?>
+/// A dispatch timer source rather than `asyncAfter`: cancelling a source frees it and its
+/// handler at once, so ten thousand finished requests do not leave ten thousand 60-second
+/// timeouts (and what they captured) waiting in the timer queue.
+// DispatchSource is documented as thread-safe (any thread may cancel it); the Swift overlay
+// just does not mark it Sendable, and this class holds nothing else.
+final class PromiseTimer: @unchecked Sendable {
+    private let source: any DispatchSourceTimer
 
     /// Runs `work` on the timer queue after `seconds`, unless cancelled first.
     init(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
-        self.work = Locked(work)
-        DispatchQueue.promiseTimers.asyncAfter(deadline: .now() + max(0, seconds)) { [self] in
-            take()?()
+        source = DispatchSource.makeTimerSource(queue: .promiseTimers)
+        source.schedule(deadline: .now() + max(0, seconds), leeway: .milliseconds(1))
+        // The handler holds the source until it fires or is cancelled; both release it.
+        source.setEventHandler { [source] in
+            source.cancel()
+            work()
         }
+        source.activate()
     }
 
     func cancel() {
-        _ = take()
-    }
-
-    private func take() -> (@Sendable () -> Void)? {
-        work.withLock { work in
-            defer { work = nil }
-            return work
-        }
+        source.cancel()
     }
 }

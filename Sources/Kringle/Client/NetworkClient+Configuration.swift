@@ -22,8 +22,8 @@ extension NetworkClient {
         /// Status codes that count as success; others reject with
         /// ``KringleError/unacceptableStatusCode(_:_:)``.
         public var acceptableStatusCodes: Range<Int> = 200..<300
-        /// How many redirects one request may follow before it rejects with
-        /// ``KringleError/tooManyRedirects(_:)``; `0` returns 3xx responses as they are.
+        /// How many redirects one request may follow; one more rejects with
+        /// ``KringleError/tooManyRedirects(_:)``.
         public var maximumRedirects = 10
         /// Seconds one request may take (each redirect hop anew), with sub-second
         /// precision; then it is cancelled and rejects with ``KringleError/timedOut``.

@@ -1,4 +1,8 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension NetworkClient {
     /// Sends `method` to `endpoint` and decodes the body as `type`, keeping the status,
@@ -13,7 +17,7 @@ extension NetworkClient {
     /// - Parameters:
     ///   - method: The HTTP method.
     ///   - endpoint: Where to send it.
-    ///   - body: What to send, if anything; encoded off the caller's thread.
+    ///   - body: What to send, if anything; JSON is encoded off the caller's thread.
     ///   - type: What to decode the body into (off the caller's thread).
     /// - Returns: A promise of the decoded response. It rejects with a ``KringleError`` (or
     ///   ``PromiseError/cancelled`` when cancelled).
@@ -23,15 +27,36 @@ extension NetworkClient {
         body: RequestBody? = nil,
         as type: Value.Type
     ) -> Promise<Response<Value>> {
+        perform(method, endpoint, body: body) { response, configuration in
+            try ResponseDecoding.decode(response, as: type, configuration: configuration)
+        }
+    }
+
+    /// The one path every call takes: build the request, send it hop by hop, then turn the
+    /// final response into the caller's value on the coding queue.
+    func perform<Output: Sendable>(
+        _ method: HTTPMethod,
+        _ endpoint: some Endpoint,
+        body: RequestBody?,
+        output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
+    ) -> Promise<Output> {
         let configuration = configuration
-        return Promise(())
-            .then(on: Self.codingQueue) { _ in
+        let request: Promise<URLRequest>
+        if case .json? = body {
+            request = Promise(()).then(on: Self.codingQueue) { _ in
                 try RequestBuilding.request(method, endpoint, body: body, configuration: configuration)
             }
-            .then { request in self.send(request) }
-            .then(on: Self.codingQueue) { response in
-                try ResponseDecoding.decode(response, as: type, configuration: configuration)
+        } else {
+            // Nothing to encode: building the URL and headers costs less than a queue hop.
+            do {
+                request = Promise(try RequestBuilding.request(method, endpoint, body: body, configuration: configuration))
+            } catch {
+                request = Promise(error: error)
             }
+        }
+        return request
+            .flatMapResultInline { result in self.send(try result.get()) }
+            .then(on: Self.codingQueue) { response in try output(response, configuration) }
     }
 
     /// Where request bodies are encoded and responses decoded: never the caller's thread nor
