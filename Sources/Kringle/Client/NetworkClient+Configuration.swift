@@ -31,6 +31,19 @@ extension NetworkClient {
         /// Stores cookies from every response (redirect hops included) and sends them with
         /// every request; `nil` turns cookies off. An in-memory jar by default.
         public var cookieJar: CookieJar? = CookieJar()
+        /// Adapt every request and decide retries, in order (see ``RequestInterceptor``).
+        public var interceptors: [any RequestInterceptor] = []
+        /// How many times one call may be retried; `nil` means no limit, so only the
+        /// interceptors stop a failing call: use it only with interceptors that give up by
+        /// themselves.
+        public var maxRetryCount: Int? = 3
+        /// Receives request, response, retry and failure events; none by default.
+        public var logger: (any KringleLogger)?
+        /// Header names (case-insensitive) whose values the logger never sees.
+        public var redactedHeaders: Set<String> = Configuration.defaultRedactedHeaders
+
+        /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+        public static let defaultRedactedHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
 
         /// The default configuration.
         public init() {}

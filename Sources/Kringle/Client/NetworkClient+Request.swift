@@ -55,8 +55,14 @@ extension NetworkClient {
             }
         }
         return request
-            .flatMapResultInline { result in self.send(try result.get()) }
+            .flatMapResultInline { result in self.attempt(try result.get(), number: 1) }
             .then(on: Self.codingQueue) { response in try output(response, configuration) }
+            .mapResultInline { result in
+                if case .failure(let error) = result, configuration.logger != nil {
+                    self.log(.failure(method: method.rawValue, url: endpoint.baseURL, error: "\(error)"))
+                }
+                return try result.get()
+            }
     }
 
     /// Where request bodies are encoded and responses decoded: never the caller's thread nor

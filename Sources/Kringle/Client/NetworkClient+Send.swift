@@ -22,7 +22,10 @@ extension NetworkClient {
             outgoing.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
         }
         let configuration = configuration
-        return transport.send(outgoing)
+        let sent = outgoing
+        logSent(sent)
+        let start = DispatchTime.now()
+        return transport.send(sent)
             .timeout(configuration.timeout)
             // Cookie bookkeeping and the redirect decision are quick: done on the thread that
             // delivered the response, saving a queue hop per request.
@@ -33,6 +36,7 @@ extension NetworkClient {
                 } catch PromiseError.timedOut {
                     throw KringleError.timedOut
                 }
+                self.logReceived(response, for: sent, since: start)
                 configuration.cookieJar?.store(
                     setCookieHeaders: response.headers.values(for: "Set-Cookie"),
                     from: response.url

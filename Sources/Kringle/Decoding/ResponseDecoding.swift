@@ -1,15 +1,13 @@
 import Foundation
 
-/// Judges a response's status and decodes its body.
+/// Decodes a response's body.
 enum ResponseDecoding {
+    /// `response` has passed status validation already.
     static func decode<Value: Decodable & Sendable>(
         _ response: HTTPResponse,
         as type: Value.Type,
         configuration: NetworkClient.Configuration
     ) throws -> Response<Value> {
-        guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-            throw KringleError.unacceptableStatusCode(response.statusCode, Response(response))
-        }
         if let raw = response.body as? Value {
             return Response(value: raw, statusCode: response.statusCode, headers: response.headers,
                             body: response.body, url: response.url)

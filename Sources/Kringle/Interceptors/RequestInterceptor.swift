@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sees every request a ``NetworkClient`` sends, and every failure it could retry.
+///
+/// Both hooks have defaults (pass the request on; do not retry), so an interceptor
+/// implements only what it needs:
+/// ```swift
+/// struct APIKey: RequestInterceptor {
+///     let key: String
+///     func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+///         var request = request
+///         request.setValue(key, forHTTPHeaderField: "X-API-Key")
+///         return Promise(request)
+///     }
+/// }
+/// ```
+/// `adapt` runs for every attempt of a call, interceptors in order, so a retried request
+/// picks up a refreshed token. `retry` is asked after the whole response is known (status
+/// and body), interceptors in order; the first that asks for a retry wins. The number of
+/// retries per call is capped by ``NetworkClient/Configuration-swift.struct/maxRetryCount``.
+public protocol RequestInterceptor: Sendable {
+    /// Returns the request to send: add headers, sign it, refresh a token first.
+    /// A rejection fails the call with that error.
+    func adapt(_ request: URLRequest) -> Promise<URLRequest>
+
+    /// Decides whether a failed attempt should be sent again.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it was before adaptation.
+    ///   - error: Why the attempt failed: a ``KringleError`` such as
+    ///     ``KringleError/unacceptableStatusCode(_:_:)`` (with the whole response) or
+    ///     ``KringleError/transport(_:)``.
+    ///   - attempt: The number of the attempt that failed, from 1.
+    /// - Returns: The decision; a rejection fails the call with that error.
+    func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision>
+}
+
+extension RequestInterceptor {
+    /// Passes the request on unchanged.
+    public func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+        Promise(request)
+    }
+
+    /// Never retries.
+    public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+        Promise(.doNotRetry)
+    }
+}
+
+/// What a ``RequestInterceptor`` wants done with a failed attempt.
+public enum RetryDecision: Sendable, Hashable {
+    /// Fail the call with the attempt's error.
+    case doNotRetry
+    /// Send the request again now.
+    case retry
+    /// Send the request again after this many seconds.
+    case retryAfter(TimeInterval)
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Receives what a ``NetworkClient`` does, as structured events.
+///
+/// Sensitive headers are redacted before an event is made (see
+/// ``NetworkClient/Configuration-swift.struct/redactedHeaders``). ``PrintLogger`` prints
+/// events; an adapter to swift-log, or to anything else, is a few lines:
+/// ```swift
+/// struct SwiftLogAdapter: KringleLogger {
+///     let logger: Logger   // import Logging
+///     func log(_ event: KringleLogEvent) {
+///         logger.info("\(event.description)")
+///     }
+/// }
+/// ```
+public protocol KringleLogger: Sendable {
+    /// Called on the thread where the event happened; return quickly.
+    func log(_ event: KringleLogEvent)
+}
+
+/// Something a ``NetworkClient`` did.
+public enum KringleLogEvent: Sendable, CustomStringConvertible {
+    /// A request (one attempt, one redirect hop) went to the transport.
+    case requestSent(method: String, url: URL, headers: HTTPHeaders)
+    /// A response arrived for it.
+    case responseReceived(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)
+    /// An attempt failed and will be retried after `delay` seconds.
+    case retry(method: String, url: URL, attempt: Int, reason: String, delay: TimeInterval)
+    /// A call failed for good (cancellation included).
+    case failure(method: String, url: URL, error: String)
+
+    public var description: String {
+        switch self {
+        case .requestSent(let method, let url, let headers):
+            let shown = headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+            return "→ \(method) \(url.absoluteString)" + (shown.isEmpty ? "" : " [\(shown)]")
+        case .responseReceived(let method, let url, let status, let duration, let size, _):
+            return String(format: "← %d %@ %@ (%.1f ms, %d bytes)", status, method, url.absoluteString, duration * 1000, size)
+        case .retry(let method, let url, let attempt, let reason, let delay):
+            return String(format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt, reason, delay)
+        case .failure(let method, let url, let error):
+            return "✗ \(method) \(url.absoluteString) failed: \(error)"
+        }
+    }
+}
+
+/// A ``KringleLogger`` that prints every event to standard output.
+///
+/// ```swift
+/// let verbose = client.newClient(withLogger: PrintLogger())
+/// ```
+public struct PrintLogger: KringleLogger {
+    /// Creates a logger that prints.
+    public init() {}
+
+    public func log(_ event: KringleLogEvent) {
+        print("[Kringle] \(event.description)")
+    }
+}

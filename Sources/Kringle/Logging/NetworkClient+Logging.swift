@@ -1,0 +1,46 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkClient {
+    /// Hands an event to the logger, if there is one; the event is only built then.
+    func log(_ event: @autoclosure () -> KringleLogEvent) {
+        configuration.logger?.log(event())
+    }
+
+    func logSent(_ request: URLRequest) {
+        guard configuration.logger != nil else { return }
+        log(.requestSent(
+            method: request.httpMethod ?? "GET",
+            url: request.url ?? URL(fileURLWithPath: "/"),
+            headers: request.kringleHeaders.redacting(configuration.redactedHeaders)
+        ))
+    }
+
+    func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: DispatchTime) {
+        guard configuration.logger != nil else { return }
+        log(.responseReceived(
+            method: request.httpMethod ?? "GET",
+            url: response.url,
+            statusCode: response.statusCode,
+            duration: Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9,
+            bodySize: response.body.count,
+            headers: response.headers.redacting(configuration.redactedHeaders)
+        ))
+    }
+
+    func logRetry(_ request: URLRequest, attempt: Int, reason: any Error, delay: TimeInterval) {
+        log(.retry(
+            method: request.httpMethod ?? "GET",
+            url: request.url ?? URL(fileURLWithPath: "/"),
+            attempt: attempt,
+            reason: "\(reason)",
+            delay: delay
+        ))
+    }
+
+    func logFailure(_ request: URLRequest, _ error: any Error) {
+        log(.failure(method: request.httpMethod ?? "GET", url: request.url ?? URL(fileURLWithPath: "/"), error: "\(error)"))
+    }
+}
