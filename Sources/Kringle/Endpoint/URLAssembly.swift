@@ -12,11 +12,13 @@ enum URLAssembly {
         else {
             throw KringleError.invalidRequest("The base URL \"\(base.absoluteString)\" is not an absolute URL with a host.")
         }
-        let prefix = components.percentEncodedPath.hasSuffix("/")
-            ? String(components.percentEncodedPath.dropLast())
-            : components.percentEncodedPath
         let suffix = path.hasPrefix("/") ? String(path.dropFirst()) : path
-        components.percentEncodedPath = suffix.isEmpty && prefix.isEmpty ? "" : prefix + "/" + PercentEncoding.path(suffix)
+        if !suffix.isEmpty {
+            let prefix = components.percentEncodedPath.hasSuffix("/")
+                ? String(components.percentEncodedPath.dropLast())
+                : components.percentEncodedPath
+            components.percentEncodedPath = prefix + "/" + PercentEncoding.path(suffix)
+        }
         if !queryItems.isEmpty {
             let added = queryItems.map { item in
                 PercentEncoding.queryComponent(item.name)

@@ -10,33 +10,34 @@ extension NetworkClient {
     /// in this call's recursion, so calls never share it.
     func attempt(_ request: URLRequest, number: Int) -> Promise<HTTPResponse> {
         let configuration = configuration
-        let sent = adapted(request)
-            .flatMapResultInline { adapted in self.send(try adapted.get()) }
-            .mapResultInline { result -> HTTPResponse in
+        return adapted(request).flatMapResultInline { adapted -> Promise<HTTPResponse> in
+            let sent = try adapted.get()
+            let outcome = self.send(sent).mapResultInline { result -> HTTPResponse in
                 let response = try result.get()
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(response.statusCode, Response(response))
                 }
                 return response
             }
-        guard !configuration.interceptors.isEmpty else { return sent }
-        return sent.recover { error -> Promise<HTTPResponse> in
-            guard (error as? PromiseError) != .cancelled,
-                  configuration.maxRetryCount.map({ number <= $0 }) ?? true
-            else { throw error }
-            return self.retryDecision(for: request, dueTo: error, attempt: number)
-                .then { decision -> Promise<HTTPResponse> in
-                    switch decision {
-                    case .doNotRetry:
-                        throw error
-                    case .retry:
-                        self.logRetry(request, attempt: number, reason: error, delay: 0)
-                        return self.attempt(request, number: number + 1)
-                    case .retryAfter(let delay):
-                        self.logRetry(request, attempt: number, reason: error, delay: delay)
-                        return Promise(()).delay(delay).then { _ in self.attempt(request, number: number + 1) }
+            guard !configuration.interceptors.isEmpty else { return outcome }
+            return outcome.recover { error -> Promise<HTTPResponse> in
+                guard (error as? PromiseError) != .cancelled,
+                      configuration.maxRetryCount.map({ number <= $0 }) ?? true
+                else { throw error }
+                return self.retryDecision(for: sent, dueTo: error, attempt: number)
+                    .then { decision -> Promise<HTTPResponse> in
+                        switch decision {
+                        case .doNotRetry:
+                            throw error
+                        case .retry:
+                            self.logRetry(sent, attempt: number, reason: error, delay: 0)
+                            return self.attempt(request, number: number + 1)
+                        case .retryAfter(let delay):
+                            self.logRetry(sent, attempt: number, reason: error, delay: delay)
+                            return Promise(()).delay(delay).then { _ in self.attempt(request, number: number + 1) }
+                        }
                     }
-                }
+            }
         }
     }
 

@@ -29,7 +29,7 @@ public protocol RequestInterceptor: Sendable {
     /// Decides whether a failed attempt should be sent again.
     ///
     /// - Parameters:
-    ///   - request: The request as it was before adaptation.
+    ///   - request: The request as it was sent (after every interceptor's `adapt`).
     ///   - error: Why the attempt failed: a ``KringleError`` such as
     ///     ``KringleError/unacceptableStatusCode(_:_:)`` (with the whole response) or
     ///     ``KringleError/transport(_:)``.

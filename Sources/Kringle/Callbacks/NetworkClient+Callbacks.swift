@@ -1,0 +1,51 @@
+import Foundation
+@_spi(KringleInternals) import KringlePromise
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkClient {
+    /// Sends `request` and calls `completion` exactly once, for callers that do not use
+    /// promises.
+    ///
+    /// The request goes through the interceptors, retries, redirects and cookies like any
+    /// other. `completion` receives the response (acceptable status), the failure the
+    /// interceptors did not retry (including a retryable one past the retry limit), or
+    /// ``NetworkResult/cancelled`` when the returned ``Disposable`` is disposed first. It runs
+    /// on a queue of the library's, never on the caller's stack.
+    ///
+    /// ```swift
+    /// let request = URLRequest(url: URL(string: "https://cats.example/cuddle")!)
+    /// let handle = client.sendRequest(request) { result in
+    ///     if case .success(let response) = result { print(response.statusCode) }
+    /// }
+    /// handle.dispose()   // cancels the request and any retry still to come
+    /// ```
+    @discardableResult
+    public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
+        let call = attempt(request, number: 1).mapResultInline { Response(try $0.get()) }
+        call.then { response in completion(.success(response)) }
+            .catch { error in
+                completion((error as? PromiseError) == .cancelled ? .cancelled : .failure(error))
+            }
+        return Disposable { call.cancel() }
+    }
+
+    /// Builds a request from `builder` (with the client's default headers and query items)
+    /// and sends it like ``sendRequest(_:completion:)-(URLRequest,_)``.
+    ///
+    /// When the request cannot be built, `completion` is called at once with a
+    /// ``KringleError/invalidRequest(_:)`` saying why, and the returned ``Disposable`` is
+    /// already disposed.
+    @discardableResult
+    public func sendRequest(_ builder: RequestBuilder, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
+        let request: URLRequest
+        do {
+            request = try RequestBuilding.request(builder.method, builder, body: builder.body, configuration: configuration)
+        } catch {
+            completion(.failure(error))
+            return .disposed()
+        }
+        return sendRequest(request, completion: completion)
+    }
+}

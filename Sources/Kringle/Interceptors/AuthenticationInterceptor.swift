@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+@_spi(KringleInternals) import KringlePromise
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Applies a credential to every request and refreshes it when the server refuses it.
+///
+/// - Every request gets the current credential; while a refresh runs, new requests wait
+///   for it.
+/// - A request refused with the current credential (a 401 by default) starts one refresh
+///   and is retried with the new credential. Requests that fail while that refresh is in
+///   flight wait for the same refresh: there is never more than one at a time.
+/// - A request refused with an older credential is simply retried with the current one.
+/// - If the refresh fails, every waiting request fails with the refresh's error.
+/// - A credential refused within `refreshWindow` seconds of its own refresh is not
+///   refreshed again, so a server that refuses everything cannot cause a refresh loop.
+///
+/// ```swift
+/// let auth = AuthenticationInterceptor(authenticator: BearerAuthenticator(client: plainClient), credential: token)
+/// let api = plainClient.newClient(withAdditionalInterceptors: [auth], maxRetryCount: 2)
+/// ```
+public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterceptor {
+    private struct State: Sendable {
+        var credential: Base.Credential
+        var refreshing: Promise<Base.Credential>?
+        var lastRefresh: Date?
+    }
+
+    private let authenticator: Base
+    private let refreshWindow: TimeInterval
+    private let state: Mutex<State>
+
+    /// Creates an interceptor.
+    ///
+    /// - Parameters:
+    ///   - authenticator: Applies and refreshes the credential.
+    ///   - credential: The credential to start with.
+    ///   - refreshWindow: Seconds after a refresh during which the new credential being
+    ///     refused fails the request instead of refreshing again.
+    public init(authenticator: Base, credential: Base.Credential, refreshWindow: TimeInterval = 30) {
+        self.authenticator = authenticator
+        self.refreshWindow = refreshWindow
+        state = Mutex(State(credential: credential))
+    }
+
+    /// The credential requests get now.
+    public var credential: Base.Credential {
+        state.withLock { $0.credential }
+    }
+
+    public func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+        let (credential, refreshing) = state.withLock { ($0.credential, $0.refreshing) }
+        let authenticator = authenticator
+        guard let refreshing else {
+            var request = request
+            authenticator.apply(credential, to: &request)
+            return Promise(request)
+        }
+        return Self.shielded(refreshing).then { fresh in
+            var request = request
+            authenticator.apply(fresh, to: &request)
+            return request
+        }
+    }
+
+    public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+        guard authenticator.isAuthenticationFailure(error) else { return Promise(.doNotRetry) }
+        let now = Date()
+        let action: RefreshAction = state.withLock { state in
+            if let refreshing = state.refreshing { return .wait(refreshing) }
+            guard authenticator.isRequest(request, authenticatedWith: state.credential) else {
+                return .retryNow   // refused with an older credential: the current one is newer
+            }
+            if let last = state.lastRefresh, now.timeIntervalSince(last) < refreshWindow { return .giveUp }
+            let refreshing = Promise<Base.Credential>.pending()
+            state.refreshing = refreshing
+            return .start(refreshing, state.credential)
+        }
+        switch action {
+        case .retryNow:
+            return Promise(.retry)
+        case .giveUp:
+            return Promise(.doNotRetry)
+        case .wait(let refreshing):
+            return Self.shielded(refreshing).then { _ in RetryDecision.retry }
+        case .start(let refreshing, let stale):
+            // Started outside the lock: a refresh that settles at once would otherwise
+            // re-enter it.
+            _ = authenticator.refresh(stale).mapResultInline { [self] result in
+                state.withLock { state in
+                    state.refreshing = nil
+                    if case .success(let fresh) = result {
+                        state.credential = fresh
+                        state.lastRefresh = Date()
+                    }
+                }
+                refreshing.resolve(result)
+            }
+            return Self.shielded(refreshing).then { _ in RetryDecision.retry }
+        }
+    }
+
+    private enum RefreshAction: Sendable {
+        case retryNow
+        case giveUp
+        case wait(Promise<Base.Credential>)
+        case start(Promise<Base.Credential>, Base.Credential)
+    }
+
+    /// A promise settled like `shared` that cancellation does not travel through: one
+    /// waiting request giving up must not cancel the refresh the others wait for.
+    private static func shielded<T>(_ shared: Promise<T>) -> Promise<T> {
+        let own = Promise<T>.pending()
+        _ = shared.mapResultInline { own.resolve($0) }
+        return own
+    }
+}

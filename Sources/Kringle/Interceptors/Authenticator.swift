@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Knows how to apply and refresh one kind of credential, for an
+/// ``AuthenticationInterceptor``.
+///
+/// ```swift
+/// struct Token: Sendable { var access: String; var refresh: String }
+///
+/// struct BearerAuthenticator: Authenticator {
+///     let client: NetworkClient   // a client without this interceptor
+///     func apply(_ token: Token, to request: inout URLRequest) {
+///         request.setValue("Bearer \(token.access)", forHTTPHeaderField: "Authorization")
+///     }
+///     func refresh(_ token: Token) -> Promise<Token> {
+///         client.post(["refreshToken": token.refresh], to: AuthEndpoint.refresh, as: Token.self)
+///     }
+/// }
+/// ```
+public protocol Authenticator: Sendable {
+    /// The credential, such as a pair of tokens.
+    associatedtype Credential: Sendable
+
+    /// Puts `credential` on `request`.
+    func apply(_ credential: Credential, to request: inout URLRequest)
+
+    /// Gets a new credential to replace `credential`.
+    func refresh(_ credential: Credential) -> Promise<Credential>
+
+    /// Whether `error` means the credential was refused; by default a 401 response.
+    func isAuthenticationFailure(_ error: any Error) -> Bool
+
+    /// Whether `request` was sent with `credential`; by default, whether applying
+    /// `credential` would leave its headers unchanged.
+    func isRequest(_ request: URLRequest, authenticatedWith credential: Credential) -> Bool
+}
+
+extension Authenticator {
+    public func isAuthenticationFailure(_ error: any Error) -> Bool {
+        if case KringleError.unacceptableStatusCode(401, _) = error { return true }
+        return false
+    }
+
+    public func isRequest(_ request: URLRequest, authenticatedWith credential: Credential) -> Bool {
+        var reapplied = request
+        apply(credential, to: &reapplied)
+        return reapplied.allHTTPHeaderFields == request.allHTTPHeaderFields
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Retries what is safe to retry, with exponential backoff and jitter, honouring
+/// `Retry-After`.
+///
+/// By default it retries only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS), on
+/// 408, 429, 500, 502, 503 and 504, and on transport failures that mean the request never
+/// completed (time-outs, lost or refused connections, DNS failures).
+///
+/// ```swift
+/// var configuration = NetworkClient.Configuration()
+/// configuration.interceptors = [RetryPolicy(baseDelay: 0.2, maximumDelay: 5)]
+/// configuration.maxRetryCount = 4
+/// ```
+/// The number of retries is capped by the client's `maxRetryCount`, not by the policy.
+public struct RetryPolicy: RequestInterceptor {
+    /// Methods that may be retried.
+    public var retryableMethods: Set<HTTPMethod>
+    /// Status codes that may be retried.
+    public var retryableStatusCodes: Set<Int>
+    /// The first backoff delay, in seconds; each retry doubles it.
+    public var baseDelay: TimeInterval
+    /// The longest delay, in seconds, for backoff and for `Retry-After` alike.
+    public var maximumDelay: TimeInterval
+
+    /// Creates a policy.
+    public init(
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options],
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        baseDelay: TimeInterval = 0.5,
+        maximumDelay: TimeInterval = 30
+    ) {
+        self.retryableMethods = retryableMethods
+        self.retryableStatusCodes = retryableStatusCodes
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+        Promise(decision(for: request, dueTo: error, attempt: attempt, now: Date()))
+    }
+
+    func decision(for request: URLRequest, dueTo error: any Error, attempt: Int, now: Date) -> RetryDecision {
+        guard retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")) else { return .doNotRetry }
+        switch error {
+        case KringleError.unacceptableStatusCode(let status, let response) where retryableStatusCodes.contains(status):
+            if let wait = RetryAfter.seconds(response.headers["Retry-After"], now: now) {
+                return .retryAfter(min(wait, maximumDelay))
+            }
+            return .retryAfter(backoff(attempt))
+        case KringleError.timedOut:
+            return .retryAfter(backoff(attempt))
+        case KringleError.transport(let failure as any TransportFailure) where failure.requestNeverCompleted:
+            return .retryAfter(backoff(attempt))
+        default:
+            return .doNotRetry
+        }
+    }
+
+    /// "Equal jitter": half the exponential delay, plus a random part of the other half,
+    /// so that many clients failing together do not retry together.
+    func backoff(_ attempt: Int) -> TimeInterval {
+        let exponential = min(maximumDelay, baseDelay * pow(2, Double(max(0, attempt - 1))))
+        return exponential / 2 + Double.random(in: 0...(exponential / 2))
+    }
+}
+
+/// The `Retry-After` header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
+enum RetryAfter {
+    static func seconds(_ value: String?, now: Date) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int(value) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        guard let date = HTTPDate.parse(value) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}
+
+/// HTTP-date parsing (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime
+/// forms recipients must accept.
+enum HTTPDate {
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    static func parse(_ text: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

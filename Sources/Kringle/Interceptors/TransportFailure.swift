@@ -1,0 +1,27 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport's error that can tell whether the request surely did not complete
+/// (refused, unresolved, timed out before an answer…), so that a retry cannot apply it twice.
+///
+/// ``RetryPolicy`` retries such failures. `URLError` is judged by its code; adapters
+/// conform their own error types (as `KringleCurl`'s `CurlError` does).
+public protocol TransportFailure: Error {
+    /// Whether the request never completed, so sending it again is safe for an
+    /// idempotent method.
+    var requestNeverCompleted: Bool { get }
+}
+
+extension URLError: TransportFailure {
+    public var requestNeverCompleted: Bool {
+        switch code {
+        case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
+             .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed:
+            return true
+        default:
+            return false
+        }
+    }
+}
