@@ -45,6 +45,87 @@ enum ReadmeExamples {
         }
     }
 
+
+    struct APIKey: RequestInterceptor {
+        let key: String
+        func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+            var request = request
+            request.setValue(key, forHTTPHeaderField: "X-API-Key")
+            return Promise(request)
+        }
+    }
+
+    struct Token: Codable, Sendable {
+        var access: String
+        var refresh: String
+    }
+
+    enum AuthEndpoint: Endpoint {
+        case refresh
+        var baseURL: URL { URL(string: "https://cats.example/auth")! }
+        var path: String { "/refresh" }
+    }
+
+    struct BearerAuthenticator: Authenticator {
+        let client: NetworkClient   // a client without the interceptor
+        func apply(_ token: Token, to request: inout URLRequest) {
+            request.setValue("Bearer \(token.access)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ token: Token) -> Promise<Token> {
+            client.post(["refreshToken": token.refresh], to: AuthEndpoint.refresh, as: Token.self)
+        }
+    }
+
+    /// Stands in for swift-log's `Logger`, which this package does not depend on.
+    struct Logger {
+        func info(_ message: String) { print(message) }
+    }
+
+    struct SwiftLogAdapter: KringleLogger {
+        let logger: Logger
+        func log(_ event: KringleLogEvent) {
+            logger.info("\(event.description)")
+        }
+    }
+
+    static func interceptors(client: NetworkClient) {
+        var resilient = NetworkClient.Configuration()
+        resilient.interceptors = [APIKey(key: "secret"), RetryPolicy(baseDelay: 0.2, maximumDelay: 5)]
+        resilient.maxRetryCount = 4
+        let resilientClient = NetworkClient(configuration: resilient)
+        _ = resilientClient
+
+        let auth = AuthenticationInterceptor(
+            authenticator: BearerAuthenticator(client: client),
+            credential: Token(access: "a1", refresh: "r1")
+        )
+        let authorised = client.newClient(withAdditionalInterceptors: [auth], maxRetryCount: 2)
+        _ = authorised
+    }
+
+    static func logging(client: NetworkClient) {
+        let verbose = client.newClient(withLogger: PrintLogger())
+        _ = verbose
+
+        var login = URLRequest(url: URL(string: "https://cats.example/login")!)
+        login.httpMethod = "POST"
+        login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
+        print(login.curlDescription)   // curl -X 'POST' 'https://cats.example/login' -H 'Authorization: <redacted>'
+    }
+
+    static func callbacks(client: NetworkClient) {
+        let builder = RequestBuilder(method: .post, url: URL(string: "https://cats.example/cats")!,
+                                     body: .form([("name", "Tom")]))
+        let handle = client.sendRequest(builder) { result in
+            switch result {
+            case .success(let response): print(response.statusCode)
+            case .failure(let error): print(error)
+            case .cancelled: print("cancelled")
+            }
+        }
+        handle.dispose()
+    }
+
     static func quickStart(client: NetworkClient) {
         client.get(CatEndpoint.cuddle, as: Cat.self)
             .then { cat in
@@ -151,5 +232,13 @@ struct ReadmeExampleTests {
         let tom = try await client.get(ReadmeExamples.CatEndpoint.cuddle, as: ReadmeExamples.Cat.self).value
         #expect(tom.name == "Tom")
         #expect(transport.requests.first?.url?.absoluteString == "https://cats.example/api/v2/cuddle")
+    }
+
+    @Test("the README's curlDescription example prints what it says")
+    func curlDescriptionExample() {
+        var login = URLRequest(url: URL(string: "https://cats.example/login")!)
+        login.httpMethod = "POST"
+        login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
+        #expect(login.curlDescription == "curl -X 'POST' 'https://cats.example/login' -H 'Authorization: <redacted>'")
     }
 }
