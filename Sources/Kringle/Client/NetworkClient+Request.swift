@@ -56,7 +56,12 @@ extension NetworkClient {
         }
         return request
             .flatMapResultInline { result in self.attempt(try result.get(), number: 1) }
-            .then(on: Self.codingQueue) { response in try output(response, configuration) }
+            .flatMapResultInline { result in
+                // Only a body needs the coding queue; a failure passes on at once, so a
+                // time-out or a cancellation is never held up behind busy decoders.
+                let response = try result.get()
+                return Promise(()).then(on: Self.codingQueue) { _ in try output(response, configuration) }
+            }
             .mapResultInline { result in
                 if case .failure(let error) = result, configuration.logger != nil {
                     self.log(.failure(method: method.rawValue, url: endpoint.baseURL, error: "\(error)"))
