@@ -333,5 +333,8 @@ extension Promise: PromiseNode {
         }
         addDependency(inner)
         inner.observeInline { result in self.settle(result) }
+        // Cancelled while the handler that produced `inner` was still running: the
+        // dependency above came too late to carry the cancellation, so pass it on now.
+        if isCancelled { inner.cancel() }
     }
 }

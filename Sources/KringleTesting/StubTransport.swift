@@ -103,7 +103,7 @@ public final class StubTransport: Transport {
         let method = request.httpMethod ?? "GET"
         let found = state.withLock { state -> (Stub?, (@Sendable (URLRequest) throws -> Stub)?) in
             state.requests.append(request)
-            return (state.stubs[Self.key(method, request.url?.path ?? "")], state.fallback)
+            return (state.stubs[Self.key(method, Self.path(of: request))], state.fallback)
         }
         let stub: Stub
         do {
@@ -123,6 +123,12 @@ public final class StubTransport: Transport {
             if let error = stub.error { throw error }
             return response
         }
+    }
+
+    /// The decoded path as the endpoint gave it (`URL.path` would drop a trailing slash).
+    private static func path(of request: URLRequest) -> String {
+        guard let url = request.url else { return "" }
+        return URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? url.path
     }
 
     private static func key(_ method: String, _ path: String) -> String {

@@ -23,12 +23,12 @@ extension NetworkClient {
     /// ```
     @discardableResult
     public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
-        let call = attempt(request, number: 1).mapResultInline { Response(try $0.get()) }
-        call.then { response in completion(.success(response)) }
+        let sending = call(request) { response, _ in Response(response) }
+        sending.then { response in completion(.success(response)) }
             .catch { error in
                 completion((error as? PromiseError) == .cancelled ? .cancelled : .failure(error))
             }
-        return Disposable { call.cancel() }
+        return Disposable { sending.cancel() }
     }
 
     /// Builds a request from `builder` (with the client's default headers and query items)

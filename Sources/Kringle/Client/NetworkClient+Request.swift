@@ -54,8 +54,17 @@ extension NetworkClient {
                 request = Promise(error: error)
             }
         }
-        return request
-            .flatMapResultInline { result in self.attempt(try result.get(), number: 1) }
+        return request.flatMapResultInline { built in self.call(try built.get(), output: output) }
+    }
+
+    /// Sends a built request (attempts, retries, redirects, cookies), turns the response into
+    /// the caller's value on the coding queue, and logs a failure, cancellation included.
+    func call<Output: Sendable>(
+        _ request: URLRequest,
+        output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
+    ) -> Promise<Output> {
+        let configuration = configuration
+        let outcome = attempt(request, number: 1)
             .flatMapResultInline { result in
                 // Only a body needs the coding queue; a failure passes on at once, so a
                 // time-out or a cancellation is never held up behind busy decoders.
@@ -63,11 +72,11 @@ extension NetworkClient {
                 return Promise(()).then(on: Self.codingQueue) { _ in try output(response, configuration) }
             }
             .mapResultInline { result in
-                if case .failure(let error) = result, configuration.logger != nil {
-                    self.log(.failure(method: method.rawValue, url: endpoint.baseURL, error: "\(error)"))
-                }
+                if case .failure(let error) = result { self.logFailure(request, error) }
                 return try result.get()
             }
+        outcome.onCancel { self.logFailure(request, PromiseError.cancelled) }
+        return outcome
     }
 
     /// Where request bodies are encoded and responses decoded: never the caller's thread nor

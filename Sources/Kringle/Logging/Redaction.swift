@@ -37,7 +37,11 @@ extension URLRequest {
     public func curlDescription(redacting redacted: Set<String>) -> String {
         var parts = ["curl"]
         let method = httpMethod ?? "GET"
-        if method != "GET" { parts.append("-X \(Self.quoted(method))") }
+        switch method {
+        case "GET": break
+        case "HEAD": parts.append("--head")   // `-X HEAD` would make curl wait for a body
+        default: parts.append("-X \(Self.quoted(method))")
+        }
         parts.append(Self.quoted(url?.absoluteString ?? ""))
         for field in kringleHeaders.redacting(redacted) {
             parts.append("-H \(Self.quoted("\(field.name): \(field.value)"))")

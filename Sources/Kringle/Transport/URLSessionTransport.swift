@@ -15,7 +15,9 @@ import FoundationNetworking
 /// header `Set-Cookie: a=b, c=d` arrives exactly like two headers `a=b` and `c=d`, and is
 /// read as two cookies. `KringleCurl`'s `CurlTransport` keeps every header line as sent.
 /// Other repeated headers stay folded into one comma-joined value (RFC 9110 §5.3 allows
-/// it), and header order across different names is not kept.
+/// it), and header order across different names is not kept. A 401 that carries a
+/// `WWW-Authenticate` challenge is returned as a response (authentication is the client's
+/// business), but FoundationNetworking on Linux does not deliver its body.
 ///
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())

@@ -51,6 +51,24 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler(nil)
     }
 
+    // Authentication is the client's business (interceptors), so a 401 must come back as a
+    // response. FoundationNetworking on Linux hangs on `.performDefaultHandling` and never
+    // delivers the body of a challenged 401, so the challenge is cancelled and the 401 is
+    // reported from `failureResponse` (status and headers; the body is lost).
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let refused = challenge.failureResponse as? HTTPURLResponse else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        transfers.withLock { $0[task.taskIdentifier]?.response = refused }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
     func urlSession(
         _ session: URLSession,
         dataTask: URLSessionDataTask,
@@ -67,7 +85,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let error {
+        if let error, !(transfer.response?.statusCode == 401 && Self.isCancellation(error)) {
             transfer.promise.reject(Self.kringleError(for: error))
             return
         }
@@ -81,6 +99,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             body: transfer.body,
             url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
         ))
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        [.cancelled, .userCancelledAuthentication].contains((error as? URLError)?.code)
     }
 
     private static func kringleError(for error: any Error) -> any Error {
