@@ -12,7 +12,8 @@ extension NetworkClient {
     /// other. `completion` receives the response (acceptable status), the failure the
     /// interceptors did not retry (including a retryable one past the retry limit), or
     /// ``NetworkResult/cancelled`` when the returned ``Disposable`` is disposed first. It runs
-    /// on a queue of the library's, never on the caller's stack.
+    /// on a queue of the library's, never on the caller's stack (only the builder variant
+    /// reports a request that cannot be built at once, before returning).
     ///
     /// ```swift
     /// let request = URLRequest(url: URL(string: "https://cats.example/cuddle")!)

@@ -15,11 +15,28 @@ public enum RequestBody: Sendable {
     case data(Data, contentType: String)
     /// A value encoded as JSON with the client's `JSONEncoder`.
     case json(any Encodable & Sendable)
+    /// A `multipart/form-data` form; file parts are streamed from disk.
+    case multipart([MultipartPart])
 }
 
 extension RequestBody {
-    /// The bytes and content type to send.
-    func encoded(with encoder: JSONEncoder) throws -> (body: Data, contentType: String) {
+    /// What to send: bytes in memory, or a body to stream.
+    enum Encoded {
+        case data(Data)
+        case streamed(StreamedBody)
+    }
+
+    /// The body and content type to send.
+    func encoded(with encoder: JSONEncoder) throws -> (body: Encoded, contentType: String) {
+        if case .multipart(let parts) = self {
+            let multipart = try MultipartEncoding.body(for: parts)
+            return (.streamed(multipart.body), multipart.contentType)
+        }
+        let (data, contentType) = try encodedInMemory(with: encoder)
+        return (.data(data), contentType)
+    }
+
+    private func encodedInMemory(with encoder: JSONEncoder) throws -> (body: Data, contentType: String) {
         switch self {
         case .form(let fields):
             let text = fields
@@ -34,6 +51,8 @@ extension RequestBody {
             } catch {
                 throw KringleError.invalidRequest("The body could not be encoded as JSON: \(error)")
             }
+        case .multipart:
+            throw KringleError.invalidRequest("A multipart body is streamed, not held in memory.")
         }
     }
 }

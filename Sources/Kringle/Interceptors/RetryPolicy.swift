@@ -44,7 +44,8 @@ public struct RetryPolicy: RequestInterceptor {
     }
 
     func decision(for request: URLRequest, dueTo error: any Error, attempt: Int, now: Date) -> RetryDecision {
-        guard retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")) else { return .doNotRetry }
+        let method = HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased())
+        guard retryableMethods.contains(method) else { return .doNotRetry }
         switch error {
         case KringleError.unacceptableStatusCode(let status, let response) where retryableStatusCodes.contains(status):
             if let wait = RetryAfter.seconds(response.headers["Retry-After"], now: now) {
@@ -72,10 +73,17 @@ public struct RetryPolicy: RequestInterceptor {
 enum RetryAfter {
     static func seconds(_ value: String?, now: Date) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        if value.allSatisfy(\.isASCIIDigit) {
+            // delay-seconds; a number too big for an Int still means "a long time" (the cap).
+            return TimeInterval(value) ?? .infinity
+        }
         guard let date = HTTPDate.parse(value) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
 /// HTTP-date parsing (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime

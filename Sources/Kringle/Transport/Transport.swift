@@ -31,4 +31,11 @@ import FoundationNetworking
 public protocol Transport: Sendable {
     /// Sends `request` once and reports the response, whatever its status.
     func send(_ request: URLRequest) -> Promise<HTTPResponse>
+
+    /// Sends a request with a streamed body or a response body bound for a file, under the
+    /// same contract as ``send(_:)``.
+    ///
+    /// A default implementation buffers the transfer in memory, so an adapter that only
+    /// implements ``send(_:)`` still works; adapters that can stream override it.
+    func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse>
 }

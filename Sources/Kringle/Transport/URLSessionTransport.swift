@@ -54,16 +54,85 @@ public final class URLSessionTransport: Transport {
     }
 
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        var request = request
-        // URLSession on Linux rounds timeouts below a second down (0.5 s fails at once) and
-        // ignores the resource timeout; the client keeps a precise timeout of its own, so give
-        // URLSession a looser one that never fires first.
-        request.timeoutInterval = request.timeoutInterval.rounded(.up) + 1
-        let task = session.dataTask(with: request)
-        let promise = delegate.register(task)
+        let task = session.dataTask(with: Self.loosened(request))
+        return start(task, delegate.register(task))
+    }
+
+    /// Streams the body from its file (a body of several pieces, such as a multipart form,
+    /// is first spooled to a temporary file: `InputStream` uploads are unreliable in
+    /// FoundationNetworking) and writes the response body to its file as it arrives.
+    ///
+    /// Limits: FoundationNetworking offers no backpressure on downloads, so a disk slower
+    /// than the network lets data queue in memory; `CurlTransport` pauses the transfer
+    /// instead.
+    public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
+        let request = Self.loosened(transfer.request)
+        var spool: URL?
+        let sink: FileHandle?
+        let task: URLSessionTask
+        do {
+            sink = try transfer.responseBodyFile.map(Self.truncatedForWriting)
+            if let body = transfer.body {
+                let (file, isSpool) = try Self.file(holding: body)
+                spool = isSpool ? file : nil
+                task = session.uploadTask(with: request, fromFile: file)
+            } else {
+                task = session.dataTask(with: request)
+            }
+        } catch {
+            if let spool { try? FileManager.default.removeItem(at: spool) }
+            return Promise(error: error)
+        }
+        return start(task, delegate.register(task, sink: sink, spool: spool, progress: transfer.progress))
+    }
+
+    private func start(_ task: URLSessionTask, _ promise: Promise<HTTPResponse>) -> Promise<HTTPResponse> {
         let delegate = delegate
         promise.onCancel { delegate.cancel(task) }
         task.resume()
         return promise
+    }
+
+    /// URLSession on Linux rounds timeouts below a second down (0.5 s fails at once) and
+    /// ignores the resource timeout; the client keeps a precise timeout of its own, so
+    /// URLSession gets a looser one that never fires first.
+    private static func loosened(_ request: URLRequest) -> URLRequest {
+        var request = request
+        request.timeoutInterval = request.timeoutInterval.rounded(.up) + 1
+        return request
+    }
+
+    /// Opens an existing file for writing from its start, emptied. The file is not created:
+    /// if the caller removed it (after a cancellation), nothing is written.
+    private static func truncatedForWriting(_ url: URL) throws -> FileHandle {
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 0)
+            return handle
+        } catch {
+            throw KringleError.transport(error)
+        }
+    }
+
+    /// A file with the body's bytes: its own file when it is one, else a spooled copy.
+    private static func file(holding body: StreamedBody) throws -> (url: URL, isSpool: Bool) {
+        if body.segments.count == 1, case .file(let url, _) = body.segments[0] {
+            return (url, false)
+        }
+        let spool = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kringle-upload-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: spool.path, contents: nil) else {
+            throw KringleError.transport(CocoaError(.fileWriteUnknown))
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: spool)
+            defer { try? handle.close() }
+            var reader = body.makeReader()
+            while let chunk = try reader.read(upTo: 1 << 20) { try handle.write(contentsOf: chunk) }
+        } catch {
+            try? FileManager.default.removeItem(at: spool)
+            throw error
+        }
+        return (spool, true)
     }
 }

@@ -10,6 +10,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let promise: Promise<HTTPResponse>
         var response: HTTPURLResponse?
         var body = Data()
+        /// Where the body goes instead of `body`, for transfers to a file.
+        var sink: FileHandle?
+        var sinkError: (any Error)?
+        var sent: Int64 = 0
+        var received: Int64 = 0
+        var progress: (@Sendable (Int64, Int64, Int64?) -> Void)?
+        /// A spooled body file to delete once the task is over.
+        var spool: URL?
     }
 
     private let transfers = Mutex<[Int: Transfer]>([:])
@@ -19,9 +27,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         self.queue = queue
     }
 
-    func register(_ task: URLSessionTask) -> Promise<HTTPResponse> {
+    func register(
+        _ task: URLSessionTask,
+        sink: FileHandle? = nil,
+        spool: URL? = nil,
+        progress: (@Sendable (Int64, Int64, Int64?) -> Void)? = nil
+    ) -> Promise<HTTPResponse> {
         let promise = Promise<HTTPResponse>.pending()
-        transfers.withLock { $0[task.taskIdentifier] = Transfer(promise: promise) }
+        var transfer = Transfer(promise: promise)
+        transfer.sink = sink
+        transfer.spool = spool
+        transfer.progress = progress
+        transfers.withLock { $0[task.taskIdentifier] = transfer }
         return promise
     }
 
@@ -80,11 +97,51 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        transfers.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+        let report = transfers.withLock { transfers -> (() -> Void)? in
+            guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
+            defer { transfers[dataTask.taskIdentifier] = transfer }
+            transfer.received += Int64(data.count)
+            if let sink = transfer.sink {
+                // Written here, on the serial delegate queue: the disk paces the transfer
+                // as far as FoundationNetworking lets it.
+                do { try sink.write(contentsOf: data) } catch { transfer.sinkError = transfer.sinkError ?? error }
+            } else {
+                transfer.body.append(data)
+            }
+            guard let progress = transfer.progress else { return nil }
+            let (sent, received) = (transfer.sent, transfer.received)
+            let expected = transfer.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
+            return { progress(sent, received, expected) }
+        }
+        report?()
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        let report = transfers.withLock { transfers -> (() -> Void)? in
+            guard var transfer = transfers[task.taskIdentifier] else { return nil }
+            transfer.sent = totalBytesSent
+            transfers[task.taskIdentifier] = transfer
+            guard let progress = transfer.progress else { return nil }
+            let received = transfer.received
+            return { progress(totalBytesSent, received, nil) }
+        }
+        report?()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        try? transfer.sink?.close()
+        if let spool = transfer.spool { try? FileManager.default.removeItem(at: spool) }
+        if let sinkError = transfer.sinkError {
+            transfer.promise.reject(KringleError.transport(sinkError))
+            return
+        }
         if let error, !(transfer.response?.statusCode == 401 && Self.isCancellation(error)) {
             transfer.promise.reject(Self.kringleError(for: error))
             return

@@ -1,0 +1,76 @@
+import Foundation
+
+/// One part of a `multipart/form-data` body (RFC 7578), for ``RequestBody/multipart(_:)``.
+///
+/// ```swift
+/// client.request(.post, Gallery.upload, body: .multipart([
+///     .field(name: "title", value: "Tom asleep"),
+///     .file(name: "photo", fileURL: photoURL, filename: "tom.jpg", contentType: "image/jpeg"),
+/// ]), as: Photo.self)
+/// ```
+/// File parts are streamed from disk when the request is sent, never read whole.
+public struct MultipartPart: Sendable {
+    enum Content: Sendable {
+        case text(String)
+        case file(URL, filename: String, contentType: String)
+    }
+
+    let name: String
+    let content: Content
+
+    /// A text field.
+    public static func field(name: String, value: String) -> MultipartPart {
+        MultipartPart(name: name, content: .text(value))
+    }
+
+    /// A file, read from disk when the request is sent.
+    ///
+    /// - Parameters:
+    ///   - name: The field name.
+    ///   - fileURL: The file to send.
+    ///   - filename: The name the server sees; the file's own name by default.
+    ///   - contentType: The part's media type; `application/octet-stream` by default.
+    public static func file(name: String, fileURL: URL, filename: String? = nil, contentType: String? = nil) -> MultipartPart {
+        MultipartPart(name: name, content: .file(
+            fileURL,
+            filename: filename ?? fileURL.lastPathComponent,
+            contentType: contentType ?? "application/octet-stream"
+        ))
+    }
+}
+
+/// Lays out multipart parts as a ``StreamedBody``.
+enum MultipartEncoding {
+    /// The body and its `Content-Type` (with the boundary).
+    ///
+    /// - Throws: ``KringleError/invalidRequest(_:)`` when a file part is missing or unreadable.
+    static func body(for parts: [MultipartPart], boundary: String = "kringle-" + UUID().uuidString)
+        throws -> (body: StreamedBody, contentType: String)
+    {
+        var segments: [StreamedBody.Segment] = []
+        for part in parts {
+            var head = "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(escaped(part.name))\""
+            switch part.content {
+            case .text(let value):
+                head += "\r\n\r\n"
+                segments.append(.data(Data(head.utf8) + Data(value.utf8) + Data("\r\n".utf8)))
+            case .file(let url, let filename, let contentType):
+                let size = try StreamedBody.size(ofReadableFile: url)
+                head += "; filename=\"\(escaped(filename))\"\r\nContent-Type: \(contentType)\r\n\r\n"
+                segments.append(.data(Data(head.utf8)))
+                segments.append(.file(url, size: size))
+                segments.append(.data(Data("\r\n".utf8)))
+            }
+        }
+        segments.append(.data(Data("--\(boundary)--\r\n".utf8)))
+        return (StreamedBody(segments: segments), "multipart/form-data; boundary=\(boundary)")
+    }
+
+    /// Names and filenames escaped as browsers do (WHATWG HTML, multipart/form-data
+    /// encoding): `"`, CR and LF percent-encoded, so no value can end the header or the part.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\"", with: "%22")
+            .replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+}

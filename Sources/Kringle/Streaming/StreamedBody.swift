@@ -1,0 +1,121 @@
+import Foundation
+
+/// A request body sent in chunks from memory and files, never read whole: an upload from
+/// a file, or a multipart form with file parts.
+///
+/// It can be read again from the start, so a redirect that keeps the body (307, 308) or a
+/// retry sends it anew.
+public struct StreamedBody: Sendable {
+    /// One piece of the body.
+    public enum Segment: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A whole file, read in chunks.
+        case file(URL, size: Int64)
+    }
+
+    /// The pieces, in order.
+    public var segments: [Segment]
+
+    /// Creates a body from its pieces.
+    public init(segments: [Segment]) {
+        self.segments = segments
+    }
+
+    /// A body that is one file.
+    ///
+    /// - Throws: ``KringleError/invalidRequest(_:)`` when the file is missing or unreadable.
+    public static func file(_ url: URL) throws -> StreamedBody {
+        StreamedBody(segments: [.file(url, size: try StreamedBody.size(ofReadableFile: url))])
+    }
+
+    /// The total length in bytes.
+    public var length: Int64 {
+        segments.reduce(0) { total, segment in
+            switch segment {
+            case .data(let data): return total + Int64(data.count)
+            case .file(_, let size): return total + size
+            }
+        }
+    }
+
+    /// A reader positioned at the start.
+    public func makeReader() -> StreamedBodyReader {
+        StreamedBodyReader(segments: segments)
+    }
+
+    /// The bytes all at once: for transports that cannot stream.
+    public func readAll() throws -> Data {
+        var reader = makeReader()
+        var data = Data()
+        while let chunk = try reader.read(upTo: 1 << 20) { data.append(chunk) }
+        return data
+    }
+
+    /// The size of a regular, readable file.
+    static func size(ofReadableFile url: URL) throws -> Int64 {
+        guard url.isFileURL else {
+            throw KringleError.invalidRequest("\(url.absoluteString) is not a file URL.")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw KringleError.invalidRequest("There is no file at \(url.path).")
+        }
+        guard FileManager.default.isReadableFile(atPath: url.path),
+              let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
+        else {
+            throw KringleError.invalidRequest("The file at \(url.path) cannot be read.")
+        }
+        return size.int64Value
+    }
+}
+
+/// Reads a ``StreamedBody`` front to back in chunks.
+public struct StreamedBodyReader {
+    private var segments: ArraySlice<StreamedBody.Segment>
+    private var offsetInData = 0
+    private var file: FileHandle?
+
+    init(segments: [StreamedBody.Segment]) {
+        self.segments = segments[...]
+    }
+
+    /// The next chunk of at most `maximum` bytes, or `nil` at the end.
+    ///
+    /// - Throws: ``KringleError/invalidRequest(_:)`` when a file cannot be read (or has
+    ///   shrunk since the body was made).
+    public mutating func read(upTo maximum: Int) throws -> Data? {
+        while let segment = segments.first {
+            switch segment {
+            case .data(let data):
+                if offsetInData < data.count {
+                    let end = min(data.count, offsetInData + maximum)
+                    defer { offsetInData = end }
+                    return data.subdata(in: (data.startIndex + offsetInData)..<(data.startIndex + end))
+                }
+            case .file(let url, _):
+                if file == nil {
+                    do {
+                        file = try FileHandle(forReadingFrom: url)
+                    } catch {
+                        throw KringleError.invalidRequest("The file at \(url.path) cannot be read: \(error)")
+                    }
+                }
+                if let handle = file {
+                    let chunk: Data?
+                    do {
+                        chunk = try handle.read(upToCount: maximum)
+                    } catch {
+                        throw KringleError.invalidRequest("Reading \(url.path) failed: \(error)")
+                    }
+                    if let chunk, !chunk.isEmpty { return chunk }
+                    try? handle.close()
+                    file = nil
+                }
+            }
+            segments = segments.dropFirst()
+            offsetInData = 0
+        }
+        return nil
+    }
+}

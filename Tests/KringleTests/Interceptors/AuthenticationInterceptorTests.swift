@@ -1,0 +1,210 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Synchronization
+import Testing
+@testable import Kringle
+
+/// A bearer-token authenticator whose refresh the test scripts, counting every call.
+struct InterceptorTokenAuthenticator: Authenticator {
+    let refreshes = InterceptorCounter()
+    let failureChecks = InterceptorCounter()
+    let script: @Sendable (String) -> Promise<String>
+
+    func apply(_ token: String, to request: inout URLRequest) {
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ token: String) -> Promise<String> {
+        refreshes.increment()
+        return script(token)
+    }
+
+    func isAuthenticationFailure(_ error: any Error) -> Bool {
+        failureChecks.increment()
+        if case KringleError.unacceptableStatusCode(401, _) = error { return true }
+        return false
+    }
+}
+
+@Suite("AuthenticationInterceptor")
+struct AuthenticationInterceptorTests {
+    /// A server that accepts only `Bearer <accepted>` and records every Authorization header.
+    private static func server(accepting accepted: String, seen: InterceptorBox<[String]>) throws -> LoopbackServer {
+        try LoopbackServer { request in
+            let authorization = request.header("Authorization") ?? "-"
+            seen.update { $0.append(authorization) }
+            return authorization == "Bearer \(accepted)" ? .json(#"{"ok": true}"#) : .status(401)
+        }
+    }
+
+    private static func client(_ transport: any Transport, auth: some RequestInterceptor, maxRetryCount: Int? = 2) -> NetworkClient {
+        NetworkClient(transport: transport).newClient(withAdditionalInterceptors: [auth], maxRetryCount: maxRetryCount)
+    }
+
+    @Test("the current credential is applied to every request")
+    func appliesCredential() async throws {
+        let seen = InterceptorBox<[String]>([])
+        let server = try Self.server(accepting: "good", seen: seen)
+        defer { server.shutdown() }
+        let authenticator = InterceptorTokenAuthenticator { _ in Promise(error: InterceptorTestError(label: "unexpected refresh")) }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "good")
+        let client = Self.client(URLSessionTransport(), auth: auth)
+
+        for _ in 0..<3 {
+            _ = try await client.get(server.interceptorEndpoint("/me")).interceptorOutcome().get()
+        }
+        #expect(seen.value == Array(repeating: "Bearer good", count: 3))
+        #expect(authenticator.refreshes.value == 0)
+    }
+
+    @Test("a 401 refreshes the credential once and retries with the new one")
+    func refreshOn401() async throws {
+        let seen = InterceptorBox<[String]>([])
+        let server = try Self.server(accepting: "fresh", seen: seen)
+        defer { server.shutdown() }
+        let refreshedFrom = InterceptorBox<[String]>([])
+        let authenticator = InterceptorTokenAuthenticator { stale in
+            refreshedFrom.update { $0.append(stale) }
+            return Promise("fresh")
+        }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        let client = Self.client(URLSessionTransport(), auth: auth)
+
+        _ = try await client.get(server.interceptorEndpoint("/me")).interceptorOutcome().get()
+        #expect(seen.value == ["Bearer stale", "Bearer fresh"])
+        #expect(refreshedFrom.value == ["stale"])
+        #expect(auth.credential == "fresh")
+
+        _ = try await client.get(server.interceptorEndpoint("/me")).interceptorOutcome().get()
+        #expect(seen.value.last == "Bearer fresh", "later calls start with the new credential")
+        #expect(authenticator.refreshes.value == 1)
+    }
+
+    @Test("20 concurrent requests refused with 401 cause exactly one refresh, and all succeed")
+    func singleFlightRefresh() async throws {
+        let seen = InterceptorBox<[String]>([])
+        let server = try Self.server(accepting: "fresh", seen: seen)
+        defer { server.shutdown() }
+        // The refresh takes a while, so that the other 401s arrive while it is in flight.
+        let authenticator = InterceptorTokenAuthenticator { _ in Promise(()).delay(0.3).then { "fresh" } }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        let client = Self.client(URLSessionTransport(), auth: auth)
+
+        let calls = (0..<20).map { client.get(server.interceptorEndpoint("/item/\($0)"), as: [String: Bool].self) }
+        let outcomes = try await Promise<[Result<[String: Bool], any Error>]>.allSettled(calls).interceptorOutcome().get()
+
+        #expect(outcomes.allSatisfy { (try? $0.get()) == ["ok": true] }, "\(outcomes)")
+        #expect(authenticator.refreshes.value == 1)
+        let headers = seen.value
+        #expect(headers.filter { $0 == "Bearer fresh" }.count == 20, "each call succeeded once with the fresh token: \(headers)")
+        #expect(headers.filter { $0 == "Bearer stale" }.count <= 20)
+        #expect(headers.allSatisfy { $0 == "Bearer fresh" || $0 == "Bearer stale" })
+        #expect(auth.credential == "fresh")
+    }
+
+    @Test("a failed refresh fails every waiting request, once, with the refresh's error")
+    func failedRefreshFailsAll() async throws {
+        let transport = InterceptorGatedTransport()
+        let refresh = Promise<String>.pending()
+        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        let client = Self.client(transport, auth: auth, maxRetryCount: nil)
+
+        let settlements = (0..<20).map { _ in InterceptorCounter() }
+        let calls = (0..<20).map { index in
+            client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\(index)"))
+                .always { settlements[index].increment() }
+        }
+        // All 20 are at the transport with the stale token before any answer comes back.
+        #expect(await interceptorEventually { transport.waitingCount == 20 })
+        transport.releaseAll(status: 401)
+        // All 20 have asked the interceptor about their 401 (the first started the refresh).
+        #expect(await interceptorEventually { authenticator.failureChecks.value == 20 })
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(authenticator.refreshes.value == 1)
+        refresh.reject(InterceptorTestError(label: "refresh token revoked"))
+
+        let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).interceptorOutcome().get()
+        for (index, outcome) in outcomes.enumerated() {
+            #expect(outcome.interceptorFailure as? InterceptorTestError == InterceptorTestError(label: "refresh token revoked"),
+                    "call \(index): \(outcome)")
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(settlements.map(\.value) == Array(repeating: 1, count: 20))
+        #expect(authenticator.refreshes.value == 1, "no second refresh, no loop")
+        #expect(transport.waitingCount == 0, "no request was sent again")
+        #expect(auth.credential == "stale")
+    }
+
+    @Test("a server that refuses the fresh credential too does not cause a refresh loop, even with no retry limit")
+    func noRefreshLoop() async throws {
+        let seen = InterceptorBox<[String]>([])
+        let server = try Self.server(accepting: "nothing at all", seen: seen)
+        defer { server.shutdown() }
+        let generation = InterceptorCounter()
+        let authenticator = InterceptorTokenAuthenticator { _ in Promise("token-\(generation.increment())") }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0")
+        let client = Self.client(URLSessionTransport(), auth: auth, maxRetryCount: nil)
+
+        let outcome = await client.get(server.interceptorEndpoint("/me")).interceptorOutcome()
+        #expect(outcome.interceptorRejectedStatus == 401)
+        #expect(authenticator.refreshes.value == 1)
+        #expect(seen.value == ["Bearer token-0", "Bearer token-1"])
+    }
+
+    @Test("requests that start while a refresh is in flight wait for it and go out with the new credential")
+    func adaptWaitsForRefresh() async throws {
+        let transport = InterceptorGatedTransport { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+                ? HTTPResponse(statusCode: 200, url: request.url ?? interceptorStubBase)
+                : nil
+        }
+        let refresh = Promise<String>.pending()
+        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        let client = Self.client(transport, auth: auth)
+
+        let first = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/first"))
+        #expect(await interceptorEventually { transport.waitingCount == 1 })
+        transport.releaseAll(status: 401)
+        #expect(await interceptorEventually { authenticator.refreshes.value == 1 })
+
+        let later = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/later"))
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(later.isPending)
+        #expect(transport.waitingCount == 0, "the later request waits for the refresh instead of going out with the stale token")
+
+        refresh.fulfill("fresh")
+        #expect(await first.interceptorOutcome().interceptorFailure == nil)
+        #expect(await later.interceptorOutcome().interceptorFailure == nil)
+        #expect(authenticator.refreshes.value == 1)
+    }
+
+    @Test("cancelling one waiting request does not cancel the refresh the others wait for")
+    func cancellingOneWaiterKeepsRefresh() async throws {
+        let transport = InterceptorGatedTransport { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+                ? HTTPResponse(statusCode: 200, url: request.url ?? interceptorStubBase)
+                : nil
+        }
+        let refresh = Promise<String>.pending()
+        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        let client = Self.client(transport, auth: auth)
+
+        let calls = (0..<2).map { client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\($0)")) }
+        #expect(await interceptorEventually { transport.waitingCount == 2 })
+        transport.releaseAll(status: 401)
+        #expect(await interceptorEventually { authenticator.failureChecks.value == 2 })
+
+        calls[0].cancel()
+        #expect(await calls[0].interceptorOutcome().interceptorIsCancellation)
+        #expect(!refresh.isCancelled)
+        refresh.fulfill("fresh")
+        #expect(await calls[1].interceptorOutcome().interceptorFailure == nil)
+        #expect(authenticator.refreshes.value == 1)
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Testing
+@testable import Kringle
+
+/// A request and the command line it should give.
+struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
+    var label: String
+    var method: String
+    var url: String
+    var headers: [String: String] = [:]
+    var body: Data?
+    var redacted: Set<String>? = nil   // nil: the default redaction
+    var expected: String
+
+    var request: URLRequest {
+        var request = URLRequest(url: URL(string: url) ?? URL(fileURLWithPath: "/"))
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        return request
+    }
+
+    var testDescription: String { label }
+}
+
+/// The outcome of running a shell command.
+struct InterceptorCommandResult: Sendable {
+    var status: Int32
+    var output: String
+    var timedOut: Bool
+}
+
+/// Runs `command` with `/bin/sh -c` on a thread of its own, killing it after `seconds`.
+func interceptorRunShell(_ command: String, killAfter seconds: TimeInterval = 10) async -> InterceptorCommandResult {
+    await withCheckedContinuation { continuation in
+        Thread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(returning: InterceptorCommandResult(status: -1, output: "\(error)", timedOut: false))
+                return
+            }
+            let killed = InterceptorBox(false)
+            let watchdog = DispatchWorkItem {
+                if process.isRunning {
+                    killed.update { $0 = true }
+                    process.terminate()
+                }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            watchdog.cancel()
+            continuation.resume(returning: InterceptorCommandResult(
+                status: process.terminationStatus,
+                output: String(decoding: output, as: UTF8.self),
+                timedOut: killed.value
+            ))
+        }.start()
+    }
+}
+
+@Suite("curlDescription")
+struct CurlDescriptionTests {
+    @Test("the command line for a request", arguments: [
+        InterceptorCurlCase(label: "plain GET", method: "GET", url: "https://cats.example/cats?page=2",
+                            expected: "curl 'https://cats.example/cats?page=2'"),
+        InterceptorCurlCase(label: "POST with headers and body, secrets redacted", method: "POST", url: "https://cats.example/cats",
+                            headers: ["Authorization": "Bearer abc", "Content-Type": "application/json", "Cookie": "s=1",
+                                      "Proxy-Authorization": "Basic xyz", "X-Trace": "t-1"],
+                            body: Data(#"{"name":"Tom"}"#.utf8),
+                            expected: "curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' "
+                                + "-H 'Content-Type: application/json' -H 'Cookie: <redacted>' "
+                                + "-H 'Proxy-Authorization: <redacted>' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
+        InterceptorCurlCase(label: "nothing redacted when asked", method: "DELETE", url: "https://cats.example/cats/1",
+                            headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redacted: [],
+                            expected: "curl -X 'DELETE' 'https://cats.example/cats/1' -H 'Authorization: Bearer abc' -H 'Cookie: s=1'"),
+        InterceptorCurlCase(label: "a custom redaction set, case-insensitive", method: "GET", url: "https://cats.example/",
+                            headers: ["X-Api-Key": "k", "Authorization": "a"], redacted: ["x-api-key"],
+                            expected: "curl 'https://cats.example/' -H 'Authorization: a' -H 'X-Api-Key: <redacted>'"),
+        InterceptorCurlCase(label: "single quotes are escaped for the shell", method: "PUT", url: "https://cats.example/cats/O'Malley",
+                            headers: ["X-Note": "it's"], body: Data("Tom's 'dinner'".utf8),
+                            expected: #"curl -X 'PUT' 'https://cats.example/cats/O'\''Malley' -H 'X-Note: it'\''s' --data-binary 'Tom'\''s '\''dinner'\'''"#),
+        InterceptorCurlCase(label: "binary body", method: "POST", url: "https://cats.example/photo",
+                            body: Data([0xFF, 0xFE, 0x00, 0x80]),
+                            expected: "curl -X 'POST' 'https://cats.example/photo' --data-binary '<4 bytes of binary data>'"),
+    ])
+    func description(_ row: InterceptorCurlCase) {
+        let request = row.request
+        let description = row.redacted.map { request.curlDescription(redacting: $0) } ?? request.curlDescription
+        #expect(description == row.expected)
+    }
+
+    @Test("the command line, run with curl, sends the same request (nothing redacted)",
+          arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+    func reproducesRequest(method: String) async throws {
+        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let server = try LoopbackServer { request in
+            received.update { $0.append(request) }
+            return .text("ok")
+        }
+        defer { server.shutdown() }
+        var request = URLRequest(url: server.url("/cats/Tom?mood=sleepy&note=it%27s%20late"))
+        request.httpMethod = method
+        request.setValue("Bearer t0k3n", forHTTPHeaderField: "Authorization")
+        request.setValue("it's here", forHTTPHeaderField: "X-Quote")
+        let body = #"{"name": "O'Malley", "mood": "😺 $HOME `date`"}"#
+        if method != "GET" {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+
+        let result = await interceptorRunShell(request.curlDescription(redacting: []) + " --silent --show-error --max-time 10")
+        #expect(result.status == 0 && !result.timedOut, "\(result.output)")
+        let seen = try #require(received.value.first)
+        #expect(received.value.count == 1)
+        #expect(seen.method == method)
+        #expect(seen.target == "/cats/Tom?mood=sleepy&note=it%27s%20late")
+        #expect(seen.header("Authorization") == "Bearer t0k3n")
+        #expect(seen.header("X-Quote") == "it's here")
+        if method != "GET" {
+            #expect(seen.bodyText == body)
+            #expect(seen.header("Content-Type") == "application/json")
+        }
+    }
+
+    @Test("the redacted command line does not leak the secret to the server either")
+    func redactedCommandSendsPlaceholder() async throws {
+        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let server = try LoopbackServer { request in
+            received.update { $0.append(request) }
+            return .status(204)
+        }
+        defer { server.shutdown() }
+        var request = URLRequest(url: server.url("/me"))
+        request.setValue("Bearer t0k3n", forHTTPHeaderField: "Authorization")
+        #expect(!request.curlDescription.contains("t0k3n"))
+
+        let result = await interceptorRunShell(request.curlDescription + " --silent --show-error --max-time 10")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(received.value.map { $0.header("Authorization") } == ["<redacted>"])
+    }
+
+    @Test("a HEAD request's command line completes with curl (curl needs --head, not -X HEAD)")
+    func reproducesHead() async throws {
+        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let server = try LoopbackServer { request in
+            received.update { $0.append(request) }
+            return .text("a body that HEAD does not send")
+        }
+        defer { server.shutdown() }
+        var request = URLRequest(url: server.url("/cats"))
+        request.httpMethod = "HEAD"
+
+        let command = request.curlDescription
+        let result = await interceptorRunShell(command + " --silent --show-error --max-time 2 --output /dev/null")
+        #expect(received.value.map(\.method) == ["HEAD"])
+        #expect(result.status == 0, "`\(command)` failed (\(result.status)): \(result.output)")
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Testing
+@testable import Kringle
+
+@Suite("Logging: structured events and redaction")
+struct InterceptorLoggingTests {
+    private static func client(
+        _ transport: any Transport,
+        log: InterceptorEventLog,
+        interceptors: [any RequestInterceptor] = [],
+        configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+    ) -> NetworkClient {
+        var configuration = NetworkClient.Configuration()
+        configuration.interceptors = interceptors
+        configuration.logger = log
+        configure(&configuration)
+        return NetworkClient(configuration: configuration, transport: transport)
+    }
+
+    @Test("a call logs the request sent and the response received, with secrets redacted")
+    func requestAndResponseEvents() async throws {
+        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let server = try LoopbackServer { request in
+            received.update { $0.append(request) }
+            return LoopbackServer.Response.json(#"{"name": "Tom"}"#)
+                .addingHeader("Set-Cookie", "session=s3cr3t-cookie; Path=/")
+                .addingHeader("X-Request-Id", "r-42")
+        }
+        defer { server.shutdown() }
+        let log = InterceptorEventLog()
+        let client = Self.client(URLSessionTransport(), log: log)
+        let endpoint = server.interceptorEndpoint("/cats", headers: ["Authorization": "Bearer s3cr3t-token", "X-Trace": "t-1"])
+
+        _ = try await client.get(endpoint).interceptorOutcome().get()
+        _ = try await client.get(endpoint).interceptorOutcome().get()   // now with the cookie
+
+        let sent = log.sent
+        #expect(sent.count == 2)
+        #expect(sent.allSatisfy { $0.method == "GET" && $0.url == server.url("/cats") })
+        #expect(sent.allSatisfy { $0.headers["Authorization"] == "<redacted>" }, "\(sent.map(\.headers))")
+        #expect(sent.allSatisfy { $0.headers["X-Trace"] == "t-1" && $0.headers["Accept"] == "application/json" })
+        #expect(sent.last?.headers["Cookie"] == "<redacted>", "the jar's cookie is logged redacted: \(sent.map(\.headers))")
+
+        let responses = log.received
+        #expect(responses.count == 2)
+        #expect(responses.allSatisfy { $0.statusCode == 200 && $0.method == "GET" && $0.url == server.url("/cats") })
+        #expect(responses.allSatisfy { $0.bodySize == #"{"name": "Tom"}"#.utf8.count })
+        #expect(responses.allSatisfy { $0.duration > 0 && $0.duration < 10 })
+        #expect(responses.allSatisfy { $0.headers["Set-Cookie"] == "<redacted>" && $0.headers["X-Request-Id"] == "r-42" })
+
+        let everything = log.events.map(\.description).joined(separator: "\n")
+        #expect(!everything.contains("s3cr3t"), "no secret in any description:\n\(everything)")
+
+        // Redaction is for the log only: the server got the real values.
+        #expect(received.value.map { $0.header("Authorization") } == ["Bearer s3cr3t-token", "Bearer s3cr3t-token"])
+        #expect(received.value.last?.header("Cookie") == "session=s3cr3t-cookie")
+    }
+
+    @Test("redactedHeaders is configurable and case-insensitive")
+    func configurableRedaction() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/thing", with: .init(status: 200, headers: ["x-secret-echo": "hidden", "Set-Cookie": "a=b"]))
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log) { configuration in
+            configuration.redactedHeaders = ["X-API-KEY", "X-Secret-Echo"]
+        }
+        let endpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing",
+                                           headers: ["x-api-key": "k-123", "Authorization": "Basic abc"])
+
+        _ = try await client.get(endpoint).interceptorOutcome().get()
+        let headers = try #require(log.sent.first?.headers)
+        #expect(headers["X-Api-Key"] == "<redacted>")
+        #expect(headers["Authorization"] == "Basic abc", "the configured set replaces the defaults")
+        let responseHeaders = try #require(log.received.first?.headers)
+        #expect(responseHeaders["X-Secret-Echo"] == "<redacted>")
+        #expect(responseHeaders["Set-Cookie"] == "a=b")
+        #expect(transport.requests.first?.value(forHTTPHeaderField: "X-Api-Key") == "k-123")
+    }
+
+    @Test("the default redacted headers are Authorization, Proxy-Authorization, Cookie and Set-Cookie")
+    func defaultRedactedHeaders() {
+        #expect(NetworkClient.Configuration().redactedHeaders == ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"])
+        let headers: HTTPHeaders = ["authorization": "a", "PROXY-AUTHORIZATION": "b", "cookie": "c", "Set-Cookie": "d", "X-Other": "e"]
+        let redacted = headers.redacting(NetworkClient.Configuration.defaultRedactedHeaders)
+        #expect(redacted.fields.map(\.value) == ["<redacted>", "<redacted>", "<redacted>", "<redacted>", "e"])
+        #expect(redacted.fields.map(\.name) == headers.fields.map(\.name))
+    }
+
+    @Test("a retry is logged with its attempt, reason and delay, between the two attempts")
+    func retryEvent() async throws {
+        let transport = StubTransport()
+        let count = InterceptorCounter()
+        transport.stub { _ in
+            count.increment() == 1 ? .init(status: 503, headers: ["Retry-After": "0"], body: Data("try later".utf8)) : .init(status: 200)
+        }
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log, interceptors: [RetryPolicy()])
+
+        _ = try await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")).interceptorOutcome().get()
+        let kinds = log.events.map { event -> String in
+            switch event {
+            case .requestSent: return "sent"
+            case .responseReceived(_, _, let status, _, _, _): return "received \(status)"
+            case .retry: return "retry"
+            case .failure: return "failure"
+            }
+        }
+        #expect(kinds == ["sent", "received 503", "retry", "sent", "received 200"])
+        let retry = try #require(log.retries.first)
+        #expect(retry.method == "GET")
+        #expect(retry.url == interceptorURL("https://stub.example/thing"))
+        #expect(retry.attempt == 1)
+        #expect(retry.delay == 0)
+        #expect(retry.reason.contains("503") && retry.reason.contains("try later"), "\(retry.reason)")
+    }
+
+    @Test("a failed call logs one failure event with the method, the request's URL and the error")
+    func failureEvent() async throws {
+        let transport = StubTransport()
+        transport.stub(.post, "/api/cats", with: .init(status: 404))
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log)
+        let endpoint = InterceptorEndpoint(baseURL: interceptorURL("https://stub.example/api"), path: "/cats")
+
+        let outcome = await client.post(RequestBody.form([("name", "Tom")]), to: endpoint).interceptorOutcome()
+        #expect(outcome.interceptorRejectedStatus == 404)
+        let failure = try #require(log.failures.first)
+        #expect(log.failures.count == 1)
+        #expect(failure.method == "POST")
+        #expect(failure.error.contains("404"))
+        #expect(failure.url == interceptorURL("https://stub.example/api/cats"), "the URL the request went to, not just the base URL")
+    }
+
+    @Test("a failed callback request logs a failure event too")
+    func callbackFailureEvent() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/missing", with: .init(status: 404))
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log)
+        let done = Promise<NetworkResult>.pending()
+
+        client.sendRequest(URLRequest(url: interceptorURL("https://stub.example/missing"))) { done.fulfill($0) }
+        let result = try await done.interceptorOutcome().get()
+        #expect(result.result.interceptorRejectedStatus == 404)
+        #expect(log.failures.map(\.url) == [interceptorURL("https://stub.example/missing")],
+                "the callback API should log its failure like the promise API does: \(log.events.map(\.description))")
+    }
+
+    @Test("a cancelled call logs a failure event (the event's documentation says cancellation is included)")
+    func cancellationFailureEvent() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/slow", with: .init(status: 200, delay: 5))
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log)
+
+        let call = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow"))
+        #expect(await interceptorEventually { transport.requests.count == 1 })
+        call.cancel()
+        #expect(await call.interceptorOutcome().interceptorIsCancellation)
+        #expect(await interceptorEventually(within: 2) { !log.failures.isEmpty },
+                "no failure event for the cancelled call: \(log.events.map(\.description))")
+    }
+
+    @Test("without a logger nothing is logged, and a derived client logs only to its own logger")
+    func loggerPerClient() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/thing", with: .init(status: 200))
+        let endpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")
+        let plain = NetworkClient(transport: transport)
+        let first = InterceptorEventLog()
+        let second = InterceptorEventLog()
+        let logged = plain.newClient(withLogger: first)
+        let relogged = logged.newClient(withLogger: second)
+
+        _ = try await plain.get(endpoint).interceptorOutcome().get()
+        #expect(first.events.isEmpty && second.events.isEmpty)
+        _ = try await logged.get(endpoint).interceptorOutcome().get()
+        #expect(first.events.count == 2 && second.events.isEmpty)
+        _ = try await relogged.get(endpoint).interceptorOutcome().get()
+        #expect(first.events.count == 2 && second.events.count == 2)
+        #expect(plain.configuration.logger == nil)
+    }
+}

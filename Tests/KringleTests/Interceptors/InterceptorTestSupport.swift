@@ -1,0 +1,273 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Synchronization
+import Testing
+@testable import Kringle
+
+// Helpers for the interceptor, retry, authentication, logging and callback tests. Every name
+// starts with `Interceptor` so that nothing clashes with the other folders of the
+// `KringleTests` module.
+
+/// An endpoint built from parts.
+struct InterceptorEndpoint: Endpoint {
+    var baseURL: URL
+    var path: String
+    var headers: [String: String] = [:]
+}
+
+/// A URL from a literal; records an issue (instead of trapping) when it is invalid.
+func interceptorURL(_ string: String, sourceLocation: SourceLocation = #_sourceLocation) -> URL {
+    guard let url = URL(string: string) else {
+        Issue.record("invalid URL literal \(string)", sourceLocation: sourceLocation)
+        return URL(fileURLWithPath: "/")
+    }
+    return url
+}
+
+/// The stub transport's base URL.
+let interceptorStubBase = URL(string: "https://stub.example")!
+
+/// A value shared between threads behind a lock.
+final class InterceptorBox<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) {
+        storage = Mutex(value)
+    }
+
+    var value: Value {
+        storage.withLock { $0 }
+    }
+
+    @discardableResult
+    func update<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+        storage.withLock { body(&$0) }
+    }
+}
+
+/// A counter shared between threads.
+final class InterceptorCounter: Sendable {
+    private let storage = Mutex(0)
+
+    @discardableResult
+    func increment() -> Int {
+        storage.withLock { $0 += 1; return $0 }
+    }
+
+    var value: Int {
+        storage.withLock { $0 }
+    }
+}
+
+/// An interceptor that appends its name to the `X-Adapted-By` header, and records what its
+/// `retry` hook was asked and what it answered.
+struct InterceptorTagger: RequestInterceptor {
+    let name: String
+    var decide: @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision = { _, _ in .doNotRetry }
+    let retryLog = InterceptorBox<[String]>([])
+
+    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+        var request = request
+        let previous = request.value(forHTTPHeaderField: "X-Adapted-By")
+        request.setValue(previous.map { "\($0),\(name)" } ?? name, forHTTPHeaderField: "X-Adapted-By")
+        return Promise(request)
+    }
+
+    func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+        retryLog.update { $0.append("\(name)#\(attempt)") }
+        return Promise(decide(attempt, error))
+    }
+}
+
+/// An interceptor that only uses the protocol's default hooks.
+struct InterceptorDefaultsOnly: RequestInterceptor {}
+
+/// A logger that keeps every event and can react to them as they happen.
+final class InterceptorEventLog: KringleLogger {
+    private let storage = Mutex<[KringleLogEvent]>([])
+    private let onEvent: @Sendable (KringleLogEvent) -> Void
+
+    init(onEvent: @escaping @Sendable (KringleLogEvent) -> Void = { _ in }) {
+        self.onEvent = onEvent
+    }
+
+    func log(_ event: KringleLogEvent) {
+        storage.withLock { $0.append(event) }
+        onEvent(event)
+    }
+
+    var events: [KringleLogEvent] {
+        storage.withLock { $0 }
+    }
+
+    var sent: [(method: String, url: URL, headers: HTTPHeaders)] {
+        events.compactMap { event in
+            if case .requestSent(let method, let url, let headers) = event { return (method, url, headers) }
+            return nil
+        }
+    }
+
+    var received: [(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)] {
+        events.compactMap { event in
+            if case .responseReceived(let method, let url, let status, let duration, let size, let headers) = event {
+                return (method, url, status, duration, size, headers)
+            }
+            return nil
+        }
+    }
+
+    var retries: [(method: String, url: URL, attempt: Int, reason: String, delay: TimeInterval)] {
+        events.compactMap { event in
+            if case .retry(let method, let url, let attempt, let reason, let delay) = event {
+                return (method, url, attempt, reason, delay)
+            }
+            return nil
+        }
+    }
+
+    var failures: [(method: String, url: URL, error: String)] {
+        events.compactMap { event in
+            if case .failure(let method, let url, let error) = event { return (method, url, error) }
+            return nil
+        }
+    }
+}
+
+/// An error of the tests' own.
+struct InterceptorTestError: Error, Equatable, CustomStringConvertible {
+    var label: String
+    var description: String { "InterceptorTestError(\(label))" }
+}
+
+extension Promise {
+    /// The settled result, waiting at most `seconds`, so that a promise that never settles
+    /// fails the test (with ``PromiseError/timedOut``) instead of hanging the suite.
+    func interceptorOutcome(within seconds: TimeInterval = 20) async -> Result<Value, any Error> {
+        do {
+            return .success(try await timeout(seconds).value)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Result {
+    /// The error of a failure, or `nil`.
+    var interceptorFailure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    /// The status code of an ``KringleError/unacceptableStatusCode(_:_:)`` failure, or `nil`.
+    var interceptorRejectedStatus: Int? {
+        if case KringleError.unacceptableStatusCode(let status, _)? = interceptorFailure as (any Error)? { return status }
+        return nil
+    }
+
+    /// Whether this is a rejection with ``PromiseError/cancelled``.
+    var interceptorIsCancellation: Bool {
+        (interceptorFailure as? PromiseError) == .cancelled
+    }
+}
+
+extension LoopbackServer {
+    /// An endpoint on this server.
+    func interceptorEndpoint(_ path: String, headers: [String: String] = [:]) -> InterceptorEndpoint {
+        InterceptorEndpoint(baseURL: baseURL, path: path, headers: headers)
+    }
+
+    /// ``waitForStatistics(timeout:until:)`` on a thread of its own, so that waiting never
+    /// holds one of Swift concurrency's cooperative threads.
+    func interceptorAwaitStatistics(
+        within seconds: TimeInterval = 15,
+        until condition: @escaping @Sendable (Statistics) -> Bool
+    ) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: self.waitForStatistics(timeout: seconds, until: condition))
+            }.start()
+        }
+    }
+}
+
+/// Waits (without blocking a thread) until `condition` holds, checking every 5 ms, at most
+/// `seconds`; returns whether it held.
+func interceptorEventually(within seconds: TimeInterval = 15, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { return false }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return true
+}
+
+/// A transport whose responses the test releases by hand: every request waits until the
+/// test answers it, so "all requests are in flight" is a fact, not a timing hope.
+final class InterceptorGatedTransport: Transport {
+    private let pending = Mutex<[(request: URLRequest, promise: Promise<HTTPResponse>)]>([])
+    /// Answers requests at once instead of holding them, when it returns a response.
+    private let immediate: @Sendable (URLRequest) -> HTTPResponse?
+
+    init(immediate: @escaping @Sendable (URLRequest) -> HTTPResponse? = { _ in nil }) {
+        self.immediate = immediate
+    }
+
+    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+        if let response = immediate(request) { return Promise(response) }
+        let promise = Promise<HTTPResponse>.pending()
+        pending.withLock { $0.append((request, promise)) }
+        return promise
+    }
+
+    /// How many requests wait for an answer.
+    var waitingCount: Int {
+        pending.withLock { $0.count }
+    }
+
+    /// Answers every waiting request with `status`.
+    func releaseAll(status: Int) {
+        let taken = pending.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        for (request, promise) in taken {
+            promise.fulfill(HTTPResponse(statusCode: status, url: request.url ?? interceptorStubBase))
+        }
+    }
+}
+
+/// Cancels a call a fixed time after its first retry was scheduled, from a Dispatch thread,
+/// so that the moment does not depend on when a (possibly busy) cooperative thread resumes
+/// the test. Records how many requests had been sent by then, so a test can check that the
+/// cancellation really landed inside the retry delay.
+final class InterceptorDelayedCanceller: Sendable {
+    /// What cancelling does (cancel a promise, dispose a handle); set once the call exists.
+    let cancel = InterceptorBox<(@Sendable () -> Void)?>(nil)
+    /// The request count when the cancellation ran.
+    let requestsAtCancel = InterceptorBox<Int?>(nil)
+    /// Fulfilled once the cancellation has run.
+    let done = Promise<Void>.pending()
+    private let armed = InterceptorBox(true)
+    private let seconds: TimeInterval
+    private let requestCount: @Sendable () -> Int
+
+    init(after seconds: TimeInterval, requestCount: @escaping @Sendable () -> Int) {
+        self.seconds = seconds
+        self.requestCount = requestCount
+    }
+
+    /// A logger that arms the cancellation at the first retry event.
+    func logger() -> InterceptorEventLog {
+        InterceptorEventLog { event in
+            guard case .retry = event, self.armed.update({ armed in defer { armed = false }; return armed }) else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + self.seconds) {
+                self.requestsAtCancel.update { $0 = self.requestCount() }
+                self.cancel.value?()
+                self.done.fulfill(())
+            }
+        }
+    }
+}
