@@ -8,6 +8,7 @@ enum CatEndpoint: Endpoint {
     case pet(catName: String)
     case feed(catName: String)
     case cat(name: String)
+    case bigFile
 
     static let server = ServerAddress()
 
@@ -20,6 +21,7 @@ enum CatEndpoint: Endpoint {
         case .pet(let name): return "/cats/\(name)/pet"
         case .feed(let name): return "/cats/\(name)/food"
         case .cat(let name): return "/cats/\(name)"
+        case .bigFile: return "/big-file"
         }
     }
 }

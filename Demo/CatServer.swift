@@ -4,8 +4,14 @@ import KringleTesting
 /// A tiny cat API served by `LoopbackServer`, so the demo needs no network.
 enum CatServer {
     static func start() throws -> LoopbackServer {
-        try LoopbackServer { request in
+        let block = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let bigFile = Data(repeating: 0, count: 0) + (0..<DemoDownload.size / block.count).reduce(into: Data()) { file, _ in
+            file.append(block)
+        }
+        return try LoopbackServer { request in
             switch (request.method, request.path) {
+            case ("GET", "/big-file"):
+                return .data(bigFile)
             case ("GET", "/cuddle"):
                 return .json(#"{"name": "Tom", "mood": "purring"}"#)
             case ("POST", "/cats"):

@@ -38,8 +38,18 @@ let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
         print("GET    /cats/Garfield/pet → \(status): \(payload?.error ?? "?")")
     }
 
+let destination = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-demo-big-file")
+let download = tour.then { _ in
+    client.download(CatEndpoint.bigFile, to: destination, progress: DemoDownload.progressPrinter())
+}
+.then { response in
+    let size = (try? FileManager.default.attributesOfItem(atPath: response.value.path)[.size] as? Int) ?? 0
+    print("Saved \(size / 1_048_576) MB to \(response.value.path)")
+    try? FileManager.default.removeItem(at: response.value)
+}
+
 do {
-    try tour.wait(timeout: 30)
+    _ = try download.wait(timeout: 60)
     print("All done.")
     server.shutdown()
 } catch {

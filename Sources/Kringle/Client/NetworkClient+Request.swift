@@ -41,30 +41,34 @@ extension NetworkClient {
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
         let configuration = configuration
-        let request: Promise<URLRequest>
+        let prepared: Promise<(request: URLRequest, streamedBody: StreamedBody?)>
         if case .json? = body {
-            request = Promise(()).then(on: Self.codingQueue) { _ in
-                try RequestBuilding.request(method, endpoint, body: body, configuration: configuration)
+            prepared = Promise(()).then(on: Self.codingQueue) { _ in
+                try RequestBuilding.prepared(method, endpoint, body: body, configuration: configuration)
             }
         } else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                request = Promise(try RequestBuilding.request(method, endpoint, body: body, configuration: configuration))
+                prepared = Promise(try RequestBuilding.prepared(method, endpoint, body: body, configuration: configuration))
             } catch {
-                request = Promise(error: error)
+                prepared = Promise(error: error)
             }
         }
-        return request.flatMapResultInline { built in self.call(try built.get(), output: output) }
+        return prepared.flatMapResultInline { built in
+            let (request, streamedBody) = try built.get()
+            return self.call(request, options: TransferOptions(body: streamedBody), output: output)
+        }
     }
 
     /// Sends a built request (attempts, retries, redirects, cookies), turns the response into
     /// the caller's value on the coding queue, and logs a failure, cancellation included.
     func call<Output: Sendable>(
         _ request: URLRequest,
+        options: TransferOptions = .none,
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
         let configuration = configuration
-        let outcome = attempt(request, number: 1)
+        let outcome = attempt(request, options: options, number: 1)
             .flatMapResultInline { result in
                 // Only a body needs the coding queue; a failure passes on at once, so a
                 // time-out or a cancellation is never held up behind busy decoders.

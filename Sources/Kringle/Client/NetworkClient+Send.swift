@@ -8,13 +8,18 @@ extension NetworkClient {
     /// Sends `request` through the transport, hop by hop: cookies are added to and stored
     /// from every hop, redirects are followed up to the configured maximum, and each hop
     /// gets the configured timeout.
-    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        hop(request, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
+    func send(_ request: URLRequest, options: TransferOptions = .none) -> Promise<HTTPResponse> {
+        hop(request, options: options, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
     }
 
     /// - Parameter userCookie: The `Cookie` header the caller set by hand, merged with the
     ///   jar's cookies and dropped when a redirect changes origin.
-    private func hop(_ request: URLRequest, userCookie: String?, redirectsFollowed: Int) -> Promise<HTTPResponse> {
+    private func hop(
+        _ request: URLRequest,
+        options: TransferOptions,
+        userCookie: String?,
+        redirectsFollowed: Int
+    ) -> Promise<HTTPResponse> {
         var outgoing = request
         if let url = request.url {
             let jarCookie = configuration.cookieJar?.cookieHeader(for: url)
@@ -25,8 +30,7 @@ extension NetworkClient {
         let sent = outgoing
         logSent(sent)
         let start = DispatchTime.now()
-        return transport.send(sent)
-            .timeout(configuration.timeout)
+        return exchange(sent, options: options)
             // Cookie bookkeeping and the redirect decision are quick: done on the thread that
             // delivered the response, saving a queue hop per request.
             .flatMapResultInline { result -> Promise<HTTPResponse> in
@@ -46,7 +50,31 @@ extension NetworkClient {
                     throw KringleError.tooManyRedirects(next.url ?? response.url)
                 }
                 let sameOrigin = request.url.flatMap { from in next.url.map { Redirect.sameOrigin(from, $0) } } ?? false
-                return self.hop(next, userCookie: sameOrigin ? userCookie : nil, redirectsFollowed: redirectsFollowed + 1)
+                return self.hop(
+                    next,
+                    options: options.following(next, from: request),
+                    userCookie: sameOrigin ? userCookie : nil,
+                    redirectsFollowed: redirectsFollowed + 1
+                )
             }
+    }
+
+    /// One transport exchange under the configured timeout: the whole exchange for plain
+    /// requests, the longest silence for streamed ones (a 1 GB download may take minutes).
+    private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard options.isStreaming else {
+            return transport.send(request).timeout(configuration.timeout)
+        }
+        let watchdog = IdleWatchdog(timeout: configuration.timeout)
+        let progress = options.progress
+        let transfer = TransferRequest(
+            request: request,
+            body: options.body,
+            responseBodyFile: options.responseBodyFile
+        ) { sent, received, expected in
+            watchdog.touch()
+            progress?.update(sent: sent, received: received, expectedToReceive: expected)
+        }
+        return watchdog.guarding(transport.transfer(transfer))
     }
 }

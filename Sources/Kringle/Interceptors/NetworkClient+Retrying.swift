@@ -8,14 +8,14 @@ extension NetworkClient {
     /// One call's attempts: adapt, send (redirects and cookies included), judge the status,
     /// and on failure ask the interceptors whether to go again. The attempt counter lives
     /// in this call's recursion, so calls never share it.
-    func attempt(_ request: URLRequest, number: Int) -> Promise<HTTPResponse> {
+    func attempt(_ request: URLRequest, options: TransferOptions = .none, number: Int) -> Promise<HTTPResponse> {
         let configuration = configuration
         return adapted(request).flatMapResultInline { adapted -> Promise<HTTPResponse> in
             let sent = try adapted.get()
-            let outcome = self.send(sent).mapResultInline { result -> HTTPResponse in
+            let outcome = self.send(sent, options: options).mapResultInline { result -> HTTPResponse in
                 let response = try result.get()
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                    throw KringleError.unacceptableStatusCode(response.statusCode, Response(response))
+                    throw KringleError.unacceptableStatusCode(response.statusCode, Response(response.withBody(from: options)))
                 }
                 return response
             }
@@ -31,10 +31,10 @@ extension NetworkClient {
                             throw error
                         case .retry:
                             self.logRetry(sent, attempt: number, reason: error, delay: 0)
-                            return self.attempt(request, number: number + 1)
+                            return self.attempt(request, options: options, number: number + 1)
                         case .retryAfter(let delay):
                             self.logRetry(sent, attempt: number, reason: error, delay: delay)
-                            return Promise(()).delay(delay).then { _ in self.attempt(request, number: number + 1) }
+                            return Promise(()).delay(delay).then { _ in self.attempt(request, options: options, number: number + 1) }
                         }
                     }
             }

@@ -16,8 +16,8 @@ import FoundationNetworking
 /// read as two cookies. `KringleCurl`'s `CurlTransport` keeps every header line as sent.
 /// Other repeated headers stay folded into one comma-joined value (RFC 9110 §5.3 allows
 /// it), and header order across different names is not kept. A 401 that carries a
-/// `WWW-Authenticate` challenge is returned as a response (authentication is the client's
-/// business), but FoundationNetworking on Linux does not deliver its body.
+/// `WWW-Authenticate` challenge is returned as a response: authentication is the client's
+/// business.
 ///
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())

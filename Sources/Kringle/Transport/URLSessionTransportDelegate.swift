@@ -69,9 +69,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     // Authentication is the client's business (interceptors), so a 401 must come back as a
-    // response. FoundationNetworking on Linux hangs on `.performDefaultHandling` and never
-    // delivers the body of a challenged 401, so the challenge is cancelled and the 401 is
-    // reported from `failureResponse` (status and headers; the body is lost).
+    // response. FoundationNetworking on Linux hangs on `.performDefaultHandling`, so the
+    // challenge is cancelled and the task's cancellation is read as the 401 it was.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,

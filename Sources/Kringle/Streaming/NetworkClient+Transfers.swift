@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkClient {
+    /// Downloads `endpoint`'s body into the file at `destination`, without holding it in
+    /// memory.
+    ///
+    /// The body streams to a temporary file next to `destination`, which is moved into place
+    /// (atomically, replacing any file there) only when the transfer completed with an
+    /// acceptable status. `destination` is never left half-written; a failure or a
+    /// cancellation removes the temporary file. An unacceptable status rejects with
+    /// ``KringleError/unacceptableStatusCode(_:_:)`` holding the start of the body.
+    /// Redirects, cookies, interceptors and retries apply as for any request; the
+    /// configured `timeout` is the longest time without progress.
+    ///
+    /// ```swift
+    /// client.download(Files.installer, to: destination) { progress in
+    ///     print(progress.completedBytes, progress.totalBytes ?? -1)
+    /// }.then { response in print("saved to \(response.value.path)") }
+    /// ```
+    /// - Parameter progress: Called at most about 20 times a second plus once at the end,
+    ///   never going backwards, on a queue of its own.
+    /// - Returns: The response, whose `value` is `destination`.
+    public func download(
+        _ endpoint: some Endpoint,
+        to destination: URL,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Promise<Response<URL>> {
+        download(endpoint, to: destination, partial: nil, progress: progress)
+    }
+
+    /// Downloads into `destination`, continuing the partial download at `partial`.
+    ///
+    /// When `partial` holds bytes, the request asks for the rest (`Range: bytes=N-`). A
+    /// `206 Partial Content` answer is appended to `partial`, which then moves to
+    /// `destination`; any other acceptable answer is a full body and starts over. Without
+    /// a partial file this is ``download(_:to:progress:)``. On failure `partial` is kept
+    /// for a later try.
+    public func download(
+        _ endpoint: some Endpoint,
+        to destination: URL,
+        resumingFrom partial: URL,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Promise<Response<URL>> {
+        download(endpoint, to: destination, partial: partial, progress: progress)
+    }
+
+    /// Uploads the file at `fileURL` as the request body, read in chunks, and decodes the
+    /// response.
+    ///
+    /// A missing or unreadable file rejects with ``KringleError/invalidRequest(_:)`` before
+    /// anything is sent. The body is sent as `application/octet-stream` unless the endpoint
+    /// sets a `Content-Type`.
+    ///
+    /// ```swift
+    /// client.upload(logFile, to: Logs.upload, as: Receipt.self) { progress in
+    ///     print(progress.fractionCompleted ?? 0)
+    /// }
+    /// ```
+    public func upload<Value: Decodable & Sendable>(
+        _ fileURL: URL,
+        to endpoint: some Endpoint,
+        method: HTTPMethod = .post,
+        as type: Value.Type,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) -> Promise<Value> {
+        let body: StreamedBody
+        var request: URLRequest
+        do {
+            body = try StreamedBody.file(fileURL)
+            request = try RequestBuilding.request(method, endpoint, body: nil, configuration: configuration)
+        } catch {
+            return Promise(error: error)
+        }
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        }
+        request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
+        let reporter = progress.map { ProgressReporter(.upload(total: body.length), callback: $0) }
+        let options = TransferOptions(body: body, progress: reporter)
+        return call(request, options: options) { response, configuration in
+            reporter?.finish(completed: body.length)
+            return try ResponseDecoding.decode(response, as: type, configuration: configuration).value
+        }
+    }
+
+    private func download(
+        _ endpoint: some Endpoint,
+        to destination: URL,
+        partial: URL?,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) -> Promise<Response<URL>> {
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).kringle-download")
+        var request: URLRequest
+        do {
+            request = try RequestBuilding.request(.get, endpoint, body: nil, configuration: configuration)
+            try DownloadFiles.create(temporary)
+        } catch {
+            return Promise(error: error)
+        }
+        let resumeOffset = partial.flatMap(DownloadFiles.size) ?? 0
+        if resumeOffset > 0 {
+            request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range")
+        }
+        let reporter = progress.map { ProgressReporter(.download, callback: $0) }
+        let options = TransferOptions(responseBodyFile: temporary, progress: reporter)
+        let downloaded = call(request, options: options) { response, _ in
+            let resumed = resumeOffset > 0 && response.statusCode == 206
+            let written = try DownloadFiles.finish(
+                temporary,
+                into: destination,
+                appendingTo: resumed ? partial : nil,
+                at: resumeOffset,
+                contentRange: response.headers["Content-Range"]
+            )
+            // A full body replaced the partial one: the partial file has served its purpose.
+            if let partial, !resumed, partial != destination { DownloadFiles.remove(partial) }
+            reporter?.finish(completed: written)
+            return Response(value: destination, statusCode: response.statusCode, headers: response.headers,
+                            body: Data(), url: response.url)
+        }
+        downloaded.catch { _ in DownloadFiles.remove(temporary) }
+        return downloaded
+    }
+}

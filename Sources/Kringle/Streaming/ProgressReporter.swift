@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+/// Turns a transport's raw byte counts into the progress callbacks users see: at most about
+/// twenty a second plus the final one, never going backwards, on a serial queue of their
+/// own (never the transport's threads).
+final class ProgressReporter: Sendable {
+    enum Direction: Sendable {
+        /// Counts bytes sent, out of the body's length.
+        case upload(total: Int64)
+        /// Counts bytes received, out of the `Content-Length` when there is one.
+        case download
+    }
+
+    private struct State {
+        var delivered: Int64 = -1
+        var lastDelivery: UInt64 = 0
+        var finished = false
+    }
+
+    private static let interval: UInt64 = 50_000_000   // 50 ms: 20 callbacks a second
+
+    private let direction: Direction
+    private let callback: @Sendable (TransferProgress) -> Void
+    private let state = Mutex(State())
+    private let queue = DispatchQueue(label: "kringle.progress")
+
+    init(_ direction: Direction, callback: @escaping @Sendable (TransferProgress) -> Void) {
+        self.direction = direction
+        self.callback = callback
+    }
+
+    /// What a transport reports, from any thread, as often as it likes.
+    func update(sent: Int64, received: Int64, expectedToReceive: Int64?) {
+        let progress = progress(sent: sent, received: received, expected: expectedToReceive)
+        let now = DispatchTime.now().uptimeNanoseconds
+        let deliver = state.withLock { state -> Bool in
+            guard !state.finished, progress.completedBytes > state.delivered,
+                  now - state.lastDelivery >= Self.interval
+            else { return false }
+            state.delivered = progress.completedBytes
+            state.lastDelivery = now
+            return true
+        }
+        if deliver { queue.async { [callback] in callback(progress) } }
+    }
+
+    /// The last callback: the transfer is complete with `completed` bytes (all of them).
+    func finish(completed: Int64) {
+        let final = state.withLock { state -> TransferProgress? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            let bytes = max(completed, state.delivered)
+            state.delivered = bytes
+            return TransferProgress(completedBytes: bytes, totalBytes: bytes)
+        }
+        if let final { queue.async { [callback] in callback(final) } }
+    }
+
+    private func progress(sent: Int64, received: Int64, expected: Int64?) -> TransferProgress {
+        switch direction {
+        case .upload(let total): return TransferProgress(completedBytes: min(sent, total), totalBytes: total)
+        case .download: return TransferProgress(completedBytes: received, totalBytes: expected)
+        }
+    }
+}

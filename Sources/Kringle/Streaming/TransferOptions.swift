@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How one call moves bytes that do not fit in memory: a body to stream, a file for the
+/// response body, and whom to tell about progress.
+struct TransferOptions: Sendable {
+    var body: StreamedBody?
+    var responseBodyFile: URL?
+    var progress: ProgressReporter?
+
+    /// No streaming: the plain ``Transport/send(_:)`` path.
+    static let none = TransferOptions()
+
+    var isStreaming: Bool {
+        body != nil || responseBodyFile != nil || progress != nil
+    }
+
+    /// The options for the next redirect hop: the body goes only where the method stays.
+    func following(_ redirect: URLRequest, from request: URLRequest) -> TransferOptions {
+        var next = self
+        if redirect.httpMethod != request.httpMethod { next.body = nil }
+        return next
+    }
+}
+
+extension HTTPResponse {
+    /// The most of a body written to a file that an error keeps.
+    static let errorBodyLimit = 1 << 20
+
+    /// This response with its body read back from the transfer's file (at most
+    /// ``errorBodyLimit`` bytes), so an error keeps it as for any request.
+    func withBody(from options: TransferOptions) -> HTTPResponse {
+        guard let file = options.responseBodyFile,
+              let handle = try? FileHandle(forReadingFrom: file)
+        else { return self }
+        defer { try? handle.close() }
+        var copy = self
+        copy.body = (try? handle.read(upToCount: Self.errorBodyLimit)) ?? Data()
+        return copy
+    }
+}
