@@ -5,10 +5,9 @@ import KringleTesting
 enum CatServer {
     static func start() throws -> LoopbackServer {
         let block = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let bigFile = Data(repeating: 0, count: 0) + (0..<DemoDownload.size / block.count).reduce(into: Data()) { file, _ in
-            file.append(block)
-        }
-        return try LoopbackServer { request in
+        var bigFile = Data(capacity: DemoDownload.size)
+        for _ in 0..<DemoDownload.size / block.count { bigFile.append(block) }
+        return try LoopbackServer { [bigFile] request in
             switch (request.method, request.path) {
             case ("GET", "/big-file"):
                 return .data(bigFile)
