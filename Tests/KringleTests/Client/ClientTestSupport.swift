@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Synchronization
+import Testing
+@testable import Kringle
+
+// Helpers for the client tests. Names are distinct from the cookie tests' `TestSupport`, since
+// both folders live in the one `KringleTests` module.
+
+/// The transports the LoopbackServer integration tests run against. A new adapter joins every
+/// parameterised test by adding one case here.
+enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case urlSession
+
+    /// A fresh transport (its own session and connection pool).
+    func make() -> any Transport {
+        switch self {
+        case .urlSession: return URLSessionTransport()
+        }
+    }
+
+    /// A client on a fresh transport, configured by `configure`.
+    func client(_ configure: (inout NetworkClient.Configuration) -> Void = { _ in }) -> NetworkClient {
+        var configuration = NetworkClient.Configuration()
+        configure(&configuration)
+        return NetworkClient(configuration: configuration, transport: make())
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// Client tests that must not overlap one another: the load tests would delay the timers of
+/// the timing tests on this two-core machine. Suites nest inside it by extension.
+@Suite("Client tests run one at a time", .serialized)
+struct ExclusiveClientTests {}
+
+/// An endpoint built from parts, so each test states exactly what it asks for.
+struct ClientTestEndpoint: Endpoint {
+    var baseURL: URL
+    var path: String
+    var queryItems: [URLQueryItem] = []
+    var headers: [String: String] = [:]
+}
+
+/// A small payload for typed requests and responses.
+struct ClientCat: Codable, Sendable, Equatable {
+    var name: String
+    var mood: String
+}
+
+/// The error payload of the test APIs.
+struct ClientAPIProblem: Codable, Sendable, Equatable {
+    var error: String
+}
+
+/// What the echo servers report back about the request they received.
+struct EchoedRequest: Codable, Sendable, Equatable {
+    var method: String
+    var target: String
+    var body: String
+    var contentType: String?
+}
+
+extension LoopbackServer {
+    /// An endpoint on this server (`http://127.0.0.1:<port>` plus `path`).
+    func clientEndpoint(
+        _ path: String,
+        query: [URLQueryItem] = [],
+        headers: [String: String] = [:]
+    ) -> ClientTestEndpoint {
+        ClientTestEndpoint(baseURL: baseURL, path: path, queryItems: query, headers: headers)
+    }
+
+    /// The same server reached as `localhost`: a different origin (and cookie host) than
+    /// `127.0.0.1`, on the same port.
+    var localhostURL: URL {
+        URL(string: "http://localhost:\(port)") ?? baseURL
+    }
+
+    /// ``waitForStatistics(timeout:until:)`` on a thread of its own, so that waiting never
+    /// holds one of Swift concurrency's cooperative threads.
+    func awaitStatistics(
+        within seconds: TimeInterval = 15,
+        until condition: @escaping @Sendable (Statistics) -> Bool
+    ) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: self.waitForStatistics(timeout: seconds, until: condition))
+            }.start()
+        }
+    }
+
+    /// A server that answers every request with a JSON ``EchoedRequest``.
+    static func echoing(status: Int = 200) throws -> LoopbackServer {
+        try LoopbackServer { request in
+            echo(request, status: status)
+        }
+    }
+
+    /// The JSON ``EchoedRequest`` response for `request`.
+    static func echo(_ request: Request, status: Int = 200) -> Response {
+        let echoed = EchoedRequest(
+            method: request.method,
+            target: request.target,
+            body: request.bodyText,
+            contentType: request.header("Content-Type")
+        )
+        let body = (try? JSONEncoder().encode(echoed)) ?? Data()
+        return Response(status: status, headers: [("Content-Type", "application/json")], body: body)
+    }
+}
+
+/// The requests a server handler saw, in arrival order.
+final class ReceivedRequests: Sendable {
+    private let storage = Mutex<[LoopbackServer.Request]>([])
+
+    func append(_ request: LoopbackServer.Request) {
+        storage.withLock { $0.append(request) }
+    }
+
+    var all: [LoopbackServer.Request] {
+        storage.withLock { $0 }
+    }
+}
+
+/// A counter shared between threads.
+final class ClientCounter: Sendable {
+    private let storage = Mutex(0)
+
+    @discardableResult
+    func increment() -> Int {
+        storage.withLock { $0 += 1; return $0 }
+    }
+
+    var value: Int {
+        storage.withLock { $0 }
+    }
+}
+
+extension Promise {
+    /// The settled result, waiting at most `seconds`, so that a promise that never settles
+    /// fails the test (with ``PromiseError/timedOut``) instead of hanging the suite.
+    func outcome(within seconds: TimeInterval = 30) async -> Result<Value, any Error> {
+        do {
+            return .success(try await timeout(seconds).value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The value, waiting at most `seconds`.
+    func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
+        try await outcome(within: seconds).get()
+    }
+}
+
+extension Result {
+    /// The error of a failure, or `nil`.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    /// The ``KringleError`` of a failure, or `nil`.
+    var kringleError: KringleError? {
+        failure as? KringleError
+    }
+
+    /// Whether this is a rejection with ``PromiseError/cancelled``.
+    var isCancellation: Bool {
+        (failure as? PromiseError) == .cancelled
+    }
+}
+
+extension KringleError {
+    /// The case name, for readable expectations (`#expect(error?.caseName == "timedOut")`).
+    var caseName: String {
+        switch self {
+        case .invalidRequest: return "invalidRequest"
+        case .transport: return "transport"
+        case .timedOut: return "timedOut"
+        case .unacceptableStatusCode: return "unacceptableStatusCode"
+        case .decodingFailed: return "decodingFailed"
+        case .tooManyRedirects: return "tooManyRedirects"
+        }
+    }
+}
+
+/// A URL from a literal; records an issue (instead of trapping) when it is invalid.
+func clientURL(_ string: String, sourceLocation: SourceLocation = #_sourceLocation) -> URL {
+    guard let url = URL(string: string) else {
+        Issue.record("invalid URL literal \(string)", sourceLocation: sourceLocation)
+        return URL(fileURLWithPath: "/")
+    }
+    return url
+}
+
+/// `count` bytes that differ from block to block, cheap to make: tests must not keep a
+/// cooperative thread busy generating data.
+func patternedData(count: Int) -> Data {
+    var block = Data(count: 65_536)
+    for index in block.indices {
+        block[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8)
+    }
+    var data = Data(capacity: count)
+    var blockNumber: UInt32 = 0
+    while data.count < count {
+        withUnsafeBytes(of: blockNumber.bigEndian) { block.replaceSubrange(0..<4, with: $0) }
+        data.append(block.prefix(count - data.count))
+        blockNumber += 1
+    }
+    return data
+}

@@ -1,0 +1,32 @@
+import Testing
+@testable import Kringle
+
+@Suite("HTTPHeaders")
+struct HTTPHeadersTests {
+    @Test("names are case-insensitive and repeated values keep their order")
+    func lookups() {
+        var headers = HTTPHeaders([("Set-Cookie", "a=1"), ("Content-Type", "text/plain"), ("set-cookie", "b=2")])
+        headers.add(name: "SET-COOKIE", value: "c=3")
+        #expect(headers.values(for: "Set-Cookie") == ["a=1", "b=2", "c=3"])
+        #expect(headers["set-cookie"] == "a=1")
+        #expect(headers["CONTENT-TYPE"] == "text/plain")
+        #expect(headers.contains("content-type"))
+        #expect(!headers.contains("content-length"))
+        #expect(headers["Content-Length"] == nil)
+        #expect(headers.values(for: "Content-Length").isEmpty)
+        #expect(headers.count == 4)
+        #expect(headers.map(\.name) == ["Set-Cookie", "Content-Type", "set-cookie", "SET-COOKIE"])
+    }
+
+    @Test("setting replaces every field of a name, nil removes them")
+    func setting() {
+        var headers: HTTPHeaders = ["Accept": "text/plain", "X-A": "1"]
+        headers.add(name: "accept", value: "text/html")
+        headers["ACCEPT"] = "application/json"
+        #expect(headers.values(for: "Accept") == ["application/json"])
+        headers["x-a"] = nil
+        #expect(!headers.contains("X-A"))
+        headers.remove(name: "accept")
+        #expect(headers.isEmpty)
+    }
+}
