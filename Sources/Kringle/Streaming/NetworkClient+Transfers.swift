@@ -23,6 +23,7 @@ extension NetworkClient {
     /// - Parameter progress: Called at most about 20 times a second plus once at the end,
     ///   never going backwards, on a queue of its own.
     /// - Returns: The response, whose `value` is `destination`.
+    @discardableResult
     public func download(
         _ endpoint: some Endpoint,
         to destination: URL,
@@ -38,6 +39,7 @@ extension NetworkClient {
     /// `destination`; any other acceptable answer is a full body and starts over. Without
     /// a partial file this is ``download(_:to:progress:)``. On failure `partial` is kept
     /// for a later try.
+    @discardableResult
     public func download(
         _ endpoint: some Endpoint,
         to destination: URL,
@@ -59,6 +61,7 @@ extension NetworkClient {
     ///     print(progress.fractionCompleted ?? 0)
     /// }
     /// ```
+    @discardableResult
     public func upload<Value: Decodable & Sendable>(
         _ fileURL: URL,
         to endpoint: some Endpoint,

@@ -126,6 +126,27 @@ enum ReadmeExamples {
         handle.dispose()
     }
 
+
+    static func largeBodies(client: NetworkClient) {
+        let installer = FileManager.default.temporaryDirectory.appendingPathComponent("installer.pkg")
+        client.download(CatEndpoint.cuddle, to: installer) { progress in
+            print(progress.completedBytes, progress.fractionCompleted ?? 0)
+        }
+        .then { response in print("saved to \(response.value.path)") }
+
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("app.log")
+        client.upload(log, to: CatEndpoint.feed(catName: "Tom"), as: Cat.self) { progress in
+            print(progress.fractionCompleted ?? 0)
+        }
+
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("tom.jpg")
+        client.request(.post, CatEndpoint.feed(catName: "Tom"), body: .multipart([
+            .field(name: "caption", value: "Tom, asleep"),
+            .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
+        ]), as: Cat.self)
+        .then { response in print(response.statusCode) }
+    }
+
     static func quickStart(client: NetworkClient) {
         client.get(CatEndpoint.cuddle, as: Cat.self)
             .then { cat in
