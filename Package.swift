@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Kringle", targets: ["Kringle"]),
         .library(name: "KringlePromise", targets: ["KringlePromise"]),
         .library(name: "KringleTesting", targets: ["KringleTesting"]),
+        .library(name: "KringleCurl", targets: ["KringleCurl"]),
         .executable(name: "kringle-demo", targets: ["KringleDemo"]),
         .executable(name: "kringle-benchmarks", targets: ["KringleBenchmarks"]),
     ],
@@ -15,17 +16,21 @@ let package = Package(
         .target(name: "KringlePromise"),
         .target(name: "Kringle", dependencies: ["KringlePromise"]),
         .target(name: "KringleTesting", dependencies: ["Kringle"]),
+        // libcurl is loaded at run time with dlopen: no headers, no -lcurl at build time.
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "KringleCurl", dependencies: ["Kringle", "CCurlShim"]),
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         .executableTarget(
             name: "KringleBenchmarks",
-            dependencies: ["Kringle", "KringleTesting"],
+            dependencies: ["Kringle", "KringleTesting", "KringleCurl"],
             path: "Benchmarks"
         ),
         .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise"]),
         .testTarget(name: "KringleTestingTests", dependencies: ["KringleTesting"]),
+        .testTarget(name: "KringleCurlTests", dependencies: ["KringleCurl", "KringleTesting"]),
         .testTarget(
             name: "KringleTests",
-            dependencies: ["Kringle", "KringleTesting"],
+            dependencies: ["Kringle", "KringleTesting", "KringleCurl"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|curl|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|curl|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -9,11 +9,14 @@ case "promise":
     runPromiseBenchmarks()
 case "client":
     try runClientBenchmarks()
+case "curl":
+    runCurlBenchmarks()
 case "cookies":
     runCookieJarBenchmarks()
 case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
+    runCurlBenchmarks()
     runCookieJarBenchmarks()
 default:
     print(usage)

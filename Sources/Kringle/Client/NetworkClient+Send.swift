@@ -62,6 +62,7 @@ extension NetworkClient {
     /// One transport exchange under the configured timeout: the whole exchange for plain
     /// requests, the longest silence for streamed ones (a 1 GB download may take minutes).
     private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        let configuration = configuration
         guard options.isStreaming else {
             return transport.send(request).timeout(configuration.timeout)
         }
@@ -71,9 +72,9 @@ extension NetworkClient {
             request: request,
             body: options.body,
             responseBodyFile: options.responseBodyFile
-        ) { sent, received, expected in
+        ) { report in
             watchdog.touch()
-            progress?.update(sent: sent, received: received, expectedToReceive: expected)
+            progress?.update(report, acceptable: configuration.acceptableStatusCodes)
         }
         return watchdog.guarding(transport.transfer(transfer))
     }

@@ -16,6 +16,10 @@ final class IdleWatchdog: @unchecked Sendable {
         self.timeout = timeout
         lastActivity = Atomic(DispatchTime.now().uptimeNanoseconds)
         source = DispatchSource.makeTimerSource(queue: .global())
+        // Active from the start (libdispatch traps when an inactive source is freed); it
+        // fires only once `guarding` schedules it.
+        source.schedule(deadline: .distantFuture)
+        source.activate()
     }
 
     /// Records progress.
@@ -27,16 +31,19 @@ final class IdleWatchdog: @unchecked Sendable {
     /// progress; the watchdog stops when it settles. Call once.
     func guarding(_ transfer: Promise<HTTPResponse>) -> Promise<HTTPResponse> {
         let guarded = Promise<HTTPResponse>.pending()
-        let check = max(0.01, min(timeout / 4, 1))
-        source.schedule(deadline: .now() + check, repeating: check)
+        // Checked often enough to notice the silence within a tenth of the timeout.
+        let check = max(0.005, min(timeout / 10, 0.25))
         source.setEventHandler { [self] in
-            let idle = Double(DispatchTime.now().uptimeNanoseconds - lastActivity.load(ordering: .relaxed)) / 1e9
+            // `touch` may run between the two reads, so the difference can be "negative".
+            let last = lastActivity.load(ordering: .relaxed)
+            let now = DispatchTime.now().uptimeNanoseconds
+            let idle = now > last ? Double(now - last) / 1e9 : 0
             guard idle >= timeout else { return }
             source.cancel()
             guarded.reject(PromiseError.timedOut)
             transfer.cancel()
         }
-        source.activate()
+        source.schedule(deadline: .now() + check, repeating: check)
         guarded.onCancel { [self] in
             source.cancel()
             transfer.cancel()

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -120,12 +121,17 @@ extension NetworkClient {
                 contentRange: response.headers["Content-Range"]
             )
             // A full body replaced the partial one: the partial file has served its purpose.
-            if let partial, !resumed, partial != destination { DownloadFiles.remove(partial) }
+            if let partial, !resumed, !DownloadFiles.sameFile(partial, destination) { DownloadFiles.remove(partial) }
             reporter?.finish(completed: written)
             return Response(value: destination, statusCode: response.statusCode, headers: response.headers,
                             body: Data(), url: response.url)
         }
-        downloaded.catch { _ in DownloadFiles.remove(temporary) }
-        return downloaded
+        // Removed before the failure is seen, whatever ends the download.
+        let cleaned = downloaded.mapResultInline { result in
+            if case .failure = result { DownloadFiles.remove(temporary) }
+            return try result.get()
+        }
+        cleaned.onCancel { DownloadFiles.remove(temporary) }
+        return cleaned
     }
 }

@@ -31,11 +31,15 @@ final class ProgressReporter: Sendable {
     }
 
     /// What a transport reports, from any thread, as often as it likes.
-    func update(sent: Int64, received: Int64, expectedToReceive: Int64?) {
-        let progress = progress(sent: sent, received: received, expected: expectedToReceive)
+    ///
+    /// A download counts only the body of a response with an acceptable status: the body of
+    /// a redirect or of an error that will be retried is not the file.
+    func update(_ report: TransferReport, acceptable: Range<Int>) {
+        if case .download = direction, !(report.statusCode.map(acceptable.contains) ?? false) { return }
+        let progress = progress(sent: report.sent, received: report.received, expected: report.expectedToReceive)
         let now = DispatchTime.now().uptimeNanoseconds
         let deliver = state.withLock { state -> Bool in
-            guard !state.finished, progress.completedBytes > state.delivered,
+            guard !state.finished, progress.completedBytes > max(state.delivered, 0),
                   now - state.lastDelivery >= Self.interval
             else { return false }
             state.delivered = progress.completedBytes

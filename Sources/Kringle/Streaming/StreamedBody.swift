@@ -75,6 +75,7 @@ public struct StreamedBodyReader {
     private var segments: ArraySlice<StreamedBody.Segment>
     private var offsetInData = 0
     private var file: FileHandle?
+    private var readFromFile: Int64 = 0
 
     init(segments: [StreamedBody.Segment]) {
         self.segments = segments[...]
@@ -93,7 +94,7 @@ public struct StreamedBodyReader {
                     defer { offsetInData = end }
                     return data.subdata(in: (data.startIndex + offsetInData)..<(data.startIndex + end))
                 }
-            case .file(let url, _):
+            case .file(let url, let size):
                 if file == nil {
                     do {
                         file = try FileHandle(forReadingFrom: url)
@@ -108,9 +109,20 @@ public struct StreamedBodyReader {
                     } catch {
                         throw KringleError.invalidRequest("Reading \(url.path) failed: \(error)")
                     }
-                    if let chunk, !chunk.isEmpty { return chunk }
+                    if let chunk, !chunk.isEmpty {
+                        readFromFile += Int64(chunk.count)
+                        guard readFromFile <= size else {
+                            throw KringleError.invalidRequest("The file at \(url.path) grew while it was being sent.")
+                        }
+                        return chunk
+                    }
                     try? handle.close()
                     file = nil
+                    guard readFromFile == size else {
+                        throw KringleError.invalidRequest(
+                            "The file at \(url.path) shrank while it was being sent (\(readFromFile) of \(size) bytes).")
+                    }
+                    readFromFile = 0
                 }
             }
             segments = segments.dropFirst()

@@ -16,19 +16,39 @@ public struct TransferRequest: Sendable {
     public var responseBodyFile: URL?
     /// Told how many bytes went out and came in so far; called on the transport's threads,
     /// possibly often, so it must return quickly.
-    public var progress: (@Sendable (_ sent: Int64, _ received: Int64, _ expectedToReceive: Int64?) -> Void)?
+    public var progress: (@Sendable (TransferReport) -> Void)?
 
     /// Creates a transfer request.
     public init(
         request: URLRequest,
         body: StreamedBody? = nil,
         responseBodyFile: URL? = nil,
-        progress: (@Sendable (_ sent: Int64, _ received: Int64, _ expectedToReceive: Int64?) -> Void)? = nil
+        progress: (@Sendable (TransferReport) -> Void)? = nil
     ) {
         self.request = request
         self.body = body
         self.responseBodyFile = responseBodyFile
         self.progress = progress
+    }
+}
+
+/// A transport's account of a transfer so far.
+public struct TransferReport: Sendable, Hashable {
+    /// Body bytes sent.
+    public var sent: Int64
+    /// Body bytes received for the response being received now.
+    public var received: Int64
+    /// Its `Content-Length`, when known.
+    public var expectedToReceive: Int64?
+    /// Its status code, once its head has arrived.
+    public var statusCode: Int?
+
+    /// Creates a report.
+    public init(sent: Int64, received: Int64, expectedToReceive: Int64?, statusCode: Int?) {
+        self.sent = sent
+        self.received = received
+        self.expectedToReceive = expectedToReceive
+        self.statusCode = statusCode
     }
 }
 
@@ -49,7 +69,12 @@ extension Transport {
         }
         return send(request).mapResultInline { result in
             var response = try result.get()
-            transfer.progress?(sentBytes, Int64(response.body.count), Int64(response.body.count))
+            transfer.progress?(TransferReport(
+                sent: sentBytes,
+                received: Int64(response.body.count),
+                expectedToReceive: Int64(response.body.count),
+                statusCode: response.statusCode
+            ))
             if let file = transfer.responseBodyFile {
                 do {
                     try response.body.write(to: file)

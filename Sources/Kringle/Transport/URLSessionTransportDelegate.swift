@@ -15,7 +15,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var sinkError: (any Error)?
         var sent: Int64 = 0
         var received: Int64 = 0
-        var progress: (@Sendable (Int64, Int64, Int64?) -> Void)?
+        var progress: (@Sendable (TransferReport) -> Void)?
         /// A spooled body file to delete once the task is over.
         var spool: URL?
     }
@@ -31,7 +31,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ task: URLSessionTask,
         sink: FileHandle? = nil,
         spool: URL? = nil,
-        progress: (@Sendable (Int64, Int64, Int64?) -> Void)? = nil
+        progress: (@Sendable (TransferReport) -> Void)? = nil
     ) -> Promise<HTTPResponse> {
         let promise = Promise<HTTPResponse>.pending()
         var transfer = Transfer(promise: promise)
@@ -108,9 +108,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 transfer.body.append(data)
             }
             guard let progress = transfer.progress else { return nil }
-            let (sent, received) = (transfer.sent, transfer.received)
-            let expected = transfer.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil }
-            return { progress(sent, received, expected) }
+            let report = TransferReport(
+                sent: transfer.sent,
+                received: transfer.received,
+                expectedToReceive: transfer.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil },
+                statusCode: transfer.response?.statusCode
+            )
+            return { progress(report) }
         }
         report?()
     }
@@ -127,8 +131,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             transfer.sent = totalBytesSent
             transfers[task.taskIdentifier] = transfer
             guard let progress = transfer.progress else { return nil }
-            let received = transfer.received
-            return { progress(totalBytesSent, received, nil) }
+            let report = TransferReport(sent: totalBytesSent, received: transfer.received, expectedToReceive: nil,
+                                        statusCode: transfer.response?.statusCode)
+            return { progress(report) }
         }
         report?()
     }

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import KringleTesting
 import Synchronization
+import KringleCurl
 import Testing
 @testable import Kringle
 
@@ -14,11 +15,13 @@ import Testing
 /// parameterised test by adding one case here.
 enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession
+    case curl
 
     /// A fresh transport (its own session and connection pool).
     func make() -> any Transport {
         switch self {
         case .urlSession: return URLSessionTransport()
+        case .curl: return CurlTransport()
         }
     }
 

@@ -1,0 +1,129 @@
+import Foundation
+import KringleCurl
+import KringleTesting
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension CurlBenchmark {
+    /// nginx serving one static JSON file on 127.0.0.1, from a throw-away directory, run as
+    /// a child process in the foreground (`daemon off`) so that stopping it is one signal.
+    ///
+    /// Install it with `apt-get install -y nginx-light`; without it the benchmark skips nginx.
+    final class NginxServer {
+        let url: URL
+        private let process: Process
+        private let directory: URL
+
+        private init(url: URL, process: Process, directory: URL) {
+            self.url = url
+            self.process = process
+            self.directory = directory
+        }
+
+        /// Starts nginx, or says why it could not.
+        static func start(serving payload: String) -> Result<NginxServer, NginxError> {
+            let candidates = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx"]
+            guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+                return .failure(NginxError("nginx is not installed (apt-get install -y nginx-light)"))
+            }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-nginx-\(UUID().uuidString)")
+            do {
+                let port = try freePort()
+                try FileManager.default.createDirectory(at: directory.appendingPathComponent("www"), withIntermediateDirectories: true)
+                try payload.write(to: directory.appendingPathComponent("www/item.json"), atomically: true, encoding: .utf8)
+                try configuration(directory: directory, port: port)
+                    .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: binary)
+                process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
+                                     "-e", directory.appendingPathComponent("error.log").path]
+                guard let url = URL(string: "http://127.0.0.1:\(port)/item.json") else {
+                    throw NginxError("no URL for port \(port)")
+                }
+                try process.run()
+                let server = NginxServer(url: url, process: process, directory: directory)
+                guard server.waitUntilServing() else {
+                    let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                    server.stop()
+                    return .failure(NginxError("nginx did not start: \(log.trimmingCharacters(in: .whitespacesAndNewlines))"))
+                }
+                return .success(server)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)
+                return .failure(NginxError("nginx could not be started: \(error)"))
+            }
+        }
+
+        /// Stops nginx (SIGTERM is its fast shutdown), waits for it, removes its directory.
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+            }
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+        }
+
+        /// Tries a request every 50 ms for up to 10 s.
+        private func waitUntilServing() -> Bool {
+            let transport = CurlTransport()
+            for _ in 0..<200 where process.isRunning {
+                if let response = try? transport.send(URLRequest(url: url, timeoutInterval: 1)).wait(timeout: 2),
+                   response.statusCode == 200 {
+                    return true
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+
+        /// A port nothing listens on right now: one the kernel just handed to a server that
+        /// has since shut down.
+        private static func freePort() throws -> Int {
+            let probe = try LoopbackServer { _ in .status(204) }
+            let port = probe.port
+            probe.shutdown()
+            return port
+        }
+
+        /// A minimal configuration: one worker, keep-alive without a request limit, the file's
+        /// descriptor cached (as any production static server would), every path nginx
+        /// writes to inside `directory`.
+        private static func configuration(directory: URL, port: Int) -> String {
+            let root = directory.path
+            return """
+                worker_processes 1;
+                daemon off;
+                pid \(root)/nginx.pid;
+                error_log \(root)/error.log warn;
+                events { worker_connections 256; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(root)/client_body;
+                    proxy_temp_path \(root)/proxy;
+                    fastcgi_temp_path \(root)/fastcgi;
+                    uwsgi_temp_path \(root)/uwsgi;
+                    scgi_temp_path \(root)/scgi;
+                    keepalive_requests 1000000;
+                    keepalive_timeout 60s;
+                    open_file_cache max=16 inactive=600s;
+                    open_file_cache_valid 600s;
+                    server {
+                        listen 127.0.0.1:\(port);
+                        root \(root)/www;
+                        location / { default_type application/json; }
+                    }
+                }
+                """
+        }
+    }
+
+    /// Why nginx was skipped.
+    struct NginxError: Error, CustomStringConvertible {
+        var description: String
+
+        init(_ description: String) {
+            self.description = description
+        }
+    }
+}

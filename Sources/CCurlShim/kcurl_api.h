@@ -1,0 +1,70 @@
+// The table of libcurl functions resolved with dlsym; private to CCurlShim.
+//
+// Signatures follow curl 7.88.1's curl.h, easy.h and multi.h. curl's handles are opaque, so
+// they appear here as void pointers; CURLcode, CURLMcode, CURLoption and CURLINFO are C enums
+// and therefore passed as int.
+
+#ifndef KRINGLE_KCURL_API_H
+#define KRINGLE_KCURL_API_H
+
+#include "CCurlShim.h"
+
+/// curl.h: `struct curl_slist`.
+struct kcurl_slist {
+    char *data;
+    struct kcurl_slist *next;
+};
+
+/// multi.h: `struct curl_waitfd` (curl_socket_t is int on every platform but Windows).
+struct kcurl_waitfd {
+    int fd;
+    short events;
+    short revents;
+};
+
+/// multi.h: `struct CURLMsg`.
+struct kcurl_message {
+    int msg;
+    void *easy_handle;
+    union {
+        void *whatever;
+        int result;
+    } data;
+};
+
+/// multi.h: CURLMSG_DONE and CURL_WAIT_POLLIN.
+enum { KCURLMSG_DONE = 1, KCURL_WAIT_POLLIN = 0x0001 };
+
+/// curl.h: CURL_GLOBAL_DEFAULT (CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32).
+enum { KCURL_GLOBAL_DEFAULT = 3 };
+
+/// Every libcurl function the shim calls. The last three may be missing in old releases.
+struct kcurl_api {
+    int (*global_init)(long flags);
+    char *(*version)(void);
+    void *(*easy_init)(void);
+    void (*easy_cleanup)(void *easy);
+    void (*easy_reset)(void *easy);
+    int (*easy_setopt)(void *easy, int option, ...);
+    int (*easy_getinfo)(void *easy, int info, ...);
+    const char *(*easy_strerror)(int code);
+    struct kcurl_slist *(*slist_append)(struct kcurl_slist *list, const char *line);
+    void (*slist_free_all)(struct kcurl_slist *list);
+    void *(*multi_init)(void);
+    int (*multi_cleanup)(void *multi);
+    int (*multi_setopt)(void *multi, int option, ...);
+    int (*multi_add_handle)(void *multi, void *easy);
+    int (*multi_remove_handle)(void *multi, void *easy);
+    int (*multi_perform)(void *multi, int *running);
+    int (*multi_wait)(void *multi, struct kcurl_waitfd *extra, unsigned int count, int timeout_ms, int *ready);
+    struct kcurl_message *(*multi_info_read)(void *multi, int *queued);
+    const char *(*multi_strerror)(int code);
+    // Optional: curl 7.66 (poll) and 7.68 (wakeup).
+    int (*multi_poll)(void *multi, struct kcurl_waitfd *extra, unsigned int count, int timeout_ms, int *ready);
+    int (*multi_wakeup)(void *multi);
+};
+
+/// The loaded table. Only valid after kcurl_load() returned 1; never changes afterwards.
+const struct kcurl_api *kcurl_api(void);
+
+#endif

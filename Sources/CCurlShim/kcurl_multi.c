@@ -1,0 +1,145 @@
+// The multi handle and the one blocking wait its driving thread sleeps in.
+//
+// curl_multi_poll + curl_multi_wakeup (curl 7.66/7.68) let another thread interrupt the
+// wait. Older libraries only have curl_multi_wait, so there the shim adds a non-blocking
+// self-pipe as an extra descriptor: a wake-up writes one byte, the wait drains it.
+
+#include "kcurl_api.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct kcurl_multi {
+    void *handle;
+    /// 1 when waiting uses curl_multi_wait and the pipe below.
+    int uses_pipe;
+    int wake_read;
+    int wake_write;
+};
+
+/// Makes both ends of a fresh pipe non-blocking and close-on-exec; 0 on success.
+static int open_wake_pipe(struct kcurl_multi *multi) {
+    int ends[2];
+    if (pipe(ends) != 0) {
+        return -1;
+    }
+    for (int index = 0; index < 2; index++) {
+        int flags = fcntl(ends[index], F_GETFL);
+        if (flags == -1 || fcntl(ends[index], F_SETFL, flags | O_NONBLOCK) == -1
+            || fcntl(ends[index], F_SETFD, FD_CLOEXEC) == -1) {
+            close(ends[0]);
+            close(ends[1]);
+            return -1;
+        }
+    }
+    multi->wake_read = ends[0];
+    multi->wake_write = ends[1];
+    return 0;
+}
+
+kcurl_multi *kcurl_multi_create(int force_wait_fallback) {
+    const struct kcurl_api *api = kcurl_api();
+    struct kcurl_multi *multi = calloc(1, sizeof(struct kcurl_multi));
+    if (multi == NULL) {
+        return NULL;
+    }
+    multi->wake_read = -1;
+    multi->wake_write = -1;
+    multi->uses_pipe = force_wait_fallback || api->multi_poll == NULL || api->multi_wakeup == NULL;
+    if (multi->uses_pipe && open_wake_pipe(multi) != 0) {
+        free(multi);
+        return NULL;
+    }
+    multi->handle = api->multi_init();
+    if (multi->handle == NULL) {
+        if (multi->uses_pipe) {
+            close(multi->wake_read);
+            close(multi->wake_write);
+        }
+        free(multi);
+        return NULL;
+    }
+    return multi;
+}
+
+void kcurl_multi_destroy(kcurl_multi *multi) {
+    if (multi == NULL) {
+        return;
+    }
+    kcurl_api()->multi_cleanup(multi->handle);
+    if (multi->uses_pipe) {
+        close(multi->wake_read);
+        close(multi->wake_write);
+    }
+    free(multi);
+}
+
+int kcurl_multi_uses_wait_fallback(const kcurl_multi *multi) {
+    return multi->uses_pipe;
+}
+
+int kcurl_multi_setopt_long(kcurl_multi *multi, kcurl_multi_option option, long value) {
+    return kcurl_api()->multi_setopt(multi->handle, (int)option, value);
+}
+
+int kcurl_multi_add(kcurl_multi *multi, kcurl_easy *easy) {
+    return kcurl_api()->multi_add_handle(multi->handle, easy);
+}
+
+int kcurl_multi_remove(kcurl_multi *multi, kcurl_easy *easy) {
+    return kcurl_api()->multi_remove_handle(multi->handle, easy);
+}
+
+int kcurl_multi_perform(kcurl_multi *multi, int *running) {
+    return kcurl_api()->multi_perform(multi->handle, running);
+}
+
+int kcurl_multi_poll(kcurl_multi *multi, int timeout_ms) {
+    const struct kcurl_api *api = kcurl_api();
+    int ready = 0;
+    if (!multi->uses_pipe) {
+        return api->multi_poll(multi->handle, NULL, 0, timeout_ms, &ready);
+    }
+    struct kcurl_waitfd wake = {multi->wake_read, KCURL_WAIT_POLLIN, 0};
+    int code = api->multi_wait(multi->handle, &wake, 1, timeout_ms, &ready);
+    // multi.h documents curl_waitfd.revents as unsupported, so drain unconditionally; the
+    // pipe is non-blocking, and a byte written after this point wakes the next wait.
+    char sink[64];
+    while (read(multi->wake_read, sink, sizeof(sink)) > 0) {
+    }
+    return code;
+}
+
+int kcurl_multi_wakeup(kcurl_multi *multi) {
+    if (!multi->uses_pipe) {
+        return kcurl_api()->multi_wakeup(multi->handle);
+    }
+    char byte = 1;
+    // A full pipe (EAGAIN) already holds a pending wake-up, which is all that is needed.
+    while (write(multi->wake_write, &byte, 1) < 0) {
+        if (errno != EINTR) {
+            break;
+        }
+    }
+    return 0;
+}
+
+int kcurl_multi_next_done(kcurl_multi *multi, kcurl_easy **easy, int *result) {
+    const struct kcurl_api *api = kcurl_api();
+    int queued = 0;
+    struct kcurl_message *message;
+    while ((message = api->multi_info_read(multi->handle, &queued)) != NULL) {
+        if (message->msg == KCURLMSG_DONE) {
+            *easy = (kcurl_easy *)message->easy_handle;
+            *result = message->data.result;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *kcurl_multi_strerror(int code) {
+    return kcurl_api()->multi_strerror(code);
+}

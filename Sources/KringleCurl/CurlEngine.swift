@@ -1,0 +1,196 @@
+import CCurlShim
+import Foundation
+import Kringle
+import Synchronization
+
+/// The thread-safe face of one curl multi handle and the thread that drives it.
+///
+/// Any thread may submit or cancel a transfer: the command goes into a locked inbox and
+/// `curl_multi_wakeup` interrupts the driving thread's wait. Only the driving thread
+/// (``CurlDriver``) touches easy handles or calls into the multi handle otherwise.
+///
+/// The driving thread runs while the transport lives, and after that until the last
+/// transfer has finished. The multi handle (and the connections it caches) is freed with
+/// the engine itself, once neither the transport nor the driving thread holds it; a cancel
+/// handler holds it only weakly, and only for the length of one call.
+final class CurlEngine: Sendable {
+    /// A command for the driving thread.
+    enum Command: Sendable {
+        case start(CurlSubmission)
+        case cancel(UInt64)
+    }
+
+    struct Inbox {
+        var commands: [Command] = []
+        /// Set when the transport went away: finish what is running, then exit.
+        var isShuttingDown = false
+        /// Set by the driving thread when it exits; later commands find no one to run them.
+        var isFinished = false
+        /// Whether the driving thread is (about to be) blocked in `curl_multi_poll`; only
+        /// then does a command need a wake-up.
+        var driverIsWaiting = false
+        /// Whether that wait has been interrupted already: one wake-up per wait is enough.
+        var wakeUpSent = false
+    }
+
+    let configuration: CurlTransport.Configuration
+    let multi: MultiHandle
+    private let inbox = Mutex(Inbox())
+    private let nextID = Atomic<UInt64>(1)
+
+    /// Creates the multi handle and starts the driving thread.
+    ///
+    /// - Parameter forceWaitFallback: waits with `curl_multi_wait` and a self-pipe even when
+    ///   `curl_multi_poll` exists, so tests can cover the path taken with old libraries.
+    init(configuration: CurlTransport.Configuration, forceWaitFallback: Bool = false) throws(CurlError) {
+        // Every shim function calls through the table kcurl_load fills in.
+        try CurlLibrary.load().get()
+        guard let pointer = kcurl_multi_create(forceWaitFallback ? 1 : 0) else {
+            throw CurlError(code: CurlError.failedInitialization, message: "curl_multi_init failed")
+        }
+        self.configuration = configuration
+        multi = MultiHandle(pointer: pointer)
+        applyLimits()
+        let thread = Thread { [self] in
+            kcurl_name_current_thread("KringleCurl")
+            CurlDriver(engine: self).run()
+        }
+        thread.start()
+    }
+
+    deinit {
+        // The driving thread has exited (it held a reference), so nothing else uses the handle.
+        kcurl_multi_destroy(multi.pointer)
+    }
+
+    /// Hands a request to the driving thread; cancelling `promise` stops the transfer.
+    ///
+    /// - Parameters:
+    ///   - responseBodyFile: where the response body goes instead of memory.
+    ///   - progress: told the byte counts as they change.
+    func submit(
+        _ plan: CurlRequestPlan,
+        responseBodyFile: URL? = nil,
+        progress: ProgressRelay.Report? = nil,
+        promise: Promise<HTTPResponse>
+    ) {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let submission = CurlSubmission(
+            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile, progress: progress
+        )
+        guard enqueue(.start(submission)) else {
+            let message = "the transport was shut down before the request could start"
+            promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))
+            return
+        }
+        // Registered after the start command, so a cancel command always follows it; one that
+        // overtakes it anyway finds the promise settled and the start is skipped. Weak, because
+        // a settled promise keeps its cancel handlers: a strong reference would keep the
+        // engine, and the connections its multi handle caches, alive as long as any response
+        // promise. While the transfer runs, the driving thread keeps the engine alive.
+        promise.onCancel { [weak self] in
+            self?.enqueue(.cancel(id))
+        }
+    }
+
+    /// Lets the driving thread exit once the transfers in flight have finished.
+    func shutdown() {
+        let wake = inbox.withLock { inbox -> Bool in
+            guard !inbox.isShuttingDown, !inbox.isFinished else { return false }
+            inbox.isShuttingDown = true
+            return Self.claimWakeUp(&inbox)
+        }
+        if wake {
+            kcurl_multi_wakeup(multi.pointer)
+        }
+    }
+
+    /// Whether the multi handle waits with `curl_multi_wait` and a self-pipe.
+    var usesWaitFallback: Bool {
+        kcurl_multi_uses_wait_fallback(multi.pointer) == 1
+    }
+
+    // MARK: - For the driving thread
+
+    /// Takes every queued command; the driving thread is awake, so commands from now on
+    /// need no wake-up until its next ``beginWait(knownShuttingDown:)``.
+    func takeCommands() -> (commands: [Command], isShuttingDown: Bool) {
+        inbox.withLock { inbox in
+            let commands = inbox.commands
+            inbox.commands.removeAll()
+            inbox.driverIsWaiting = false
+            return (commands, inbox.isShuttingDown)
+        }
+    }
+
+    /// Announces that the driving thread is about to block in `curl_multi_poll`; returns
+    /// `false`, announcing nothing, when a command is already waiting or a shutdown arrived
+    /// since the driver last looked (`knownShuttingDown`).
+    func beginWait(knownShuttingDown: Bool) -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.commands.isEmpty, inbox.isShuttingDown == knownShuttingDown else { return false }
+            inbox.driverIsWaiting = true
+            inbox.wakeUpSent = false
+            return true
+        }
+    }
+
+
+    /// Marks the engine finished if no command is waiting, in which case the driving
+    /// thread exits.
+    func finishIfIdle() -> Bool {
+        inbox.withLock { inbox in
+            guard inbox.commands.isEmpty else { return false }
+            inbox.isFinished = true
+            return true
+        }
+    }
+
+    // MARK: - Private
+
+    /// Queues a command and wakes the driving thread; `false` once it has exited.
+    @discardableResult
+    private func enqueue(_ command: Command) -> Bool {
+        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.isFinished else { return (false, false) }
+            inbox.commands.append(command)
+            return (true, Self.claimWakeUp(&inbox))
+        }
+        // Outside the lock: the woken driver reaches for the same lock at once.
+        if wake {
+            kcurl_multi_wakeup(multi.pointer)
+        }
+        return accepted
+    }
+
+    /// Whether the caller must wake the driving thread: only when it waits and nobody has
+    /// woken it yet. A busy driver finds the command on its next turn without a system call.
+    private static func claimWakeUp(_ inbox: inout Inbox) -> Bool {
+        guard inbox.driverIsWaiting, !inbox.wakeUpSent else { return false }
+        inbox.wakeUpSent = true
+        return true
+    }
+
+    /// Applies the connection limits; a limit this libcurl does not know is ignored.
+    private func applyLimits() {
+        if let total = configuration.maximumConnections, total > 0 {
+            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAX_TOTAL_CONNECTIONS, total)
+            // Keep that many idle connections cached for reuse too.
+            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, total)
+        }
+        if let perHost = configuration.maximumConnectionsPerHost, perHost > 0 {
+            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAX_HOST_CONNECTIONS, perHost)
+        }
+    }
+}
+
+/// The multi handle's pointer, shared between threads.
+///
+/// The pointer never changes. Other threads only call `curl_multi_wakeup` on it, which curl
+/// documents as callable from any thread at any time; everything else happens on the
+/// driving thread, and `curl_multi_cleanup` in the engine's `deinit`, when no other
+/// reference is left.
+// Guarded by confinement: only curl_multi_wakeup is called off the driving thread.
+struct MultiHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

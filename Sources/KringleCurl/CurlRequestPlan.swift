@@ -1,0 +1,156 @@
+import Foundation
+import Kringle
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What libcurl must be told to send one `URLRequest`, worked out before any curl call so
+/// that bad requests are rejected on the caller's thread and the rules can be unit-tested.
+struct CurlRequestPlan: Sendable {
+    /// How the method reaches curl: GET and HEAD have dedicated options, POST is implied by
+    /// a body, everything else is spelled out with `CURLOPT_CUSTOMREQUEST`.
+    enum Method: Sendable, Equatable {
+        case get
+        case head
+        case post
+        case custom(String)
+    }
+
+    /// The request's URL, reported as the response URL if curl cannot say which URL answered.
+    var requestURL: URL
+    /// The absolute URL text handed to `CURLOPT_URL`.
+    var url: String
+    var method: Method
+    /// Where the body comes from.
+    enum Body: Sendable {
+        /// Bytes in memory, sent with `CURLOPT_POSTFIELDS`.
+        case data(Data)
+        /// A body read in chunks by the read callback, with its length announced up front.
+        case stream(StreamedBody)
+    }
+
+    /// The body; `nil` sends no body and no `Content-Length`.
+    var body: Body?
+    /// `CURLOPT_HTTPHEADER` lines, including the ones that switch off curl's own headers.
+    var headerLines: [String]
+    /// The request's timeout in milliseconds; 0 means no limit.
+    var timeoutMilliseconds: Int
+    /// Whether ``timeoutMilliseconds`` bounds the longest silence (streamed transfers, which
+    /// may rightly take minutes) rather than the whole exchange (`CURLOPT_TIMEOUT_MS`).
+    var timeoutIsIdle: Bool
+
+    /// Works out the plan for `request`.
+    ///
+    /// - Parameters:
+    ///   - request: the request to send as it is.
+    ///   - defaultTimeout: used when `request.timeoutInterval` is URLRequest's default (60).
+    ///   - streamedBody: a body to stream instead of `request.httpBody`.
+    ///   - timeoutIsIdle: whether the timeout bounds silence rather than the whole exchange.
+    /// - Throws: `KringleError.invalidRequest` for a missing or non-HTTP URL, a body stream,
+    ///   or a header that would break the request framing.
+    init(
+        _ request: URLRequest,
+        defaultTimeout: TimeInterval,
+        streamedBody: StreamedBody? = nil,
+        timeoutIsIdle: Bool = false
+    ) throws(KringleError) {
+        guard let url = request.url else {
+            throw .invalidRequest("The request has no URL.")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidRequest("CurlTransport sends only http and https URLs, not \(url.absoluteString).")
+        }
+        guard request.httpBodyStream == nil else {
+            throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
+        }
+        requestURL = url
+        self.url = url.absoluteString
+        let methodName = request.httpMethod ?? "GET"
+        if let streamedBody {
+            (method, body) = Self.method(methodName, stream: streamedBody)
+        } else {
+            let (method, data) = Self.method(methodName, body: request.httpBody)
+            self.method = method
+            body = data.map { .data($0) }
+        }
+        headerLines = try Self.headerLines(request.allHTTPHeaderFields ?? [:], hasBody: body != nil)
+        let interval = request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval
+        timeoutMilliseconds = Self.milliseconds(interval)
+        self.timeoutIsIdle = timeoutIsIdle
+    }
+
+    /// URLRequest's own default `timeoutInterval`, which stands for "not chosen".
+    static let urlRequestDefaultTimeout: TimeInterval = 60
+
+    /// Maps a method and body to curl's way of sending them.
+    static func method(_ name: String, body: Data?) -> (Method, Data?) {
+        switch name {
+        case "HEAD":
+            return (.head, nil)
+        case "GET" where body == nil || body?.isEmpty == true:
+            return (.get, nil)
+        case "POST":
+            // RFC 9110 §8.6: a method that defines a meaning for content gets a
+            // Content-Length, so an empty POST says "Content-Length: 0".
+            return (.post, body ?? Data())
+        case "PUT", "PATCH":
+            return (.custom(name), body ?? Data())
+        default:
+            return (.custom(name), body)
+        }
+    }
+
+    /// Maps a method and a streamed body: the body goes with every method but HEAD.
+    static func method(_ name: String, stream: StreamedBody) -> (Method, Body?) {
+        switch name {
+        case "HEAD": return (.head, nil)
+        case "POST": return (.post, .stream(stream))
+        default: return (.custom(name), .stream(stream))
+        }
+    }
+
+    /// The header lines: the request's own (sorted, so the wire order does not depend on
+    /// dictionary order), then the ones that remove curl's defaults.
+    static func headerLines(_ fields: [String: String], hasBody: Bool) throws(KringleError) -> [String] {
+        var lines: [String] = []
+        var names = Set<String>()
+        for (name, value) in fields.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            guard isValidName(name), !value.contains(where: isLineBreakOrNull) else {
+                throw .invalidRequest("The header \(name.debugDescription) has a name or value that cannot be sent.")
+            }
+            names.insert(name.lowercased())
+            // "Name:" would tell curl to remove the header; "Name;" sends it empty.
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if !names.contains("expect") {
+            // curl would otherwise add "Expect: 100-continue" to larger bodies and wait up to
+            // a second for the interim response; an empty value suppresses it.
+            lines.append("Expect:")
+        }
+        if hasBody, !names.contains("content-type") {
+            // POSTFIELDS makes curl claim application/x-www-form-urlencoded; send none instead.
+            lines.append("Content-Type:")
+        }
+        return lines
+    }
+
+    /// Seconds to whole milliseconds, rounded up so that 0.0001 s still means "a limit";
+    /// zero, negative and non-finite intervals mean no limit, and huge ones are capped at
+    /// about 24 days (what a C `long` of milliseconds holds everywhere).
+    static func milliseconds(_ interval: TimeInterval) -> Int {
+        guard interval.isFinite, interval > 0 else { return 0 }
+        let milliseconds = min((interval * 1000).rounded(.up), Double(Int32.max))
+        return max(1, Int(milliseconds))
+    }
+
+    /// RFC 9110 §5.1: a field name is a token.
+    private static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && scalar.value > 32 && scalar.value < 127 && !"\"(),/:;<=>?@[\\]{}".unicodeScalars.contains(scalar)
+        }
+    }
+
+    private static func isLineBreakOrNull(_ character: Character) -> Bool {
+        character.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" }
+    }
+}

@@ -1,0 +1,15 @@
+import Foundation
+import Kringle
+
+/// A request on its way from `send` to the driving thread: everything needed to start the
+/// transfer and settle its promise.
+struct CurlSubmission: Sendable {
+    /// Names the transfer in cancellation commands.
+    let id: UInt64
+    let plan: CurlRequestPlan
+    let promise: Promise<HTTPResponse>
+    /// Where the response body goes instead of memory (``Transport/transfer(_:)``).
+    var responseBodyFile: URL?
+    /// Told the byte counts as they change (``Transport/transfer(_:)``).
+    var progress: ProgressRelay.Report?
+}

@@ -1,0 +1,232 @@
+import CCurlShim
+import Foundation
+import Kringle
+
+/// One transfer in progress on the driving thread: the easy handle lent to it, the memory
+/// curl reads from (body, header list), and the objects its callbacks work for.
+///
+/// Confined to the driving thread. It must outlive its time in the multi handle: the driver
+/// removes the easy handle from the multi handle and resets it before letting go of the
+/// transfer, whose `deinit` then frees what curl pointed at.
+final class CurlTransfer {
+    let submission: CurlSubmission
+    let easy: EasyHandle
+    let collector = ResponseCollector()
+    /// `CURLOPT_POSTFIELDS` does not copy, so an in-memory body lives here for the whole
+    /// transfer.
+    private let bodyBuffer: UnsafeMutableRawBufferPointer?
+    /// A streamed body, read by the read callback.
+    private let upload: UploadSource?
+    /// Byte counts for the transfer's progress callback.
+    private let progress: ProgressRelay?
+    /// `CURLOPT_HTTPHEADER` does not copy the list either.
+    private var headerList: OpaquePointer?
+
+    init(_ submission: CurlSubmission, easy: EasyHandle) {
+        self.submission = submission
+        self.easy = easy
+        switch submission.plan.body {
+        case .data(let body):
+            // At least one byte, so that an empty body still has a non-NULL pointer: curl
+            // would read a NULL POSTFIELDS from a read callback (stdin by default).
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, body.count), alignment: 1)
+            buffer.copyBytes(from: body)
+            bodyBuffer = buffer
+            upload = nil
+        case .stream(let body):
+            bodyBuffer = nil
+            upload = UploadSource(body)
+        case nil:
+            bodyBuffer = nil
+            upload = nil
+        }
+        progress = submission.progress.map(ProgressRelay.init)
+    }
+
+    deinit {
+        if let headerList { kcurl_slist_free_all(headerList) }
+        bodyBuffer?.deallocate()
+    }
+
+    /// Sets every option this transfer needs on its freshly reset easy handle, and opens
+    /// the response body's file if it has one.
+    ///
+    /// - Throws: ``CurlError`` when curl refuses an option; `KringleError.transport` when
+    ///   the file cannot be opened.
+    func configure(_ configuration: CurlTransport.Configuration) throws {
+        if let file = submission.responseBodyFile {
+            collector.sink = try ResponseFileSink(url: file)
+        }
+        let plan = submission.plan
+        try easy.attachErrorBuffer()
+        // Signals are process-wide and this is one thread among many: curl must not use
+        // SIGALRM for DNS timeouts.
+        try easy.set(KCURLOPT_NOSIGNAL, true)
+        try easy.set(KCURLOPT_URL, plan.url)
+        try restrictToHTTP()
+        // The client follows redirects itself, so that it sees every hop.
+        try easy.set(KCURLOPT_FOLLOWLOCATION, false)
+        // "" asks for every coding this libcurl can decode (gzip, deflate, br…) and decodes
+        // the body; Content-Length still describes the encoded bytes.
+        try easy.set(KCURLOPT_ACCEPT_ENCODING, "")
+        try easy.set(KCURLOPT_TCP_NODELAY, true)
+        try easy.set(KCURLOPT_TCP_KEEPALIVE, true)
+        try configureTimeout(plan)
+        try configureMethodAndBody(plan)
+        try configureHeaders(plan.headerLines)
+        let userdata = UnsafeRawPointer(Unmanaged.passUnretained(collector).toOpaque())
+        try easy.set(KCURLOPT_WRITEFUNCTION, callback: CurlCallbacks.body)
+        try easy.set(KCURLOPT_WRITEDATA, pointer: userdata)
+        try easy.set(KCURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header)
+        try easy.set(KCURLOPT_HEADERDATA, pointer: userdata)
+        if let progress {
+            progress.statusCode = { [easy] in easy.responseCode }
+            try easy.set(KCURLOPT_NOPROGRESS, false)
+            try easy.set(KCURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress)
+            try easy.set(KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
+        }
+        try configureConnection(configuration)
+    }
+
+    /// What the promise settles with once curl reports `code` for this transfer.
+    ///
+    /// A response body's file is closed first, so that it is complete when the promise
+    /// settles.
+    func outcome(code: Int32) -> Result<HTTPResponse, any Error> {
+        collector.sink?.close()
+        // A callback's own failure explains more than curl's "aborted by callback".
+        if let failure = upload?.failure {
+            return .failure(failure)
+        }
+        if let failure = collector.sink?.failure {
+            return .failure(KringleError.transport(failure))
+        }
+        switch Int(code) {
+        case KCURLE_OK:
+            if let progress {
+                progress.update(sent: easy.uploadedBytes, received: easy.downloadedBytes, expectedToReceive: easy.expectedDownloadBytes)
+            }
+            return .success(HTTPResponse(
+                statusCode: easy.responseCode,
+                headers: collector.headers,
+                body: collector.body,
+                url: effectiveURL
+            ))
+        case KCURLE_OPERATION_TIMEDOUT:
+            return .failure(KringleError.timedOut)
+        default:
+            let buffered = easy.errorMessage
+            let message = buffered.isEmpty ? String(cString: kcurl_easy_strerror(code)) : buffered
+            return .failure(KringleError.transport(CurlError(code: Int(code), message: message)))
+        }
+    }
+
+    /// The URL that answered: the request's own unless curl reports a different one
+    /// (parsing a URL costs more than comparing two strings, so it is done only then).
+    private var effectiveURL: URL {
+        let plan = submission.plan
+        guard let reported = easy.effectiveURL, reported != plan.url else { return plan.requestURL }
+        return URL(string: reported) ?? plan.requestURL
+    }
+
+    /// Refuses every scheme but http and https, also for anything curl might be pointed at
+    /// later in the transfer.
+    private func restrictToHTTP() throws(CurlError) {
+        do {
+            try easy.set(KCURLOPT_PROTOCOLS_STR, "http,https")
+        } catch {
+            // Before curl 7.85 only the bitmask form exists.
+            try easy.set(KCURLOPT_PROTOCOLS, Int(KCURLPROTO_HTTP | KCURLPROTO_HTTPS))
+        }
+    }
+
+    /// A whole-exchange limit for plain requests; for streamed transfers a limit on silence,
+    /// as the client's idle watchdog expects: the connection must be made within the time,
+    /// and the transfer is stopped once it moves less than a byte a second for that long.
+    private func configureTimeout(_ plan: CurlRequestPlan) throws(CurlError) {
+        guard plan.timeoutIsIdle else {
+            try easy.set(KCURLOPT_TIMEOUT_MS, plan.timeoutMilliseconds)
+            return
+        }
+        guard plan.timeoutMilliseconds > 0 else { return }
+        try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.timeoutMilliseconds)
+        try easy.set(KCURLOPT_LOW_SPEED_LIMIT, 1)
+        // Whole seconds only, rounded up.
+        try easy.set(KCURLOPT_LOW_SPEED_TIME, (plan.timeoutMilliseconds + 999) / 1000)
+    }
+
+    private func configureMethodAndBody(_ plan: CurlRequestPlan) throws(CurlError) {
+        switch plan.method {
+        case .get:
+            try easy.set(KCURLOPT_HTTPGET, true)
+        case .head:
+            try easy.set(KCURLOPT_NOBODY, true)
+        case .post:
+            try easy.set(KCURLOPT_POST, true)
+        case .custom(let method):
+            try easy.set(KCURLOPT_CUSTOMREQUEST, method)
+        }
+        switch plan.body {
+        case .data(let body):
+            try easy.set(KCURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            try easy.set(KCURLOPT_POSTFIELDS, pointer: bodyBuffer.map { UnsafeRawPointer($0.baseAddress) } ?? nil)
+        case .stream(let body):
+            guard let upload else { return }
+            // POST without POSTFIELDS reads the body from the read callback; CUSTOMREQUEST
+            // (set above) still names the real method.
+            try easy.set(KCURLOPT_POST, true)
+            try easy.set(KCURLOPT_POSTFIELDSIZE_LARGE, offset: body.length)
+            let userdata = UnsafeRawPointer(Unmanaged.passUnretained(upload).toOpaque())
+            try easy.set(KCURLOPT_READFUNCTION, callback: CurlCallbacks.read)
+            try easy.set(KCURLOPT_READDATA, pointer: userdata)
+            try easy.set(KCURLOPT_SEEKFUNCTION, seek: CurlCallbacks.seek)
+            try easy.set(KCURLOPT_SEEKDATA, pointer: userdata)
+        case nil:
+            break
+        }
+    }
+
+    private func configureHeaders(_ lines: [String]) throws(CurlError) {
+        var list: OpaquePointer?
+        for line in lines {
+            guard let longer = kcurl_slist_append(list, line) else {
+                if let list { kcurl_slist_free_all(list) }
+                throw CurlError(code: CurlError.failedInitialization, message: "out of memory building the header list")
+            }
+            list = longer
+        }
+        headerList = list
+        try easy.set(KCURLOPT_HTTPHEADER, pointer: list.map { UnsafeRawPointer($0) })
+    }
+
+    private func configureConnection(_ configuration: CurlTransport.Configuration) throws(CurlError) {
+        switch configuration.proxy {
+        case .environment:
+            break  // curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
+        case .direct:
+            try easy.set(KCURLOPT_PROXY, "")  // an empty proxy overrides the environment
+        case .url(let proxy):
+            try easy.set(KCURLOPT_PROXY, proxy)
+        }
+        if !configuration.verifiesCertificates {
+            try easy.set(KCURLOPT_SSL_VERIFYPEER, false)
+            try easy.set(KCURLOPT_SSL_VERIFYHOST, 0)
+            // HTTPS proxies: these options date from curl 7.52, so an older library that
+            // does not know them is no reason to fail the request.
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYPEER, false)
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYHOST, 0)
+        }
+        if let file = configuration.certificateAuthorityFile {
+            try easy.set(KCURLOPT_CAINFO, file)
+            try? easy.set(KCURLOPT_PROXY_CAINFO, file)
+        }
+        switch configuration.httpVersion {
+        case .automatic:
+            break
+        case .http1_1:
+            try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_1_1))
+        case .http2:
+            try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2TLS))
+        }
+    }
+}

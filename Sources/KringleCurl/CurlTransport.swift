@@ -1,0 +1,159 @@
+import Foundation
+import Kringle
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``Transport`` that sends requests with libcurl, loaded at run time.
+///
+/// ```swift
+/// let client = NetworkClient(transport: CurlTransport())
+/// ```
+///
+/// Each transport has one curl multi handle, driven by one thread of its own, and its own
+/// pool of keep-alive connections. Any thread may call ``send(_:)`` or cancel the promise it
+/// returns. The transport follows the ``Transport`` contract: it follows no redirect, keeps
+/// no cookies, keeps repeated response headers apart, decodes gzip, deflate and br bodies
+/// (leaving `Content-Length` and `Content-Encoding` as the server sent them, so
+/// `Content-Length` then counts the encoded bytes), and stops a transfer when its promise is
+/// cancelled.
+///
+/// libcurl is opened with `dlopen` the first time a transport is created, so nothing is
+/// needed at build time. When no libcurl can be loaded, ``isAvailable`` is `false` and
+/// every ``send(_:)`` rejects with `KringleError.transport(CurlError)` saying which
+/// libraries were tried.
+///
+/// ``transfer(_:)`` streams: request bodies are read in chunks, response bodies go straight
+/// to their file, and progress is reported as bytes move.
+///
+/// Errors: `KringleError.timedOut` when the request's timeout passes,
+/// `KringleError.transport(CurlError)` for any other failure (``CurlError`` is a
+/// `TransportFailure`, so `RetryPolicy` can resend requests that never reached a server),
+/// `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme other
+/// than http or https, an `httpBodyStream`, a header name that is not a token), and
+/// `PromiseError.cancelled` when the promise is cancelled.
+public final class CurlTransport: Transport {
+    /// Whether libcurl could be loaded into this process.
+    ///
+    /// The first call loads it (once per process); later calls return the same answer.
+    public static var isAvailable: Bool {
+        if case .success = CurlLibrary.load() { return true }
+        return false
+    }
+
+    /// The loaded library's version text, such as `"libcurl/7.88.1 OpenSSL/3.0.15 zlib/1.2.13"`,
+    /// or `nil` when libcurl could not be loaded.
+    public static var libraryVersion: String? {
+        CurlLibrary.version
+    }
+
+    /// The settings this transport was created with.
+    public let configuration: Configuration
+
+    /// The engine, or why there is none.
+    private let engine: Result<CurlEngine, CurlError>
+
+    /// Creates a transport with the default ``Configuration``.
+    public convenience init() {
+        self.init(configuration: Configuration())
+    }
+
+    /// Creates a transport.
+    ///
+    /// - Parameter configuration: connection limits, default timeout, proxy, TLS and HTTP
+    ///   version.
+    public convenience init(configuration: Configuration) {
+        self.init(configuration: configuration, library: CurlLibrary.load())
+    }
+
+    /// Creates a transport as if loading libcurl had given `library`; tests use it to see
+    /// the unavailable path and the `curl_multi_wait` fallback.
+    init(configuration: Configuration, library: Result<Void, CurlError>, forceWaitFallback: Bool = false) {
+        self.configuration = configuration
+        engine = library.flatMap { () -> Result<CurlEngine, CurlError> in
+            Result { () throws(CurlError) -> CurlEngine in
+                try CurlEngine(configuration: configuration, forceWaitFallback: forceWaitFallback)
+            }
+        }
+    }
+
+    deinit {
+        if case .success(let engine) = engine {
+            engine.shutdown()
+        }
+    }
+
+    /// Whether this transport waits with `curl_multi_wait` and a self-pipe (libcurl before
+    /// 7.68) rather than `curl_multi_poll`.
+    var usesWaitFallback: Bool {
+        if case .success(let engine) = engine { return engine.usesWaitFallback }
+        return false
+    }
+
+    /// Sends `request` once and reports the response, whatever its status.
+    ///
+    /// - Parameter request: sent as it is: method, URL, headers and `httpBody`. A
+    ///   `timeoutInterval` of 60 (URLRequest's default) is replaced by
+    ///   ``Configuration/defaultTimeout``; any other value limits the whole request, with
+    ///   millisecond precision.
+    /// - Returns: a promise of the response. Cancel it to stop the transfer.
+    public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+        let engine: CurlEngine
+        switch self.engine {
+        case .success(let running):
+            engine = running
+        case .failure(let error):
+            return Promise(error: KringleError.transport(error))
+        }
+        let plan: CurlRequestPlan
+        do {
+            plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout)
+        } catch {
+            return Promise(error: error)
+        }
+        let promise = Promise<HTTPResponse>.pending()
+        engine.submit(plan, promise: promise)
+        return promise
+    }
+
+    /// Sends a request with a streamed body, a response body bound for a file, or both,
+    /// under the same contract as ``send(_:)``, without holding either body in memory.
+    ///
+    /// The body is read in chunks as curl sends it, and read again from the start if curl
+    /// has to resend the request. The response body is written to the file as it arrives;
+    /// the write is synchronous, so a disk slower than the network slows the transfer down
+    /// rather than filling memory. The response's `body` is then empty.
+    ///
+    /// The request's `timeoutInterval` bounds the longest silence here, not the whole
+    /// transfer (a large download may rightly take minutes): the connection must be made
+    /// within it, and the transfer stops once less than a byte a second moved for that long
+    /// (in whole seconds). `progress` is called on the transport's thread whenever the byte
+    /// counts change.
+    ///
+    /// - Parameter transfer: the request, its streamed body, the response body's file (which
+    ///   must exist; it is emptied first) and the progress callback.
+    /// - Returns: a promise of the response. Cancel it to stop the transfer.
+    public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
+        let engine: CurlEngine
+        switch self.engine {
+        case .success(let running):
+            engine = running
+        case .failure(let error):
+            return Promise(error: KringleError.transport(error))
+        }
+        let plan: CurlRequestPlan
+        do {
+            plan = try CurlRequestPlan(
+                transfer.request,
+                defaultTimeout: configuration.defaultTimeout,
+                streamedBody: transfer.body,
+                timeoutIsIdle: true
+            )
+        } catch {
+            return Promise(error: error)
+        }
+        let promise = Promise<HTTPResponse>.pending()
+        engine.submit(plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, promise: promise)
+        return promise
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Kringle
+@testable import KringleCurl
+import KringleTesting
+import Testing
+
+/// libcurl loads on this machine, and both ways of waiting work.
+@Suite struct CurlAvailabilityTests {
+    @Test func libcurlIsAvailableHere() {
+        #expect(CurlTransport.isAvailable)
+        #expect(CurlTransport.libraryVersion?.hasPrefix("libcurl/") == true)
+    }
+
+    @Test func waitFallbackServesAndCancels() async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/slow" ? .text("late").delayed(by: 30) : .text("ok")
+        }
+        defer { server.shutdown() }
+        let transport = CurlTransport(configuration: .init(), library: CurlLibrary.load(), forceWaitFallback: true)
+        #expect(transport.usesWaitFallback)
+
+        for _ in 0..<3 {
+            let response = try await transport.send(makeRequest(server.url("/"))).valueWithin()
+            #expect(String(decoding: response.body, as: UTF8.self) == "ok")
+        }
+        let slow = transport.send(makeRequest(server.url("/slow")))
+        #expect(await server.statistics(within: 30) { $0.requestsReceived == 4 })
+        slow.cancel()
+        #expect(await server.statistics(within: 20) { $0.connectionsClosedByPeer == 1 })
+    }
+
+    @Test func droppedTransportFinishesTransfersInFlight() async throws {
+        let server = try LoopbackServer { _ in .text("finished").delayed(by: 0.2) }
+        defer { server.shutdown() }
+        var transport: CurlTransport? = CurlTransport()
+        let promise = try #require(transport).send(makeRequest(server.url("/")))
+
+        transport = nil
+
+        let response = try await promise.valueWithin()
+        #expect(String(decoding: response.body, as: UTF8.self) == "finished")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Kringle
+@testable import KringleCurl
+import KringleTesting
+import Testing
+
+/// The configuration's options reach curl.
+@Suite struct CurlConfigurationTests {
+    @Test func perHostLimitQueuesOnOneConnection() async throws {
+        let connections = Recorder<Int>()
+        let server = try LoopbackServer { request in
+            connections.append(request.connectionID)
+            return .text("ok").delayed(by: 0.05)
+        }
+        defer { server.shutdown() }
+        let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
+
+        let promises = (0..<4).map { _ in transport.send(makeRequest(server.url("/"))) }
+        for promise in promises {
+            _ = try await promise.valueWithin()
+        }
+
+        #expect(connections.elements.count == 4)
+        #expect(server.statistics.connectionsAccepted == 1)
+    }
+
+    @Test func proxyReceivesTheAbsoluteURL() async throws {
+        let targets = Recorder<String>()
+        let proxy = try LoopbackServer { request in
+            targets.append(request.target)
+            return .text("via proxy")
+        }
+        defer { proxy.shutdown() }
+        let transport = CurlTransport(configuration: .init(proxy: .url(proxy.baseURL.absoluteString)))
+        let url = try #require(URL(string: "http://kringle.invalid/through?x=1"))
+
+        let response = try await transport.send(makeRequest(url)).valueWithin()
+
+        #expect(String(decoding: response.body, as: UTF8.self) == "via proxy")
+        #expect(targets.elements == ["http://kringle.invalid/through?x=1"])
+    }
+
+    @Test func everyOptionIsAcceptedByCurl() async throws {
+        let versions = Recorder<String>()
+        let server = try LoopbackServer { request in
+            versions.append(request.httpVersion)
+            return .status(204)
+        }
+        defer { server.shutdown() }
+        let configuration = CurlTransport.Configuration(
+            maximumConnections: 4,
+            maximumConnectionsPerHost: 2,
+            defaultTimeout: 5,
+            proxy: .direct,
+            verifiesCertificates: false,
+            certificateAuthorityFile: "/nonexistent/ca.pem",  // only read for https
+            httpVersion: .http1_1
+        )
+
+        let response = try await CurlTransport(configuration: configuration).send(makeRequest(server.url("/"))).valueWithin()
+
+        #expect(response.statusCode == 204)
+        #expect(versions.elements == ["HTTP/1.1"])
+    }
+
+    @Test func cookiesAreNeitherStoredNorSent() async throws {
+        let cookies = Recorder<String?>()
+        let server = try LoopbackServer { request in
+            cookies.append(request.header("cookie"))
+            return .text("ok").addingHeader("Set-Cookie", "session=1; Path=/")
+        }
+        defer { server.shutdown() }
+        let transport = CurlTransport()
+
+        _ = try await transport.send(makeRequest(server.url("/"))).valueWithin()
+        _ = try await transport.send(makeRequest(server.url("/"))).valueWithin()
+
+        #expect(cookies.elements == [nil, nil])
+    }
+}

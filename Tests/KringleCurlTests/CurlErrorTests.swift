@@ -1,0 +1,120 @@
+import Foundation
+import Kringle
+@testable import KringleCurl
+import KringleTesting
+import Testing
+
+/// Failures map to KringleError as the Transport contract says.
+@Suite struct CurlErrorTests {
+    @Test func subSecondTimeoutRejectsWithTimedOut() async throws {
+        let server = try LoopbackServer { _ in .text("late").delayed(by: 5) }
+        defer { server.shutdown() }
+        // Created first, so that loading libcurl is not part of the time measured.
+        let transport = CurlTransport()
+        let request = makeRequest(server.url("/slow"), timeout: 0.3)
+
+        // Timed on a thread of its own that blocks in wait(): resuming this test's task may
+        // wait for a busy concurrency thread, which says nothing about the transport.
+        let (result, elapsed) = await timedOnThread {
+            Result { try transport.send(request).wait(timeout: 30) }
+        }
+
+        guard case .failure(KringleError.timedOut) = result else {
+            Issue.record("expected KringleError.timedOut, got \(result)")
+            return
+        }
+        #expect(elapsed >= .milliseconds(290))
+        #expect(elapsed < .seconds(1))
+    }
+
+    @Test func defaultTimeoutReplacesURLRequestDefault() async throws {
+        let server = try LoopbackServer { _ in .text("late").delayed(by: 5) }
+        defer { server.shutdown() }
+        let transport = CurlTransport(configuration: .init(defaultTimeout: 0.2))
+
+        let result = await transport.send(makeRequest(server.url("/"))).settled()
+
+        guard case .failure(KringleError.timedOut) = result else {
+            Issue.record("expected KringleError.timedOut, got \(result)")
+            return
+        }
+    }
+
+    @Test func connectionRefusedIsATransportError() async throws {
+        let port = try refusedPort()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+
+        let result = await CurlTransport().send(makeRequest(url)).settled()
+
+        guard case .failure(KringleError.transport(let underlying)) = result, let curl = underlying as? CurlError else {
+            Issue.record("expected KringleError.transport(CurlError), got \(result)")
+            return
+        }
+        #expect(curl.code == CurlError.couldNotConnect)
+        #expect(curl.message.contains("\(port)"))
+        // RetryPolicy may resend it: the request never reached a server.
+        #expect(curl.requestNeverCompleted)
+    }
+
+    @Test func truncatedBodyIsATransportError() async throws {
+        let server = try LoopbackServer { _ in .text(String(repeating: "x", count: 10_000)).withBehavior(.closeMidBody) }
+        defer { server.shutdown() }
+
+        let result = await CurlTransport().send(makeRequest(server.url("/"))).settled()
+
+        guard case .failure(KringleError.transport(let underlying)) = result else {
+            Issue.record("expected KringleError.transport, got \(result)")
+            return
+        }
+        #expect(underlying is CurlError)
+    }
+
+    @Test(arguments: ["ftp://127.0.0.1/file", "file:///etc/passwd"])
+    func nonHTTPSchemeIsAnInvalidRequest(url: String) async throws {
+        let request = makeRequest(try #require(URL(string: url)))
+
+        let result = await CurlTransport().send(request).settled()
+
+        guard case .failure(KringleError.invalidRequest) = result else {
+            Issue.record("expected KringleError.invalidRequest, got \(result)")
+            return
+        }
+    }
+
+    @Test func headerNameThatIsNotATokenIsAnInvalidRequest() async throws {
+        let server = try LoopbackServer { _ in .status(204) }
+        defer { server.shutdown() }
+        // URLRequest itself drops values with line breaks, but keeps this name.
+        let request = makeRequest(server.url("/"), headers: ["Bad Name": "v"])
+
+        let result = await CurlTransport().send(request).settled()
+
+        guard case .failure(KringleError.invalidRequest) = result else {
+            Issue.record("expected KringleError.invalidRequest, got \(result)")
+            return
+        }
+        #expect(server.statistics.requestsReceived == 0)
+    }
+
+    @Test func unavailableLibraryRejectsWithTheNamesTried() async throws {
+        let failure = CurlError(code: CurlError.failedInitialization, message: "libcurl could not be loaded; tried libcurl.so.4 (not found)")
+        let transport = CurlTransport(configuration: .init(), library: .failure(failure))
+
+        let result = await transport.send(makeRequest(try #require(URL(string: "http://127.0.0.1:1/")))).settled()
+
+        guard case .failure(KringleError.transport(let underlying)) = result else {
+            Issue.record("expected KringleError.transport, got \(result)")
+            return
+        }
+        #expect(underlying as? CurlError == failure)
+        #expect("\(KringleError.transport(underlying))".contains("libcurl.so.4"))
+    }
+
+    @Test func probeReportsEveryNameTried() {
+        let (opened, report) = CurlLibrary.probe(["libkringle-missing-1.so", "libkringle-missing-2.so"])
+
+        #expect(opened == nil)
+        #expect(report.contains("libkringle-missing-1.so"))
+        #expect(report.contains("libkringle-missing-2.so"))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Kringle
+@testable import KringleCurl
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How requests are translated into curl options, without curl.
+@Suite struct CurlRequestPlanTests {
+    static let url = URLComponents(string: "http://example.test/a?b=c")?.url ?? URL(fileURLWithPath: "/")
+
+    @Test(arguments: [
+        ("GET", nil, CurlRequestPlan.Method.get, nil),
+        ("GET", "", .get, nil),
+        ("GET", "body", .custom("GET"), "body"),
+        ("HEAD", "ignored", .head, nil),
+        ("POST", nil, .post, ""),
+        ("POST", "x", .post, "x"),
+        ("PUT", nil, .custom("PUT"), ""),
+        ("PATCH", "p", .custom("PATCH"), "p"),
+        ("DELETE", nil, .custom("DELETE"), nil),
+        ("OPTIONS", nil, .custom("OPTIONS"), nil),
+        ("MKCOL", "m", .custom("MKCOL"), "m"),
+    ] as [(String, String?, CurlRequestPlan.Method, String?)])
+    func methodMapping(method: String, body: String?, expected: CurlRequestPlan.Method, expectedBody: String?) {
+        let (mapped, mappedBody) = CurlRequestPlan.method(method, body: body.map { Data($0.utf8) })
+
+        #expect(mapped == expected)
+        #expect(mappedBody == expectedBody.map { Data($0.utf8) })
+    }
+
+    @Test func headerLinesSuppressCurlDefaults() throws {
+        let lines = try CurlRequestPlan.headerLines(["X-B": "2", "x-a": "1", "X-Empty": ""], hasBody: true)
+
+        #expect(lines == ["x-a: 1", "X-B: 2", "X-Empty;", "Expect:", "Content-Type:"])
+    }
+
+    @Test func givenExpectAndContentTypeAreKept() throws {
+        let lines = try CurlRequestPlan.headerLines(["Expect": "100-continue", "Content-Type": "text/plain"], hasBody: true)
+
+        #expect(lines == ["Content-Type: text/plain", "Expect: 100-continue"])
+    }
+
+    @Test(arguments: [
+        ["Bad Name": "v"], ["X": "a\nb"], ["X": "a\rb"], ["": "v"], ["X:Y": "v"], ["X": "nul\0"],
+    ])
+    func unsendableHeadersAreRejected(fields: [String: String]) {
+        #expect(throws: KringleError.self) {
+            try CurlRequestPlan.headerLines(fields, hasBody: false)
+        }
+    }
+
+    @Test(arguments: [
+        (0.3, 300), (0.0001, 1), (1.5, 1_500), (0.2995, 300), (0, 0), (-1, 0),
+        (.infinity, 0), (.nan, 0), (1e300, Int(Int32.max)),
+    ] as [(TimeInterval, Int)])
+    func timeoutMilliseconds(seconds: TimeInterval, milliseconds: Int) {
+        #expect(CurlRequestPlan.milliseconds(seconds) == milliseconds)
+    }
+
+    @Test(arguments: [(60.0, 7_000), (0.25, 250), (120.0, 120_000)])
+    func urlRequestDefaultMeansConfiguredDefault(requestTimeout: TimeInterval, milliseconds: Int) throws {
+        var request = URLRequest(url: Self.url)
+        request.timeoutInterval = requestTimeout
+
+        let plan = try CurlRequestPlan(request, defaultTimeout: 7)
+
+        #expect(plan.timeoutMilliseconds == milliseconds)
+        #expect(plan.url == "http://example.test/a?b=c")
+    }
+
+    @Test func bodyStreamIsRejected() {
+        var request = URLRequest(url: Self.url)
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("x".utf8))
+
+        #expect(throws: KringleError.self) {
+            try CurlRequestPlan(request, defaultTimeout: 60)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Kringle
+@testable import KringleCurl
+import KringleTesting
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A thread-safe counter.
+final class Counter: Sendable {
+    private let storage = Mutex(0)
+
+    @discardableResult
+    func increment() -> Int {
+        storage.withLock { $0 += 1; return $0 }
+    }
+
+    var value: Int {
+        storage.withLock { $0 }
+    }
+}
+
+/// Collects values from many threads in arrival order.
+final class Recorder<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+
+    func append(_ element: Element) {
+        storage.withLock { $0.append(element) }
+    }
+
+    var elements: [Element] {
+        storage.withLock { $0 }
+    }
+}
+
+extension Promise {
+    /// The settled result, waiting at most `seconds` so that a broken transport fails the
+    /// test instead of hanging the suite.
+    func settled(within seconds: TimeInterval = 30) async -> Result<Value, any Error> {
+        do {
+            return .success(try await timeout(seconds).value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The value, or the error; waits at most `seconds`.
+    func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
+        try await timeout(seconds).value
+    }
+}
+
+/// A request built in one expression.
+func makeRequest(
+    _ url: URL,
+    method: String = "GET",
+    body: Data? = nil,
+    headers: [String: String] = [:],
+    timeout: TimeInterval? = nil
+) -> URLRequest {
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.httpBody = body
+    for (name, value) in headers {
+        request.setValue(value, forHTTPHeaderField: name)
+    }
+    if let timeout {
+        request.timeoutInterval = timeout
+    }
+    return request
+}
+
+/// Runs `body(lane)` on `count` threads of their own (they may block) and returns when all
+/// have finished.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let finished = Counter()
+        for lane in 0..<count {
+            let thread = Thread {
+                body(lane)
+                if finished.increment() == count {
+                    continuation.resume()
+                }
+            }
+            thread.start()
+        }
+    }
+}
+
+extension LoopbackServer {
+    /// ``LoopbackServer/waitForStatistics(timeout:until:)`` on a thread of its own, so that
+    /// the wait does not hold one of the few threads Swift concurrency runs the tests on.
+    func statistics(within timeout: TimeInterval, until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let thread = Thread {
+                continuation.resume(returning: self.waitForStatistics(timeout: timeout, until: condition))
+            }
+            thread.start()
+        }
+    }
+}
+
+/// Runs `body` on a thread of its own (it may block) and returns its result with the time
+/// it took.
+func timedOnThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> (Value, Duration) {
+    await withCheckedContinuation { (continuation: CheckedContinuation<(Value, Duration), Never>) in
+        let thread = Thread {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let value = body()
+            continuation.resume(returning: (value, clock.now - start))
+        }
+        thread.start()
+    }
+}
+
+/// A port on 127.0.0.1 where nothing listens: a server's port just after it shut down.
+func refusedPort() throws -> Int {
+    let server = try LoopbackServer { _ in .status(204) }
+    let port = server.port
+    server.shutdown()
+    return port
+}
+
+/// Compresses `data` with the system's gzip, as a server would before sending
+/// `Content-Encoding: gzip`.
+func gzipped(_ data: Data) throws -> Data {
+    let candidates = ["/usr/bin/gzip", "/bin/gzip"]
+    guard let gzip = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw CocoaError(.fileNoSuchFile)
+    }
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-curl-\(UUID().uuidString)")
+    try data.write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: gzip)
+    process.arguments = ["-c", "-n", file.path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let compressed = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return compressed
+}
