@@ -116,7 +116,12 @@ public final class URLSessionTransport: Transport {
 
     /// A file with the body's bytes: its own file when it is one, else a spooled copy.
     private static func file(holding body: StreamedBody) throws -> (url: URL, isSpool: Bool) {
-        if body.segments.count == 1, case .file(let url, _) = body.segments[0] {
+        if body.segments.count == 1, case .file(let url, let size) = body.segments[0] {
+            // URLSession reads the file itself, so its size is checked here, once.
+            let current = try StreamedBody.size(ofReadableFile: url)
+            guard current == size else {
+                throw KringleError.invalidRequest("The file at \(url.path) changed size (\(size) → \(current) bytes) before it was sent.")
+            }
             return (url, false)
         }
         let spool = FileManager.default.temporaryDirectory
