@@ -21,8 +21,16 @@ extension CurlBenchmark {
             self.directory = directory
         }
 
-        /// Starts nginx, or says why it could not.
+        /// Starts nginx serving `payload` at `/item.json`, or says why it could not.
         static func start(serving payload: String) -> Result<NginxServer, NginxError> {
+            start(path: "/item.json") { www in
+                try payload.write(to: www.appendingPathComponent("item.json"), atomically: true, encoding: .utf8)
+            }
+        }
+
+        /// Starts nginx with a `www` directory that `prepare` fills, accepting `PUT` uploads
+        /// under `/uploads/`; `url` is `path` on it. Or says why it could not.
+        static func start(path: String, prepare: (URL) throws -> Void) -> Result<NginxServer, NginxError> {
             let candidates = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx"]
             guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
                 return .failure(NginxError("nginx is not installed (apt-get install -y nginx-light)"))
@@ -30,15 +38,20 @@ extension CurlBenchmark {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-nginx-\(UUID().uuidString)")
             do {
                 let port = try freePort()
-                try FileManager.default.createDirectory(at: directory.appendingPathComponent("www"), withIntermediateDirectories: true)
-                try payload.write(to: directory.appendingPathComponent("www/item.json"), atomically: true, encoding: .utf8)
+                try FileManager.default.createDirectory(at: directory.appendingPathComponent("www/uploads"), withIntermediateDirectories: true)
+                // nginx started as root runs its worker as `nobody`, which must write uploads.
+                for writable in ["", "www/uploads"] {
+                    try FileManager.default.setAttributes([.posixPermissions: 0o777],
+                                                          ofItemAtPath: directory.appendingPathComponent(writable).path)
+                }
+                try prepare(directory.appendingPathComponent("www"))
                 try configuration(directory: directory, port: port)
                     .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: binary)
                 process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
                                      "-e", directory.appendingPathComponent("error.log").path]
-                guard let url = URL(string: "http://127.0.0.1:\(port)/item.json") else {
+                guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
                     throw NginxError("no URL for port \(port)")
                 }
                 try process.run()
@@ -67,8 +80,10 @@ extension CurlBenchmark {
         /// Tries a request every 50 ms for up to 10 s.
         private func waitUntilServing() -> Bool {
             let transport = CurlTransport()
+            var probe = URLRequest(url: url, timeoutInterval: 1)
+            probe.httpMethod = "HEAD"
             for _ in 0..<200 where process.isRunning {
-                if let response = try? transport.send(URLRequest(url: url, timeoutInterval: 1)).wait(timeout: 2),
+                if let response = try? transport.send(probe).wait(timeout: 2),
                    response.statusCode == 200 {
                     return true
                 }
@@ -112,6 +127,11 @@ extension CurlBenchmark {
                         listen 127.0.0.1:\(port);
                         root \(root)/www;
                         location / { default_type application/json; }
+                        location /uploads/ {
+                            dav_methods PUT;
+                            client_max_body_size 0;
+                            client_body_buffer_size 1m;
+                        }
                     }
                 }
                 """

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|curl|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|curl|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|curl|transfers|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|curl|transfers|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -11,12 +11,17 @@ case "client":
     try runClientBenchmarks()
 case "curl":
     runCurlBenchmarks()
+case "transfers":
+    try runTransferBenchmarks()
+case "transfer-child":
+    try runTransferChild(Array(CommandLine.arguments.dropFirst(2)))
 case "cookies":
     runCookieJarBenchmarks()
 case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
     runCurlBenchmarks()
+    try runTransferBenchmarks()
     runCookieJarBenchmarks()
 default:
     print(usage)

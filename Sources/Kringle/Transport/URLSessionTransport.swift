@@ -62,11 +62,16 @@ public final class URLSessionTransport: Transport {
     /// is first spooled to a temporary file: `InputStream` uploads are unreliable in
     /// FoundationNetworking) and writes the response body to its file as it arrives.
     ///
-    /// Limits: FoundationNetworking offers no backpressure on downloads, so a disk slower
-    /// than the network lets data queue in memory; `CurlTransport` pauses the transfer
-    /// instead.
+    /// A download without a request body uses a download task, which FoundationNetworking
+    /// writes to disk itself; the file is then moved into place.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         let request = Self.loosened(transfer.request)
+        if transfer.body == nil, let file = transfer.responseBodyFile {
+            // A download task writes to disk on FoundationNetworking's own thread as data
+            // arrives, so memory stays flat; data-task callbacks would pile up in memory.
+            let task = session.downloadTask(with: request)
+            return start(task, delegate.register(task, downloadTarget: file, progress: transfer.progress))
+        }
         var spool: URL?
         let sink: FileHandle?
         let task: URLSessionTask

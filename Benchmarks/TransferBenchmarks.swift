@@ -1,0 +1,111 @@
+import Foundation
+import Kringle
+import KringleCurl
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The large-body benchmarks: download 1 GB from nginx on loopback into a file, and upload
+/// 1 GB from a file, through both transports and through the `curl` command line doing the
+/// same in the same run. Each Kringle case runs in a child process of its own, so that its
+/// peak RSS is its own.
+func runTransferBenchmarks() throws {
+    print("## Large bodies (1 GiB over loopback from and to nginx, each case in its own process)\n")
+    let size: Int64 = 1 << 30
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-transfers-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: work) }
+    let source = work.appendingPathComponent("upload.bin")
+    try makeSparseFile(source, size: size)
+
+    let nginx: CurlBenchmark.NginxServer
+    switch CurlBenchmark.NginxServer.start(path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) }) {
+    case .success(let server): nginx = server
+    case .failure(let error):
+        print("Skipped: \(error)\n")
+        return
+    }
+    defer { nginx.stop() }
+    let downloadURL = nginx.url
+    let uploadURL = downloadURL.deletingLastPathComponent().appendingPathComponent("uploads/received.bin")
+    let destination = work.appendingPathComponent("downloaded.bin")
+
+    let table = Table("case", "time", "throughput", "peak RSS", "vs curl CLI", "target")
+    let curlDownload = try timeCommand("/usr/bin/curl", ["-s", "-o", destination.path, downloadURL.absoluteString])
+    let curlUpload = try timeCommand("/usr/bin/curl", ["-s", "-o", "/dev/null", "-T", source.path, uploadURL.absoluteString])
+    table.row("curl CLI download", seconds(curlDownload), throughput(size, curlDownload), "", "1.00x", "")
+    table.row("curl CLI upload", seconds(curlUpload), throughput(size, curlUpload), "", "1.00x", "")
+    for transport in ["urlsession", "curl"] {
+        let download = try runChild(["transfer-child", "download", transport, downloadURL.absoluteString, destination.path])
+        table.row("\(transport) download", seconds(download.seconds), throughput(size, download.seconds),
+                  String(format: "%.0f MB", download.peakMegabytes),
+                  String(format: "%.2fx", curlDownload / download.seconds),
+                  transport == "curl" ? "≥ 0.8x, < 64 MB" : "< 64 MB")
+        let upload = try runChild(["transfer-child", "upload", transport, uploadURL.absoluteString, source.path])
+        table.row("\(transport) upload", seconds(upload.seconds), throughput(size, upload.seconds),
+                  String(format: "%.0f MB", upload.peakMegabytes),
+                  String(format: "%.2fx", curlUpload / upload.seconds), "< 64 MB")
+    }
+    print("")
+}
+
+/// One Kringle transfer, run as `kringle-benchmarks transfer-child <download|upload>
+/// <urlsession|curl> <url> <file>`; prints its seconds and peak RSS.
+func runTransferChild(_ arguments: [String]) throws {
+    guard arguments.count == 4, let url = URL(string: arguments[2]) else {
+        throw CurlBenchmark.NginxError("usage: transfer-child <download|upload> <urlsession|curl> <url> <file>")
+    }
+    let transport: any Transport = arguments[1] == "curl" ? CurlTransport() : URLSessionTransport()
+    let client = NetworkClient(transport: transport)
+    let endpoint = BenchmarkEndpoint(baseURL: url, path: "")
+    let file = URL(fileURLWithPath: arguments[3])
+    let timing = try Timing.of {
+        if arguments[0] == "download" {
+            _ = try client.download(endpoint, to: file).wait()
+        } else {
+            _ = try client.upload(file, to: endpoint, method: .put, as: Data.self).wait()
+        }
+    }
+    print(timing.wall, peakResidentMegabytes())
+}
+
+private func runChild(_ arguments: [String]) throws -> (seconds: Double, peakMegabytes: Double) {
+    let output = Pipe()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    process.arguments = arguments
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard process.terminationStatus == 0, fields.count == 2 else {
+        throw CurlBenchmark.NginxError("the child \(arguments) failed: \(String(decoding: data, as: UTF8.self))")
+    }
+    return (fields[0], fields[1])
+}
+
+private func timeCommand(_ path: String, _ arguments: [String]) throws -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    return try Timing.of {
+        try process.run()
+        process.waitUntilExit()
+    }.wall
+}
+
+private func makeSparseFile(_ url: URL, size: Int64) throws {
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+        throw CurlBenchmark.NginxError("cannot create \(url.path)")
+    }
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: UInt64(size))
+    try handle.close()
+}
+
+private func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+private func throughput(_ bytes: Int64, _ seconds: Double) -> String {
+    String(format: "%.0f MB/s", Double(bytes) / seconds / 1_000_000)
+}
