@@ -12,10 +12,14 @@ final class IdleWatchdog: @unchecked Sendable {
     private let lastActivity: Atomic<UInt64>
     private let source: any DispatchSourceTimer
 
+    /// A serial queue of its own: its thread is never one of the few that busy or blocked
+    /// work on the global queues could take, so a time-out fires on time.
+    private static let queue = DispatchQueue(label: "kringle.idle-watchdog")
+
     init(timeout: TimeInterval) {
         self.timeout = timeout
         lastActivity = Atomic(DispatchTime.now().uptimeNanoseconds)
-        source = DispatchSource.makeTimerSource(queue: .global())
+        source = DispatchSource.makeTimerSource(queue: Self.queue)
         // Active from the start (libdispatch traps when an inactive source is freed); it
         // fires only once `guarding` schedules it.
         source.schedule(deadline: .distantFuture)

@@ -37,28 +37,29 @@ final class ProgressReporter: Sendable {
     func update(_ report: TransferReport, acceptable: Range<Int>) {
         if case .download = direction, !(report.statusCode.map(acceptable.contains) ?? false) { return }
         let progress = progress(sent: report.sent, received: report.received, expected: report.expectedToReceive)
-        let now = DispatchTime.now().uptimeNanoseconds
-        let deliver = state.withLock { state -> Bool in
+        state.withLock { state in
+            // The clock is read under the lock, so the times compared never go backwards, and
+            // callbacks are queued under it too, so they arrive in the order decided here.
+            let now = DispatchTime.now().uptimeNanoseconds
             guard !state.finished, progress.completedBytes > max(state.delivered, 0),
-                  now - state.lastDelivery >= Self.interval
-            else { return false }
+                  now &- state.lastDelivery >= Self.interval
+            else { return }
             state.delivered = progress.completedBytes
             state.lastDelivery = now
-            return true
+            queue.async { [callback] in callback(progress) }
         }
-        if deliver { queue.async { [callback] in callback(progress) } }
     }
 
     /// The last callback: the transfer is complete with `completed` bytes (all of them).
     func finish(completed: Int64) {
-        let final = state.withLock { state -> TransferProgress? in
-            guard !state.finished else { return nil }
+        state.withLock { state in
+            guard !state.finished else { return }
             state.finished = true
             let bytes = max(completed, state.delivered)
             state.delivered = bytes
-            return TransferProgress(completedBytes: bytes, totalBytes: bytes)
+            let final = TransferProgress(completedBytes: bytes, totalBytes: bytes)
+            queue.async { [callback] in callback(final) }
         }
-        if let final { queue.async { [callback] in callback(final) } }
     }
 
     private func progress(sent: Int64, received: Int64, expected: Int64?) -> TransferProgress {

@@ -62,16 +62,13 @@ public final class URLSessionTransport: Transport {
     /// is first spooled to a temporary file: `InputStream` uploads are unreliable in
     /// FoundationNetworking) and writes the response body to its file as it arrives.
     ///
-    /// A download without a request body uses a download task, which FoundationNetworking
-    /// writes to disk itself; the file is then moved into place.
+    /// Limits: FoundationNetworking offers no backpressure on data tasks, so a network
+    /// faster than the delegate queue lets data queue in memory (a 1 GiB download from nginx
+    /// on loopback peaked at about 210 MB). A download task would write to disk on its own,
+    /// but FoundationNetworking crashes when a refused redirect carries a body on one, and
+    /// the client must see every redirect. `CurlTransport` keeps memory flat.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         let request = Self.loosened(transfer.request)
-        if transfer.body == nil, let file = transfer.responseBodyFile {
-            // A download task writes to disk on FoundationNetworking's own thread as data
-            // arrives, so memory stays flat; data-task callbacks would pile up in memory.
-            let task = session.downloadTask(with: request)
-            return start(task, delegate.register(task, downloadTarget: file, progress: transfer.progress))
-        }
         var spool: URL?
         let sink: FileHandle?
         let task: URLSessionTask

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Collects each task's response and body and settles its promise, on one serial queue.
-final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSessionDownloadDelegate, Sendable {
+final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Transfer {
         let promise: Promise<HTTPResponse>
         var response: HTTPURLResponse?
@@ -18,8 +18,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         var progress: (@Sendable (TransferReport) -> Void)?
         /// A spooled body file to delete once the task is over.
         var spool: URL?
-        /// Where a download task's file goes.
-        var downloadTarget: URL?
     }
 
     private let transfers = Mutex<[Int: Transfer]>([:])
@@ -33,14 +31,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
         _ task: URLSessionTask,
         sink: FileHandle? = nil,
         spool: URL? = nil,
-        downloadTarget: URL? = nil,
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) -> Promise<HTTPResponse> {
         let promise = Promise<HTTPResponse>.pending()
         var transfer = Transfer(promise: promise)
         transfer.sink = sink
         transfer.spool = spool
-        transfer.downloadTarget = downloadTarget
         transfer.progress = progress
         transfers.withLock { $0[task.taskIdentifier] = transfer }
         return promise
@@ -140,48 +136,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, URLSe
             return { progress(report) }
         }
         report?()
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        downloadTask: URLSessionDownloadTask,
-        didWriteData bytesWritten: Int64,
-        totalBytesWritten: Int64,
-        totalBytesExpectedToWrite: Int64
-    ) {
-        let progress = transfers.withLock { $0[downloadTask.taskIdentifier]?.progress }
-        progress?(TransferReport(
-            sent: 0,
-            received: totalBytesWritten,
-            expectedToReceive: totalBytesExpectedToWrite > 0 ? totalBytesExpectedToWrite : nil,
-            statusCode: (downloadTask.response as? HTTPURLResponse)?.statusCode
-        ))
-    }
-
-    // The file at `location` is deleted when this returns, so it is moved now.
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        guard let target = transfers.withLock({ $0[downloadTask.taskIdentifier]?.downloadTarget }) else { return }
-        do {
-            try Self.move(location, to: target)
-        } catch {
-            transfers.withLock { $0[downloadTask.taskIdentifier]?.sinkError = error }
-        }
-    }
-
-    /// Moves a file onto an existing one: a rename on the same file system, a chunked copy
-    /// across file systems. The target must exist (a removed target means the download was
-    /// given up, and stays removed).
-    private static func move(_ source: URL, to target: URL) throws {
-        guard FileManager.default.fileExists(atPath: target.path) else { return }
-        if rename(source.path, target.path) == 0 { return }
-        let input = try FileHandle(forReadingFrom: source)
-        defer { try? input.close() }
-        let output = try FileHandle(forWritingTo: target)
-        defer { try? output.close() }
-        try output.truncate(atOffset: 0)
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            try output.write(contentsOf: chunk)
-        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+@testable import Kringle
+
+@Suite("ProgressReporter")
+struct ProgressReporterTests {
+    @Test("a burst of updates is throttled to about 20 callbacks a second, plus the final one")
+    func throttles() async {
+        let total: Int64 = 1 << 40
+        let log = StreamingProgressLog(total: total)
+        let reporter = ProgressReporter(.download, callback: log.callback)
+        let caller = StreamingParkedCaller()
+        // 300 ms of updates as fast as the loop goes, on a thread of its own.
+        let burst = await caller.call { () -> Duration in
+            let clock = ContinuousClock()
+            let start = clock.now
+            var received: Int64 = 0
+            while clock.now - start < .milliseconds(300) {
+                received += 1
+                reporter.report(sent: 0, received: received, expected: total)
+            }
+            reporter.finish(completed: total)
+            return clock.now - start
+        }
+        caller.release()
+        #expect(await log.awaitCompletion())
+
+        let values = log.values
+        let throttled = values.dropLast()
+        let seconds = Double(burst.components.seconds) + Double(burst.components.attoseconds) / 1e18
+        // The first update goes at once, then at most one per 50 ms.
+        #expect(throttled.count >= 2, "\(values.count) callbacks")
+        #expect(throttled.count <= Int(seconds / 0.05) + 2, "\(throttled.count) callbacks in \(burst)")
+        #expect(throttled.first == TransferProgress(completedBytes: 1, totalBytes: total))
+        #expect(log.isMonotonic)
+        #expect(values.last == TransferProgress(completedBytes: total, totalBytes: total))
+    }
+
+    @Test("updates that do not move forward are not reported")
+    func neverBackwards() async throws {
+        let log = StreamingProgressLog(total: 300)
+        let reporter = ProgressReporter(.download, callback: log.callback)
+        reporter.report(sent: 0, received: 100, expected: 300)
+        try await Task.sleep(for: .milliseconds(120))
+        reporter.report(sent: 0, received: 100, expected: 300)
+        reporter.report(sent: 0, received: 50, expected: 300)
+        try await Task.sleep(for: .milliseconds(120))
+        reporter.report(sent: 0, received: 60, expected: 300)
+        reporter.report(sent: 0, received: 200, expected: 300)
+        reporter.finish(completed: 300)
+        #expect(await log.awaitCompletion())
+        #expect(log.values == [
+            TransferProgress(completedBytes: 100, totalBytes: 300),
+            TransferProgress(completedBytes: 200, totalBytes: 300),
+            TransferProgress(completedBytes: 300, totalBytes: 300),
+        ])
+    }
+
+    @Test("the final callback comes once, and nothing after it")
+    func finalOnce() async throws {
+        let log = StreamingProgressLog(total: 500)
+        let reporter = ProgressReporter(.download, callback: log.callback)
+        reporter.report(sent: 0, received: 10, expected: nil)
+        reporter.finish(completed: 500)
+        reporter.finish(completed: 600)
+        try await Task.sleep(for: .milliseconds(60))
+        reporter.report(sent: 0, received: 700, expected: nil)
+        #expect(await log.awaitCompletion())
+        // A marker through a second reporter's queue would not order this one; a short wait
+        // lets any (wrong) late callback land before the check.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(log.values == [
+            TransferProgress(completedBytes: 10, totalBytes: nil),
+            TransferProgress(completedBytes: 500, totalBytes: 500),
+        ])
+    }
+
+    @Test("a final count below what was reported still never goes backwards")
+    func finalNotBelowDelivered() async {
+        let log = StreamingProgressLog(total: 200)
+        let reporter = ProgressReporter(.download, callback: log.callback)
+        reporter.report(sent: 0, received: 200, expected: 1_000)
+        reporter.finish(completed: 150)
+        #expect(await log.awaitCompletion())
+        #expect(log.values == [
+            TransferProgress(completedBytes: 200, totalBytes: 1_000),
+            TransferProgress(completedBytes: 200, totalBytes: 200),
+        ])
+    }
+
+    @Test("uploads count bytes sent, out of the body's length, never beyond it")
+    func upload() async throws {
+        let log = StreamingProgressLog(total: 1_000)
+        let reporter = ProgressReporter(.upload(total: 1_000), callback: log.callback)
+        reporter.report(sent: 400, received: 999, expected: 5)
+        try await Task.sleep(for: .milliseconds(120))
+        reporter.report(sent: 1_200, received: 0, expected: nil)
+        reporter.finish(completed: 1_000)
+        #expect(await streamingEventually { log.values.count == 3 })
+        #expect(log.values == [
+            TransferProgress(completedBytes: 400, totalBytes: 1_000),
+            TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
+            TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
+        ])
+    }
+
+    @Test("a download counts only the body of a response with an acceptable status")
+    func downloadCountsAcceptableOnly() async throws {
+        let log = StreamingProgressLog(total: 900)
+        let reporter = ProgressReporter(.download, callback: log.callback)
+        // A redirect's body, an error's body, bytes before the head: none of them the file.
+        reporter.report(sent: 0, received: 5_000, expected: 5_000, status: 302)
+        reporter.report(sent: 0, received: 6_000, expected: 6_000, status: 503)
+        reporter.report(sent: 0, received: 7_000, expected: nil, status: nil)
+        reporter.report(sent: 0, received: 300, expected: 900, status: 200)
+        try await Task.sleep(for: .milliseconds(120))
+        reporter.report(sent: 0, received: 400, expected: 900, status: 206)
+        reporter.finish(completed: 900)
+        #expect(await log.awaitCompletion())
+        #expect(log.values == [
+            TransferProgress(completedBytes: 300, totalBytes: 900),
+            TransferProgress(completedBytes: 400, totalBytes: 900),
+            TransferProgress(completedBytes: 900, totalBytes: 900),
+        ])
+    }
+
+    @Test("an upload counts bytes sent whatever the status, before and after the head")
+    func uploadCountsAnyStatus() async throws {
+        let log = StreamingProgressLog(total: 100)
+        let reporter = ProgressReporter(.upload(total: 100), callback: log.callback)
+        reporter.report(sent: 40, received: 0, expected: nil, status: nil)
+        try await Task.sleep(for: .milliseconds(120))
+        reporter.report(sent: 70, received: 0, expected: nil, status: 500)
+        reporter.finish(completed: 100)
+        #expect(await log.awaitCompletion())
+        #expect(log.values.map(\.completedBytes) == [40, 70, 100])
+    }
+
+    @Test("callbacks run on the reporter's queue, never on the thread that reports")
+    func offTheReportingThread() async {
+        let log = StreamingProgressLog(total: 2)
+        let reporter = ProgressReporter(.download, callback: log.callback)
+        let caller = StreamingParkedCaller()
+        await caller.call {
+            reporter.report(sent: 0, received: 1, expected: 2)
+            reporter.finish(completed: 2)
+        }
+        #expect(await log.awaitCompletion())
+        caller.release()
+        #expect(log.all.count == 2)
+        #expect(log.all.allSatisfy { $0.thread != caller.threadID })
+    }
+}
+
+extension ProgressReporter {
+    /// A transport's report of a response with `status` (200 unless given), judged against
+    /// the default acceptable statuses.
+    fileprivate func report(sent: Int64, received: Int64, expected: Int64?, status: Int? = 200) {
+        update(TransferReport(sent: sent, received: received, expectedToReceive: expected, statusCode: status),
+               acceptable: 200..<300)
+    }
+}
