@@ -13,9 +13,9 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(on: queue) { result, next in
+        derive(on: queue) { result in
             body()
-            next.settle(result)
+            return .settle(result)
         }
     }
 }

@@ -20,9 +20,9 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Promise<Value> {
-        derive(on: queue) { result, next in
+        derive(on: queue) { result in
             if case .failure(let error) = result { body(error) }
-            next.settle(result)
+            return .settle(result)
         }
     }
 }

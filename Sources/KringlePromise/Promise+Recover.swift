@@ -15,10 +15,10 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(on: queue) { result, next in
+        derive(on: queue) { result in
             switch result {
-            case .success: next.settle(result)
-            case .failure(let error): next.settle(Result { try body(error) })
+            case .success: return .settle(result)
+            case .failure(let error): return .settle(Result { try body(error) })
             }
         }
     }
@@ -38,12 +38,12 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(on: queue) { result, next in
+        derive(on: queue) { result in
             switch result {
             case .success:
-                next.settle(result)
+                return .settle(result)
             case .failure(let error):
-                do { next.adopt(try body(error)) } catch { next.settle(.failure(error)) }
+                do { return .adopt(try body(error)) } catch { return .settle(.failure(error)) }
             }
         }
     }

@@ -3,15 +3,23 @@ import Dispatch
 extension Promise {
     /// Creates the promise that a handler on `queue` settles once this one settles.
     ///
-    /// The handler is skipped when the derived promise settled first (it was cancelled).
+    /// `body` (the user's code) returns what to do with the derived promise; the handler is
+    /// skipped when the derived promise settled first (it was cancelled).
     @inlinable
     func derive<Next>(
         on queue: DispatchQueue,
-        _ body: @escaping @Sendable (Result<Value, any Error>, Promise<Next>) -> Void
+        _ body: @escaping @Sendable (Result<Value, any Error>) -> Outcome<Next>
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
         observe(on: queue) { result in
-            if next.isPending { body(result, next) }
+            guard next.isPending else { return }
+            // Jobs the user's code starts run concurrently as usual; only the settlement
+            // below, done by the library after that code returned, may continue on this
+            // worker (see `Trampoline.runPromiseJob`).
+            switch Trampoline.withoutDeferral({ body(result) }) {
+            case .settle(let outcome): next.settle(outcome)
+            case .adopt(let inner): next.adopt(inner)
+            }
         }
         return next
     }
@@ -34,8 +42,8 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
-        derive(on: queue) { result, next in
-            next.settle(result.flatMap { value in Result { try body(value) } })
+        derive(on: queue) { result in
+            .settle(result.flatMap { value in Result { try body(value) } })
         }
     }
 
@@ -56,12 +64,12 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Promise<Next>
     ) -> Promise<Next> {
-        derive(on: queue) { result, next in
+        derive(on: queue) { result in
             switch result {
             case .success(let value):
-                do { next.adopt(try body(value)) } catch { next.settle(.failure(error)) }
+                do { return .adopt(try body(value)) } catch { return .settle(.failure(error)) }
             case .failure(let error):
-                next.settle(.failure(error))
+                return .settle(.failure(error))
             }
         }
     }
@@ -83,8 +91,17 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        derive(on: queue) { result, next in
-            next.settle(result.flatMap { value in Result { try body(value); return value } })
+        derive(on: queue) { result in
+            .settle(result.flatMap { value in Result { try body(value); return value } })
         }
     }
+}
+
+/// What a handler decided for the promise it derives.
+@usableFromInline
+enum Outcome<Value: Sendable>: Sendable {
+    /// Settle with this result.
+    case settle(Result<Value, any Error>)
+    /// Settle as this promise does.
+    case adopt(Promise<Value>)
 }

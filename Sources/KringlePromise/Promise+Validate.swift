@@ -12,8 +12,8 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ predicate: @escaping @Sendable (Value) throws -> Bool
     ) -> Promise<Value> {
-        derive(on: queue) { result, next in
-            next.settle(result.flatMap { value in
+        derive(on: queue) { result in
+            .settle(result.flatMap { value in
                 Result {
                     guard try predicate(value) else { throw PromiseError.validationFailure }
                     return value

@@ -17,6 +17,7 @@ extension Promise {
     /// - Parameter timeout: Seconds to wait at most; `nil` waits as long as it takes.
     /// - Throws: The rejection error, or ``PromiseError/timedOut`` when `timeout` passes
     ///   first (the promise itself is left untouched).
+    @discardableResult
     public func wait(timeout: TimeInterval? = nil) throws -> Value {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
         Trampoline.runDeferredPromiseJobs()

@@ -159,6 +159,8 @@ public final class Promise<Value: Sendable>: Sendable {
     static func settleLocked(_ state: inout State, with result: Result<Value, any Error>) -> [Observer] {
         state.result = result
         state.dependencies = .none
+        // Settled: a cancel can no longer happen, so what it would have stopped is let go.
+        state.cancelHandlers.removeAll()
         let observers = state.observers
         state.observers = []
         for case .queued(let queue, let handler) in observers {

@@ -60,8 +60,19 @@ final class Trampoline {
         trampoline.isRunningPromiseJob = false
     }
 
+    /// Runs `body` (user code) with deferral off: a handler may block waiting for work it
+    /// started itself, which must then run on another thread, as on any concurrent queue.
+    @usableFromInline
+    static func withoutDeferral<T>(_ body: () -> T) -> T {
+        let trampoline = current
+        let wasRunning = trampoline.isRunningPromiseJob
+        trampoline.isRunningPromiseJob = false
+        defer { trampoline.isRunningPromiseJob = wasRunning }
+        return body()
+    }
+
     /// Keeps `job` for the promise job running on this thread to run next; returns `false`
-    /// when this thread is not running one.
+    /// when this thread is not running one (or is running user code).
     static func deferPromiseJob(_ job: @escaping @Sendable () -> Void) -> Bool {
         let trampoline = current
         guard trampoline.isRunningPromiseJob else { return false }

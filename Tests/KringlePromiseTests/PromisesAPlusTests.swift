@@ -237,6 +237,16 @@ struct PromisesAPlusTests {
         #expect(try await blocked.valueWithin() == true)
     }
 
+    @Test("6 a handler may block waiting for promise work it started itself")
+    func handlerBlockingOnItsOwnWork() async throws {
+        let finished = try await Promise(1).then { _ -> Bool in
+            let done = DispatchSemaphore(value: 0)
+            Promise(2).then { _ in done.signal() }
+            return done.wait(timeout: .now() + 20) == .success
+        }.valueWithin()
+        #expect(finished)
+    }
+
     // MARK: Rule 7: no stack overflow
 
     // The million-link chains are built on threads of their own: a long synchronous loop
