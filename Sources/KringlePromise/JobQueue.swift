@@ -16,9 +16,17 @@ final class JobQueue: Sendable {
     @usableFromInline typealias Job = @Sendable () -> Void
 
     private struct State: Sendable {
-        var jobs: [Job] = []
+        /// Wrapped: see `Entry`.
+        var jobs: [Entry] = []
         var head = 0
         var waiters: [ObjectIdentifier: DispatchSemaphore] = [:]
+    }
+
+    /// A job as kept in an array or passed through generic code (`withLock`): wrapped,
+    /// because these hold a bare closure in its most abstract form, and converting to and
+    /// from that form costs a thunk (an allocation) each time.
+    private struct Entry: Sendable {
+        let job: Job
     }
 
     private let state = Locked(State())
@@ -73,7 +81,7 @@ final class JobQueue: Sendable {
     /// Queues `job`, asks the dispatch queue to run it, and wakes every waiter.
     func submit(_ job: @escaping Job) {
         let waiters = state.withLock { state in
-            state.jobs.append(job)
+            state.jobs.append(Entry(job: job))
             return state.waiters.isEmpty ? [] : Array(state.waiters.values)
         }
         for waiter in waiters { waiter.signal() }
@@ -103,15 +111,18 @@ final class JobQueue: Sendable {
     }
 
     private func next() -> Job? {
-        state.withLock { state in
+        // The entry, not the bare job, comes out of `withLock`: see `Entry`.
+        let entry: Entry? = state.withLock { state in
             guard state.head < state.jobs.count else { return nil }
-            let job = state.jobs[state.head]
+            let entry = state.jobs[state.head]
+            state.jobs[state.head] = Entry(job: {})
             state.head += 1
             if state.head == state.jobs.count {
                 state.jobs.removeAll(keepingCapacity: state.jobs.capacity <= 1024)
                 state.head = 0
             }
-            return job
+            return entry
         }
+        return entry?.job
     }
 }

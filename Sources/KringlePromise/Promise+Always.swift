@@ -13,7 +13,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(on: queue) { result in
+        derive(on: queue, passing: body) { result, body in
             body()
             return .settle(result)
         }

@@ -10,7 +10,7 @@ extension Promise {
         priority: TaskPriority? = nil,
         _ body: @escaping @Sendable () async throws -> Value
     ) {
-        self.init(state: State())
+        self.init()
         let task = Task(priority: priority) {
             do {
                 self.fulfill(try await body())

@@ -32,10 +32,10 @@ extension Promise {
     /// The handler runs on the thread that calls ``cancel()``, at most once. If the promise
     /// was already cancelled it runs at once; if it settled otherwise it never runs.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let runNow = state.withLock { state -> Bool in
-            guard state.result == nil else { return state.isCancelled }
-            state.cancelHandlers.append(handler)
-            mayHoldWork.store(true, ordering: .releasing)
+        let runNow = lock.withLock { _ -> Bool in
+            let phase = phase.load(ordering: .relaxed)
+            guard phase == .pending else { return phase == .cancelled }
+            state.extra().cancelHandlers.append(CancelHandler(handler))
             return false
         }
         if runNow { handler() }

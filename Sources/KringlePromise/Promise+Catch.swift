@@ -20,7 +20,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Promise<Value> {
-        derive(on: queue) { result in
+        derive(on: queue, passing: body) { result, body in
             if case .failure(let error) = result { body(error) }
             return .settle(result)
         }

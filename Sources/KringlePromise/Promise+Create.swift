@@ -9,19 +9,19 @@ extension Promise {
     /// ```
     @inlinable
     public static func pending() -> Promise<Value> {
-        Promise(state: State())
+        Promise()
     }
 
     /// Creates a promise that is already fulfilled with `value`.
     @inlinable
     public convenience init(_ value: Value) {
-        self.init(state: State(result: .success(value)))
+        self.init(settled: .success(value))
     }
 
     /// Creates a promise that is already rejected with `error`.
     @inlinable
     public convenience init(error: any Error) {
-        self.init(state: State(result: .failure(error)))
+        self.init(settled: .failure(error))
     }
 
     /// Creates a promise whose `body` runs asynchronously on `queue` and settles it.
@@ -45,7 +45,7 @@ extension Promise {
             _ reject: @escaping @Sendable (any Error) -> Void
         ) throws -> Void
     ) {
-        self.init(state: State())
+        self.init()
         JobQueue.async(on: queue) {
             do {
                 try body({ self.fulfill($0) }, { self.reject($0) })

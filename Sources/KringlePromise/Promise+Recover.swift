@@ -15,7 +15,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(on: queue) { result in
+        derive(on: queue, passing: body) { result, body in
             switch result {
             case .success: return .settle(result)
             case .failure(let error): return .settle(Result { try body(error) })
@@ -38,7 +38,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(on: queue) { result in
+        derive(on: queue, passing: body) { result, body in
             switch result {
             case .success:
                 return .settle(result)

@@ -12,7 +12,7 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ predicate: @escaping @Sendable (Value) throws -> Bool
     ) -> Promise<Value> {
-        derive(on: queue) { result in
+        derive(on: queue, passing: predicate) { result, predicate in
             .settle(result.flatMap { value in
                 Result {
                     guard try predicate(value) else { throw PromiseError.validationFailure }

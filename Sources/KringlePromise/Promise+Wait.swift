@@ -21,9 +21,13 @@ extension Promise {
     public func wait(timeout: TimeInterval? = nil) throws -> Value {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
         Trampoline.runDeferredPromiseJobs()
+        let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]
+        // Help before getting ready to sleep: the work this promise waits for was often just
+        // queued from this thread, and running it here, while its data is still in this
+        // core's cache, beats waking a worker for it.
+        while isPending, helped.contains(where: { $0.runOne() }) {}
         let wakeUp = DispatchSemaphore(value: 0)
         observeInline { _ in wakeUp.signal() }
-        let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]
         try JobQueue.whileWaking(wakeUp, on: helped) {
             while isPending {
                 if helped.contains(where: { $0.runOne() }) { continue }

@@ -20,80 +20,73 @@ import Synchronization
 /// Promises are thread-safe: any thread may settle, observe or cancel one at any time.
 /// Every operator is a thin layer over one internal primitive (``observe(on:_:)``), so the
 /// ordering, threading and exactly-once rules live in this file only.
-public final class Promise<Value: Sendable>: Sendable {
+public final class Promise<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `lock` guards `state`, `dependency`, `outcomeReference` and
+    // `inlineValue`. Two kinds of access need no lock: the last two are written once, with
+    // the lock held, before `phase` leaves `.pending` (a releasing store), and never again,
+    // so whoever sees a settled `phase` (an acquiring load) may read them; and `deinit` runs
+    // when no other reference is left. The properties are `@exclusivity(unchecked)` because
+    // the lock already serialises every access: the run-time exclusivity check would only
+    // add a call to each one.
+    //
+    // The layout is chosen for a fast `deinit`. Swift cannot specialise the `deinit` of a
+    // generic class, so it destroys each property through the property's type metadata, and
+    // finding the metadata of a type that depends on `Value` (`Value?`, a struct generic
+    // over `Value` whose layout varies with it) is a search of the runtime's tables, costing
+    // as much as the rest of a short-lived promise's life. So no property's layout depends
+    // on `Value`: the state holds only references and closures, and the outcome is stored
+    // as described in `Promise+Outcome.swift`.
+
     @usableFromInline typealias Handler = @Sendable (Result<Value, any Error>) -> Void
 
-    @usableFromInline let state: Mutex<State>
-    /// Whether observers or cancel handlers may be stored: lets `deinit` skip the lock (and
-    /// the generic state) for the many promises that hold nothing when they go.
-    @usableFromInline let mayHoldWork = Atomic<Bool>(false)
+    @usableFromInline let lock = Mutex(())
+    @usableFromInline let phase: Atomic<Phase>
+    @usableFromInline @exclusivity(unchecked) var state = State()
+    /// The pending promise whose settlement this one waits for (for cancellation and cycle
+    /// detection); any others are in `state.overflow`. Weak because the upstream promise
+    /// holds this one (through the handler that will settle it): a strong reference would
+    /// keep a dropped pending chain alive. Only read while pending, so never cleared. Kept
+    /// out of `state` because a weak reference would make `state` address-only, which
+    /// Swift destroys through its metadata. An `AnyObject` (one word) rather than an
+    /// `any PromiseNode` (two): it keeps a promise within 96 bytes of memory, and is only
+    /// read, and cast back, when cancelling or looking for an adoption cycle.
+    @usableFromInline @exclusivity(unchecked) weak var dependency: AnyObject?
+    @usableFromInline @exclusivity(unchecked) var outcomeReference: OutcomeReference?
+    @usableFromInline @exclusivity(unchecked) var inlineValue: InlineValue = 0
 
-    @usableFromInline struct State: Sendable {
-        /// `nil` while pending.
-        @usableFromInline var result: Result<Value, any Error>?
-        /// Handlers waiting for the settlement.
-        @usableFromInline var observers: [Observer] = []
-        /// After the settlement: handlers still to run, one run per queue, so that handlers
-        /// for the same queue run in registration order even on a concurrent queue.
-        @usableFromInline var runs: [Run] = []
-        /// What the producer asked to do if the promise is cancelled.
-        @usableFromInline var cancelHandlers: [@Sendable () -> Void] = []
-        /// The pending promises whose settlement this one waits for (weak: they hold us).
-        @usableFromInline var dependencies = Dependencies.none
-        @usableFromInline var isCancelled = false
-
-        @inlinable
-        init(result: Result<Value, any Error>? = nil, dependencies: Dependencies = .none) {
-            self.result = result
-            self.dependencies = dependencies
-        }
-    }
-
-    @usableFromInline enum Observer: Sendable {
-        /// A handler to run on a queue.
-        case queued(DispatchQueue, Handler)
-        /// Library bookkeeping that runs on the settling thread (through the trampoline);
-        /// never user code.
-        case inline(Handler)
-    }
-
-    @usableFromInline struct Run: Sendable {
-        @usableFromInline let queue: DispatchQueue
-        @usableFromInline var handlers: [Handler]
-        @usableFromInline var next = 0
-
-        @inlinable
-        init(queue: DispatchQueue, handlers: [Handler]) {
-            self.queue = queue
-            self.handlers = handlers
-        }
-    }
-
+    /// A pending promise that waits for `upstream`, if any (for cancellation and cycle
+    /// detection).
     @inlinable
-    init(state: State) {
-        self.state = Mutex(state)
+    init(dependingOn upstream: (any PromiseNode)? = nil) {
+        phase = Atomic(.pending)
+        // A weak property starts as `nil`; assigning `nil` again would be a runtime call.
+        if let upstream { dependency = upstream }
+    }
+
+    /// A promise settled from the start.
+    @inlinable
+    init(settled result: Result<Value, any Error>) {
+        phase = Atomic(result.isSuccess ? .fulfilled : .rejected)
+        storeOutcome(result)
     }
 
     deinit {
-        guard mayHoldWork.load(ordering: .acquiring) else { return }
-        // A dropped pending chain frees its links one by one, not recursively (rule 7/8).
-        Trampoline.release(state.withLock { state -> AnyObject? in
-            guard !state.observers.isEmpty || !state.cancelHandlers.isEmpty else { return nil }
-            let leftovers = Leftovers(observers: state.observers, cancelHandlers: state.cancelHandlers)
-            state.observers = []
-            state.cancelHandlers = []
-            return leftovers
-        })
+        // Nobody else holds the promise any more, so no lock is needed. Most promises hold
+        // no observer by now and skip everything.
+        guard state.first != nil || state.overflow != nil else { return }
+        // A dropped pending chain frees its links one by one, not recursively (rule 7/8):
+        // what the observers hold is moved out, for the trampoline to release.
+        Trampoline.release(Leftovers(first: state.first.take(), overflow: state.overflow.take()))
     }
 
     /// What a pending promise still held when it was freed.
     private final class Leftovers {
-        let observers: [Observer]
-        let cancelHandlers: [@Sendable () -> Void]
+        let first: Observer?
+        let overflow: Overflow?
 
-        init(observers: [Observer], cancelHandlers: [@Sendable () -> Void]) {
-            self.observers = observers
-            self.cancelHandlers = cancelHandlers
+        init(first: Observer?, overflow: Overflow?) {
+            self.first = first
+            self.overflow = overflow
         }
     }
 
@@ -105,22 +98,13 @@ public final class Promise<Value: Sendable>: Sendable {
     /// order, including handlers registered from inside another handler.
     @inlinable
     func observe(on queue: DispatchQueue, _ handler: @escaping Handler) {
-        let startDrain: Result<Value, any Error>? = state.withLock { state in
-            guard let result = state.result else {
-                state.observers.append(.queued(queue, handler))
-                mayHoldWork.store(true, ordering: .releasing)
-                return nil
-            }
-            if let index = state.runs.firstIndex(where: { $0.queue === queue }) {
-                state.runs[index].handlers.append(handler)
-                return nil
-            }
-            state.runs.append(Run(queue: queue, handlers: [handler]))
-            return result
+        let drain: Drain.Kind? = lock.withLock { _ in
+            state.append(Observer(queue: queue, handler: handler))
+            // `phase` only changes with the lock held, so a relaxed load is enough here.
+            guard phase.load(ordering: .relaxed) != .pending else { return nil }
+            return state.activate(queue)
         }
-        if let startDrain {
-            startDraining(queue, startDrain)
-        }
+        if let drain { start(drain, on: queue) }
     }
 
     /// Runs library bookkeeping as soon as the promise settles, on the settling thread.
@@ -129,214 +113,103 @@ public final class Promise<Value: Sendable>: Sendable {
     /// counting results); user closures always go through ``observe(on:_:)``.
     @inlinable
     func observeInline(_ handler: @escaping Handler) {
-        let settled: Result<Value, any Error>? = state.withLock { state in
-            guard let result = state.result else {
-                state.observers.append(.inline(handler))
-                mayHoldWork.store(true, ordering: .releasing)
-                return nil
-            }
-            return result
+        if let result = settledResult {
+            Trampoline.schedule { handler(result) }
+            return
         }
-        if let settled {
-            Trampoline.schedule { handler(settled) }
+        let settled: Bool = lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return true }
+            state.append(Observer(queue: nil, handler: handler))
+            return false
+        }
+        if settled, let result = settledResult {
+            Trampoline.schedule { handler(result) }
         }
     }
 
     /// Settles the promise; returns `false` (and changes nothing) when it had settled already.
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
-        let observers: [Observer]? = state.withLock { state in
-            guard state.result == nil else { return nil }
-            return Self.settleLocked(&state, with: result)
+        let wakeUps: WakeUps? = lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return nil }
+            return settleLocked(result, as: result.isSuccess ? .fulfilled : .rejected)
         }
-        guard let observers else { return false }
-        dispatch(observers, result)
+        guard let wakeUps else { return false }
+        wake(wakeUps, result)
         return true
     }
 
-    /// Records the result and returns the observers to notify once the lock is released.
+    /// Records the outcome and returns what to set off once the lock is released. Called
+    /// with the lock held, while pending.
     @inlinable
-    static func settleLocked(_ state: inout State, with result: Result<Value, any Error>) -> [Observer] {
-        state.result = result
-        state.dependencies = .none
-        // Settled: a cancel can no longer happen, so what it would have stopped is let go.
-        state.cancelHandlers.removeAll()
-        let observers = state.observers
-        state.observers = []
-        for case .queued(let queue, let handler) in observers {
-            if let index = state.runs.firstIndex(where: { $0.queue === queue }) {
-                state.runs[index].handlers.append(handler)
-            } else {
-                state.runs.append(Run(queue: queue, handlers: [handler]))
+    func settleLocked(_ result: Result<Value, any Error>, as settled: Phase) -> WakeUps {
+        storeOutcome(result)
+        phase.store(settled, ordering: .releasing)
+        let wakeUps = state.wakeUps()
+        guard let overflow = state.overflow, !overflow.cancelHandlers.isEmpty else { return wakeUps }
+        // Taken out so that they are run (on cancellation) or released outside the lock.
+        var all: [WakeUp]
+        switch wakeUps {
+        case .none: all = []
+        case .drain(let drain): all = [.drain(drain)]
+        case .inline(let handler): all = [.inline(Observer(queue: nil, handler: handler))]
+        case .many(let list): all = list
+        }
+        all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
+        overflow.cancelHandlers = []
+        return .many(all)
+    }
+
+    /// Starts the drains and runs the bookkeeping observers a settlement set off.
+    @inlinable
+    func wake(_ wakeUps: WakeUps, _ result: Result<Value, any Error>) {
+        switch wakeUps {
+        case .none:
+            break
+        case .drain(let drain):
+            start(drain.kind, on: drain.queue)
+        case .inline(let handler):
+            Trampoline.schedule { handler(result) }
+        case .many(let list):
+            for wakeUp in list {
+                switch wakeUp {
+                case .drain(let drain): start(drain.kind, on: drain.queue)
+                case .inline(let observer): Trampoline.schedule { observer.handler(result) }
+                case .cancelHandler: break
+                }
             }
         }
-        return observers
     }
 
-    /// Starts one drain per queue and runs the inline observers.
+    /// Sends the job that runs the handlers queued for `queue` to that queue.
     @inlinable
-    func dispatch(_ observers: [Observer], _ result: Result<Value, any Error>) {
-        var started: [DispatchQueue] = []
-        for observer in observers {
-            switch observer {
-            case .queued(let queue, _):
-                guard !started.contains(where: { $0 === queue }) else { continue }
-                started.append(queue)
-                startDraining(queue, result)
-            case .inline(let handler):
-                Trampoline.schedule { handler(result) }
-            }
+    func start(_ kind: Drain.Kind, on queue: DispatchQueue) {
+        switch kind {
+        case .primary:
+            // Captures only `self`, which Swift uses as the closure context: no allocation.
+            JobQueue.async(on: queue) { self.drain(nil) }
+        case .other:
+            JobQueue.async(on: queue) { self.drain(queue) }
         }
     }
 
-    @inlinable
-    func startDraining(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
-        JobQueue.async(on: queue) { self.drain(queue, result) }
-    }
-
-    /// Runs the handlers queued for `queue`, in order, until none is left.
-    @inlinable
-    func drain(_ queue: DispatchQueue, _ result: Result<Value, any Error>) {
-        while let handler = nextHandler(for: queue) {
-            handler(result)
-        }
-    }
-
-    @inlinable
-    func nextHandler(for queue: DispatchQueue) -> Handler? {
-        let (handler, finished): (Handler?, Run?) = state.withLock { state in
-            guard let index = state.runs.firstIndex(where: { $0.queue === queue }) else { return (nil, nil) }
-            let next = state.runs[index].next
-            guard next < state.runs[index].handlers.count else {
-                return (nil, state.runs.remove(at: index))
-            }
-            state.runs[index].next = next + 1
-            return (state.runs[index].handlers[next], nil)
-        }
-        // A finished run's handlers are released here, outside the lock.
-        withExtendedLifetime(finished) {}
-        return handler
-    }
-}
-
-// MARK: - Dependencies
-
-/// A promise seen without its value type: what cancellation and cycle detection walk.
-@usableFromInline
-protocol PromiseNode: AnyObject, Sendable {
-    /// Cancels this promise if it is pending and returns the promises it was waiting for.
-    func cancelAndCollectDependencies() -> [any PromiseNode]
-    /// The still-pending promises this pending promise waits for.
-    var pendingDependencies: [any PromiseNode] { get }
-}
-
-@usableFromInline
-struct WeakNode: Sendable {
-    @usableFromInline weak var node: (any PromiseNode)?
-
-    @inlinable
-    init(node: any PromiseNode) {
-        self.node = node
-    }
-}
-
-/// The promises a pending promise waits for; one upstream is by far the common case.
-@usableFromInline
-enum Dependencies: Sendable {
-    case none
-    case one(WeakNode)
-    case many([WeakNode])
-
-    @inlinable
-    var nodes: [any PromiseNode] {
-        switch self {
-        case .none: return []
-        case .one(let weak): return weak.node.map { [$0] } ?? []
-        case .many(let weaks): return weaks.compactMap(\.node)
-        }
-    }
-
-    @inlinable
-    mutating func append(_ node: any PromiseNode) {
-        switch self {
-        case .none: self = .one(WeakNode(node: node))
-        case .one(let first): self = .many([first, WeakNode(node: node)])
-        case .many(let weaks): self = .many(weaks + [WeakNode(node: node)])
-        }
-    }
-}
-
-extension Promise: PromiseNode {
-    /// A pending promise that waits for `upstream` (for cancellation and cycle detection).
-    @inlinable
-    convenience init(dependingOn upstream: any PromiseNode) {
-        self.init(state: State(dependencies: .one(WeakNode(node: upstream))))
-    }
-
-    /// A pending promise that waits for all of `upstream`.
-    @inlinable
-    convenience init(dependingOn upstream: [any PromiseNode]) {
-        self.init(state: State(dependencies: .many(upstream.map { WeakNode(node: $0) })))
-    }
-
-    /// Records that this pending promise now also waits for `node`.
-    @inlinable
-    func addDependency(_ node: any PromiseNode) {
-        state.withLock { state in
-            if state.result == nil { state.dependencies.append(node) }
-        }
-    }
-
-    @usableFromInline
-    var pendingDependencies: [any PromiseNode] {
-        state.withLock { $0.result == nil ? $0.dependencies.nodes : [] }
-    }
-
-    @usableFromInline
-    func cancelAndCollectDependencies() -> [any PromiseNode] {
-        let taken = state.withLock { state -> (observers: [Observer], handlers: [@Sendable () -> Void], upstream: [any PromiseNode])? in
-            guard state.result == nil else { return nil }
-            state.isCancelled = true
-            let handlers = state.cancelHandlers
-            state.cancelHandlers = []
-            let upstream = state.dependencies.nodes
-            let observers = Self.settleLocked(&state, with: .failure(PromiseError.cancelled))
-            return (observers, handlers, upstream)
-        }
-        guard let taken else { return [] }
-        dispatch(taken.observers, .failure(PromiseError.cancelled))
-        for handler in taken.handlers { handler() }
-        return taken.upstream
-    }
-
-    /// Whether `target` is this promise or one it waits for, through pending promises.
+    /// Runs the handlers queued for one queue, in order, until none is left.
     ///
-    /// The walk is bounded so that a very long pending chain costs little; a cycle further
-    /// away than the bound is not seen.
+    /// - Parameter assigned: The drain's queue, or `nil` for the primary drain, whose queue
+    ///   is `State.primaryQueue`.
     @inlinable
-    func waits(for target: AnyObject) -> Bool {
-        var frontier: [any PromiseNode] = [self]
-        var visited = 0
-        while let node = frontier.popLast(), visited < 10_000 {
-            if node === target { return true }
-            visited += 1
-            frontier.append(contentsOf: node.pendingDependencies)
+    func drain(_ assigned: DispatchQueue?) {
+        guard let result = settledResult else { return }
+        while let observer = lock.withLock({ _ in state.next(for: assigned) }) {
+            observer.handler(result)
         }
-        return false
     }
+}
 
-    /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
-    /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise.
+extension Result {
     @inlinable
-    func adopt(_ inner: Promise<Value>) {
-        if inner.waits(for: self) {
-            settle(.failure(PromiseError.adoptionCycle))
-            return
-        }
-        addDependency(inner)
-        inner.observeInline { result in self.settle(result) }
-        // Cancelled while the handler that produced `inner` was still running: the
-        // dependency above came too late to carry the cancellation, so pass it on now.
-        if isCancelled { inner.cancel() }
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }

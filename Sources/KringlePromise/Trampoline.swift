@@ -14,19 +14,35 @@ import Musl
 /// runs such nested work after the current piece returns, on the same thread, in order.
 ///
 /// The class is confined to one thread (it lives in a thread-local slot), so it needs no lock.
+/// Its properties are `@exclusivity(unchecked)`: it runs once or more per promise, and the
+/// run-time exclusivity check would cost a thread-local look-up per access. No access
+/// overlaps another: work runs, and objects are released, only outside any array access.
 @usableFromInline
 final class Trampoline {
-    private var jobs: [() -> Void] = []
-    private var garbage: [AnyObject?] = []
-    private var isDraining = false
-    private var promiseJobs: [@Sendable () -> Void] = []
-    private var isRunningPromiseJob = false
+    @exclusivity(unchecked) private var jobs: [Job] = []
+    @exclusivity(unchecked) private var garbage: [AnyObject?] = []
+    @exclusivity(unchecked) private var isDraining = false
+    /// The deferred promise jobs, from `promiseJobsHead` on (the earlier ones have run).
+    @exclusivity(unchecked) private var promiseJobs: [PromiseJob] = []
+    @exclusivity(unchecked) private var promiseJobsHead = 0
+    @exclusivity(unchecked) private var isRunningPromiseJob = false
+
+    /// A closure as kept in an array: wrapped, because an array stores a bare closure in its
+    /// most abstract form, and converting to and from that form costs a thunk (an
+    /// allocation) on every append and every read.
+    private struct Job {
+        let run: () -> Void
+    }
+
+    private struct PromiseJob {
+        let run: @Sendable () -> Void
+    }
 
     /// Runs `job` now, or after the work this thread is already draining.
     @usableFromInline
-    static func schedule(_ job: consuming @escaping () -> Void) {
+    static func schedule(_ job: @escaping () -> Void) {
         let trampoline = current
-        trampoline.jobs.append(consume job)
+        trampoline.jobs.append(Job(run: job))
         if !trampoline.isDraining { trampoline.drain() }
     }
 
@@ -60,6 +76,10 @@ final class Trampoline {
         trampoline.isRunningPromiseJob = false
     }
 
+    /// How many follow-up jobs one worker runs in a row (about a millisecond's worth)
+    /// before handing the rest back to the queue.
+    private static let deferredJobsPerTurn = 1024
+
     /// Runs `body` (user code) with deferral off: a handler may block waiting for work it
     /// started itself, which must then run on another thread, as on any concurrent queue.
     @usableFromInline
@@ -76,7 +96,7 @@ final class Trampoline {
     static func deferPromiseJob(_ job: @escaping @Sendable () -> Void) -> Bool {
         let trampoline = current
         guard trampoline.isRunningPromiseJob else { return false }
-        trampoline.promiseJobs.append(job)
+        trampoline.promiseJobs.append(PromiseJob(run: job))
         return true
     }
 
@@ -86,14 +106,38 @@ final class Trampoline {
         current.runDeferredPromiseJobs()
     }
 
+    /// Runs the deferred jobs in order. The position is a property, not a local, because a
+    /// job may call this again (from `wait()`): the nested run goes on from where this one
+    /// is, and jobs deferred after it returns are still run here rather than dropped.
     private func runDeferredPromiseJobs() {
-        var next = 0
-        while next < promiseJobs.count {
-            let job = promiseJobs[next]
-            next += 1
-            job()
+        var ran = 0
+        while promiseJobsHead < promiseJobs.count {
+            if ran == Self.deferredJobsPerTurn {
+                // A long chain must not keep this worker for seconds: the global queues'
+                // few threads serve the rest of the process too. The rest goes back to the
+                // queue, behind whatever else is waiting.
+                let rest = promiseJobs[promiseJobsHead...].map(\.run)
+                promiseJobs = []
+                promiseJobsHead = 0
+                for job in rest { JobQueue.promises.submit(job) }
+                return
+            }
+            ran += 1
+            // Move the job out (no retain), so that what it holds is freed as soon as it
+            // has run rather than when the whole chain has.
+            var job = PromiseJob(run: {})
+            swap(&job, &promiseJobs[promiseJobsHead])
+            promiseJobsHead += 1
+            if promiseJobsHead == promiseJobs.count {
+                // A chain defers one job at a time: start over rather than grow the array
+                // to the chain's length.
+                promiseJobs.removeAll(keepingCapacity: true)
+                promiseJobsHead = 0
+            }
+            job.run()
         }
-        promiseJobs.removeAll(keepingCapacity: promiseJobs.capacity <= 256)
+        // Keep a small buffer for the next burst, but give back what a big one grew.
+        if promiseJobs.capacity > 256 { promiseJobs = [] }
     }
 
     private func drain() {
@@ -110,10 +154,10 @@ final class Trampoline {
                 withExtendedLifetime(object) {}
                 continue
             }
-            let job = jobs[nextJob]
-            jobs[nextJob] = {}
+            var job = Job(run: {})
+            swap(&job, &jobs[nextJob])
             nextJob += 1
-            job()
+            job.run()
         }
         // Keep a small buffer for the next burst, but give back what a huge chain grew.
         jobs.removeAll(keepingCapacity: jobs.capacity <= 256)

@@ -83,6 +83,22 @@ struct BridgeTests {
         #expect(try outcome.get() == 42)
     }
 
+    @Test("wait() inside a handler, then more work from the same handler: nothing is lost")
+    func handlerThatWaitsThenSettlesMore() async throws {
+        // The second `then` runs as a follow-up job on the worker that ran the first; its
+        // `wait()` runs the jobs queued so far, and the job that `later.fulfill` queues
+        // after that must still run.
+        let later = Promise<Int>.pending()
+        let ran = later.then { $0 + 1 }
+        let outer = Promise(1).then { $0 }.then { value -> Int in
+            let doubled = try Promise(value).then { $0 * 2 }.wait(timeout: 10)
+            later.fulfill(doubled)
+            return doubled
+        }
+        #expect(try await outer.valueWithin() == 2)
+        #expect(try await ran.valueWithin(10) == 3)
+    }
+
     @Test("wait() inside handlers on the library's own queue does not deadlock")
     func waitInsideDefaultQueueHandlers() async throws {
         let count = 64

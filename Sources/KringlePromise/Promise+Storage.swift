@@ -1,0 +1,254 @@
+import Dispatch
+import Synchronization
+
+/// How far a promise has got. Stored in an atomic so that state queries and the handlers of
+/// a settled promise can read the outcome without taking the lock.
+///
+/// Declared outside `Promise` on purpose: a type nested in a generic class is itself generic,
+/// and `Atomic` of a generic type costs metadata look-ups in the (unspecialisable) `deinit`.
+@usableFromInline
+enum Phase: UInt8, AtomicRepresentable, Sendable {
+    case pending
+    case fulfilled
+    case rejected
+    /// Rejected by ``Promise/cancel()`` with ``PromiseError/cancelled``.
+    case cancelled
+}
+
+extension Promise {
+    /// A handler waiting for the settlement, or, once settled, waiting for its queue's drain.
+    ///
+    /// Handlers travel inside this struct, never as bare closures in an `Optional`, an
+    /// `Array` or a generic function's result: those hold a closure in its most abstract
+    /// form, and converting to and from that form costs a thunk (an allocation) each time.
+    @usableFromInline
+    struct Observer: Sendable {
+        /// Where the handler runs; `nil` for library bookkeeping that runs on the settling
+        /// thread (through the trampoline), never user code.
+        @usableFromInline let queue: DispatchQueue?
+        @usableFromInline let handler: Handler
+
+        @inlinable
+        init(queue: DispatchQueue?, handler: @escaping Handler) {
+            self.queue = queue
+            self.handler = handler
+        }
+    }
+
+    /// What a promise keeps besides its outcome; guarded by the promise's lock.
+    ///
+    /// Sized for the usual promise: one observer and one drain at a time, kept inline. The
+    /// rest, rarely needed, goes to an `Overflow` allocated on first use. The layout does not
+    /// depend on `Value`, so the generic `deinit`, which Swift cannot specialise, destroys it
+    /// inline, without looking up generic metadata.
+    @usableFromInline
+    struct State: Sendable {
+        /// The observer registered first, if not yet removed. Before the settlement, the
+        /// observers are, in registration order, `first` then `overflow.observers`; after
+        /// it, the handlers still to run on queues whose drain is under way.
+        @usableFromInline var first: Observer?
+        /// The queue of the drain started first (of those still running). Its job captures
+        /// only the promise, so starting it allocates nothing; it reads its queue from here.
+        @usableFromInline var primaryQueue: DispatchQueue?
+        @usableFromInline var overflow: Overflow?
+
+        @inlinable
+        init() {}
+
+        @inlinable
+        var hasObservers: Bool {
+            first != nil || overflow.map { $0.observersStart < $0.observers.count } ?? false
+        }
+
+        @inlinable
+        mutating func append(_ observer: consuming Observer) {
+            if hasObservers {
+                extra().observers.append(observer)
+            } else {
+                first = observer
+            }
+        }
+
+        /// The overflow, created on first use.
+        @inlinable
+        mutating func extra() -> Overflow {
+            if let overflow { return overflow }
+            let created = Overflow()
+            overflow = created
+            return created
+        }
+
+        /// Calls `body` with each observer, in order.
+        @inlinable
+        func forEachObserver(_ body: (Observer) -> Void) {
+            if let first { body(first) }
+            guard let overflow else { return }
+            for index in overflow.observersStart..<overflow.observers.count { body(overflow.observers[index]) }
+        }
+
+        /// Records that a drain for `queue` is needed; returns which kind to start, or `nil`
+        /// when one is already under way (it will run what was just queued, in order).
+        @inlinable
+        mutating func activate(_ queue: DispatchQueue) -> Drain.Kind? {
+            if primaryQueue === queue || overflow?.otherQueues.contains(where: { $0 === queue }) == true { return nil }
+            if primaryQueue == nil {
+                primaryQueue = queue
+                return .primary
+            }
+            extra().otherQueues.append(queue)
+            return .other
+        }
+
+        /// Takes the next observer of the drain for `assigned` (`nil`: the primary drain), or
+        /// ends that drain when none is left. Called with the lock held.
+        ///
+        /// Written to compare queues without copying them: every job and observer of a
+        /// queue shares its reference count, so each retain would be a contended write.
+        @inlinable
+        mutating func next(for assigned: DispatchQueue?) -> Observer? {
+            guard let assigned else {
+                guard primaryQueue != nil else { return nil }
+                if first?.queue === primaryQueue { return first.take() }
+                if let observer = overflow?.removeFirstObserver(on: primaryQueue) { return observer }
+                primaryQueue = nil
+                return nil
+            }
+            if first?.queue === assigned { return first.take() }
+            guard let overflow else { return nil }
+            if let observer = overflow.removeFirstObserver(on: assigned) { return observer }
+            if let index = overflow.otherQueues.firstIndex(where: { $0 === assigned }) {
+                overflow.otherQueues.remove(at: index)
+            }
+            return nil
+        }
+
+        /// At the settlement: takes out the bookkeeping observers and starts one drain per
+        /// queue that has handlers. Called with the lock held.
+        @inlinable
+        mutating func wakeUps() -> WakeUps {
+            if overflow == nil {
+                // The usual promise: no observer, or one.
+                guard let observer = first.take() else { return .none }
+                guard let queue = observer.queue else { return .inline(observer.handler) }
+                first = observer
+                guard let kind = activate(queue) else { return .none }
+                return .drain(Drain(queue: queue, kind: kind))
+            }
+            var observers: [Observer] = []
+            forEachObserver { observers.append($0) }
+            first = nil
+            var queued: [Observer] = []
+            var wakeUps: [WakeUp] = []
+            for observer in observers {
+                guard let queue = observer.queue else {
+                    wakeUps.append(.inline(observer))
+                    continue
+                }
+                queued.append(observer)
+                if let kind = activate(queue) { wakeUps.append(.drain(Drain(queue: queue, kind: kind))) }
+            }
+            if let overflow {
+                overflow.observers = queued
+                overflow.observersStart = 0
+            }
+            return .many(wakeUps)
+        }
+    }
+
+    /// The rarely needed part of a promise's state: more than one observer, drains on more
+    /// than one queue, cancel handlers, more than one dependency.
+    @usableFromInline
+    final class Overflow: @unchecked Sendable {
+        // @unchecked Sendable: only touched with the owning promise's lock held, or by its
+        // `deinit`. `@exclusivity(unchecked)` for the same reason as in `Promise`.
+
+        /// The observers after `State.first`, from `observersStart` on (those before it
+        /// were removed).
+        @usableFromInline @exclusivity(unchecked) var observers: [Observer] = []
+        @usableFromInline @exclusivity(unchecked) var observersStart = 0
+        /// The queues of the drains other than the primary one; their jobs carry their queue.
+        @usableFromInline @exclusivity(unchecked) var otherQueues: [DispatchQueue] = []
+        /// What the producer asked to do if the promise is cancelled.
+        @usableFromInline @exclusivity(unchecked) var cancelHandlers: [CancelHandler] = []
+        /// The dependencies after `Promise.dependency`.
+        @usableFromInline @exclusivity(unchecked) var dependencies: [WeakNode] = []
+
+        @inlinable
+        init() {}
+
+        @inlinable
+        func removeFirstObserver(on queue: DispatchQueue?) -> Observer? {
+            guard let index = observers[observersStart...].firstIndex(where: { $0.queue === queue }) else { return nil }
+            let observer = observers[index]
+            if index == observersStart {
+                // The usual case, even with many handlers: they are all for one queue.
+                observersStart += 1
+            } else {
+                observers.remove(at: index)
+            }
+            if observersStart == observers.count {
+                observers = []
+                observersStart = 0
+            }
+            return observer
+        }
+    }
+
+    /// What a settlement sets off once the lock is released.
+    ///
+    /// An enum rather than a struct of optionals: Swift copies and destroys such a struct
+    /// field by field, through value witnesses, on every settlement.
+    @usableFromInline
+    enum WakeUps: Sendable {
+        /// Nothing observed the promise.
+        case none
+        /// The usual promise: one handler, whose queue has no drain under way.
+        case drain(Drain)
+        /// The usual promise observed by the library: one bookkeeping handler.
+        case inline(Handler)
+        /// Anything else, in order.
+        case many([WakeUp])
+    }
+
+    @usableFromInline
+    enum WakeUp: Sendable {
+        case drain(Drain)
+        case inline(Observer)
+        /// Run when the settlement is a cancellation, released otherwise.
+        case cancelHandler(CancelHandler)
+    }
+}
+
+/// A drain to start: one queue's handlers to run. Declared outside `Promise` so that it is
+/// not generic: generic code would handle it through value witnesses.
+@usableFromInline
+struct Drain: Sendable {
+    @usableFromInline
+    enum Kind: Sendable {
+        /// The drain whose job captures only the promise and finds its queue in
+        /// `State.primaryQueue`.
+        case primary
+        /// A drain whose job carries its queue.
+        case other
+    }
+
+    @usableFromInline let queue: DispatchQueue
+    @usableFromInline let kind: Kind
+
+    @inlinable
+    init(queue: DispatchQueue, kind: Kind) {
+        self.queue = queue
+        self.kind = kind
+    }
+}
+
+/// A producer's cancel handler, wrapped for the reason given at `Promise.Observer`.
+@usableFromInline
+struct CancelHandler: Sendable {
+    @usableFromInline let run: @Sendable () -> Void
+
+    @inlinable
+    init(_ run: @escaping @Sendable () -> Void) {
+        self.run = run
+    }
+}
