@@ -1,4 +1,5 @@
 import Foundation
+import KringleCurl
 import KringleTesting
 import Testing
 #if canImport(FoundationNetworking)
@@ -220,6 +221,11 @@ enum ReadmeExamples {
         var noCookies = NetworkClient.Configuration()
         noCookies.cookieJar = nil                                     // cookies off
         _ = (persistentClient, noCookies)
+    }
+
+    static func curl() {
+        let fastClient = NetworkClient(transport: CurlTransport())
+        _ = fastClient
     }
 
     static func transports() {
