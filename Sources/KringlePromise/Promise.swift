@@ -39,7 +39,7 @@ public final class Promise<Value: Sendable>: @unchecked Sendable {
 
     @usableFromInline typealias Handler = @Sendable (Result<Value, any Error>) -> Void
 
-    @usableFromInline let lock = Mutex(())
+    @usableFromInline let lock = PromiseLock(())
     @usableFromInline let phase: Atomic<Phase>
     @usableFromInline @exclusivity(unchecked) var state = State()
     /// The pending promise whose settlement this one waits for (for cancellation and cycle

@@ -1,15 +1,33 @@
 import Foundation
 import KringlePromise
-import Synchronization
 
 /// An error for tests to throw and recognise.
 struct TestError: Error, Equatable {
     var code = 0
 }
 
+/// A value shared between threads behind an `NSLock`: a pthread mutex, which
+/// ThreadSanitizer understands (Synchronization's `Mutex` waits on raw futexes, which it
+/// cannot see), so these helpers stay quiet under `--sanitize=thread`.
+final class Shared<Value: Sendable>: @unchecked Sendable {
+    // `value` is only touched while `lock` is held.
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
 /// Collects values from many threads in arrival order.
 final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Shared<[Element]>([])
 
     func append(_ element: Element) {
         storage.withLock { $0.append(element) }
@@ -22,7 +40,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
 /// A thread-safe counter.
 final class Counter: Sendable {
-    private let storage = Mutex(0)
+    private let storage = Shared(0)
 
     @discardableResult
     func increment() -> Int {
@@ -36,7 +54,7 @@ final class Counter: Sendable {
 
 /// A flag that can be set once and read from any thread.
 final class Flag: Sendable {
-    private let storage = Mutex(false)
+    private let storage = Shared(false)
 
     func set() { storage.withLock { $0 = true } }
     var isSet: Bool { storage.withLock { $0 } }
