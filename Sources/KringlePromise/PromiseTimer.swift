@@ -3,27 +3,147 @@ import Foundation
 
 /// One-shot work on the library's timer queue that can be called off.
 ///
-/// A dispatch timer source rather than `asyncAfter`: cancelling a source frees it and its
-/// handler at once, so ten thousand finished requests do not leave ten thousand 60-second
-/// timeouts (and what they captured) waiting in the timer queue.
-// DispatchSource is documented as thread-safe (any thread may cancel it); the Swift overlay
-// just does not mark it Sendable, and this class holds nothing else.
-final class PromiseTimer: @unchecked Sendable {
-    private let source: any DispatchSourceTimer
+/// Every request has a timeout, and nearly all of them are cancelled long before they fire,
+/// so a timer must cost next to nothing: no dispatch source and no system call of its own.
+/// They all share one ``TimerScheduler``.
+final class PromiseTimer: Sendable {
+    private let id: UInt64
 
     /// Runs `work` on the timer queue after `seconds`, unless cancelled first.
     init(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        id = TimerScheduler.shared.schedule(after: seconds, work)
+    }
+
+    /// Calls the work off and releases it at once.
+    func cancel() {
+        TimerScheduler.shared.cancel(id)
+    }
+}
+
+/// All of the library's timers on one dispatch timer source, armed for the earliest
+/// deadline.
+///
+/// Timeouts are scheduled in increasing deadline order, so a new one rarely moves the
+/// earliest deadline and costs a heap insertion under a lock. A cancelled timer's work is
+/// released at once; its heap entry goes when its deadline passes, or sooner when stale
+/// entries outnumber live ones.
+// `state` is guarded by its lock, and the source is only re-armed under that lock;
+// DispatchSource itself is thread-safe, the Swift overlay just does not mark it Sendable.
+final class TimerScheduler: @unchecked Sendable {
+    private struct Entry {
+        let deadline: UInt64
+        let id: UInt64
+    }
+
+    private struct Timer: Sendable {
+        let deadline: UInt64
+        let work: @Sendable () -> Void
+    }
+
+    private struct State: Sendable {
+        var nextID: UInt64 = 0
+        var timers: [UInt64: Timer] = [:]
+        var heap = DeadlineHeap()
+        var armedDeadline = UInt64.max
+    }
+
+    static let shared = TimerScheduler()
+
+    private let state = Locked(State())
+    private let source: any DispatchSourceTimer
+
+    private init() {
         source = DispatchSource.makeTimerSource(queue: .promiseTimers)
-        source.schedule(deadline: .now() + max(0, seconds), leeway: .milliseconds(1))
-        // The handler holds the source until it fires or is cancelled; both release it.
-        source.setEventHandler { [source] in
-            source.cancel()
-            work()
-        }
+        source.schedule(deadline: .distantFuture)
+        source.setEventHandler { [unowned self] in fire() }
         source.activate()
     }
 
-    func cancel() {
-        source.cancel()
+    func schedule(after seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) -> UInt64 {
+        let delay = UInt64(max(0, min(seconds, 1e9)) * 1e9)
+        let deadline = DispatchTime.now().uptimeNanoseconds + delay
+        return state.withLock { state in
+            state.nextID += 1
+            let id = state.nextID
+            state.timers[id] = Timer(deadline: deadline, work: work)
+            state.heap.push(deadline: deadline, id: id)
+            if state.heap.count > 1024, state.heap.count > 2 * state.timers.count {
+                state.heap = DeadlineHeap(state.timers.map { ($0.value.deadline, $0.key) })
+            }
+            if deadline < state.armedDeadline { arm(&state, for: deadline) }
+            return id
+        }
+    }
+
+    func cancel(_ id: UInt64) {
+        // Released outside the lock: what the work captured may do anything in its deinit.
+        let cancelled = state.withLock { $0.timers.removeValue(forKey: id) }
+        withExtendedLifetime(cancelled) {}
+    }
+
+    /// Runs what is due, then arms the source for the next live deadline.
+    private func fire() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due: [@Sendable () -> Void] = state.withLock { state in
+            var due: [@Sendable () -> Void] = []
+            while let top = state.heap.min, top.deadline <= now {
+                state.heap.popMin()
+                if let timer = state.timers.removeValue(forKey: top.id) { due.append(timer.work) }
+            }
+            while let top = state.heap.min, state.timers[top.id] == nil { state.heap.popMin() }
+            arm(&state, for: state.heap.min?.deadline ?? .max)
+            return due
+        }
+        for work in due { work() }
+    }
+
+    private func arm(_ state: inout State, for deadline: UInt64) {
+        state.armedDeadline = deadline
+        source.schedule(
+            deadline: deadline == .max ? .distantFuture : DispatchTime(uptimeNanoseconds: deadline),
+            leeway: .milliseconds(1)
+        )
+    }
+}
+
+/// A binary min-heap of deadlines.
+struct DeadlineHeap: Sendable {
+    private var entries: [(deadline: UInt64, id: UInt64)] = []
+
+    init() {}
+
+    init(_ entries: [(UInt64, UInt64)]) {
+        for (deadline, id) in entries { push(deadline: deadline, id: id) }
+    }
+
+    var count: Int { entries.count }
+    var min: (deadline: UInt64, id: UInt64)? { entries.first }
+
+    mutating func push(deadline: UInt64, id: UInt64) {
+        entries.append((deadline, id))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].deadline < entries[parent].deadline else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popMin() {
+        guard !entries.isEmpty else { return }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count, entries[left].deadline < entries[smallest].deadline { smallest = left }
+            if right < entries.count, entries[right].deadline < entries[smallest].deadline { smallest = right }
+            guard smallest != parent else { return }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }
