@@ -26,16 +26,6 @@ func runClientBenchmarks() throws {
         } candidate: {
             try runConcurrently(2_000, inFlight: inFlight) { _ = try client.get(endpoint, as: BenchmarkCat.self).wait() }
         }
-        let transport = URLSessionTransport()
-        let transportOnly = try Timing.compare(rounds: 3) {
-            try runConcurrently(2_000, inFlight: inFlight) { _ = try raw.get(url, as: BenchmarkCat.self) }
-        } candidate: {
-            try runConcurrently(2_000, inFlight: inFlight) {
-                let response = try transport.send(URLRequest(url: url)).wait()
-                _ = try JSONDecoder().decode(BenchmarkCat.self, from: response.body)
-            }
-        }
-        print("transport only", inFlight, transportOnly.baseline.wall, transportOnly.candidate.wall)
         table.row("2,000 GETs, \(inFlight) in flight", milliseconds(timings.baseline.wall),
                   milliseconds(timings.candidate.wall), ratio(timings.candidate.wall, timings.baseline.wall), "≤ 1.05x")
     }
