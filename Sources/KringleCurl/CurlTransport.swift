@@ -98,22 +98,10 @@ public final class CurlTransport: Transport {
     ///   millisecond precision.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        let engine: CurlEngine
-        switch self.engine {
-        case .success(let running):
-            engine = running
-        case .failure(let error):
-            return Promise(error: KringleError.transport(error))
+        submit { engine, promise in
+            let plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout)
+            engine.submit(plan, promise: promise)
         }
-        let plan: CurlRequestPlan
-        do {
-            plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout)
-        } catch {
-            return Promise(error: error)
-        }
-        let promise = Promise<HTTPResponse>.pending()
-        engine.submit(plan, promise: promise)
-        return promise
     }
 
     /// Sends a request with a streamed body, a response body bound for a file, or both,
@@ -134,26 +122,31 @@ public final class CurlTransport: Transport {
     ///   must exist; it is emptied first) and the progress callback.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
-        let engine: CurlEngine
-        switch self.engine {
-        case .success(let running):
-            engine = running
-        case .failure(let error):
-            return Promise(error: KringleError.transport(error))
-        }
-        let plan: CurlRequestPlan
-        do {
-            plan = try CurlRequestPlan(
+        submit { engine, promise in
+            let plan = try CurlRequestPlan(
                 transfer.request,
                 defaultTimeout: configuration.defaultTimeout,
                 streamedBody: transfer.body,
                 timeoutIsIdle: true
             )
-        } catch {
-            return Promise(error: error)
+            engine.submit(plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, promise: promise)
         }
-        let promise = Promise<HTTPResponse>.pending()
-        engine.submit(plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, promise: promise)
-        return promise
+    }
+
+    /// The promise that `start` hands to the engine, or a rejection when libcurl is missing
+    /// or the request cannot be planned.
+    private func submit(_ start: (CurlEngine, Promise<HTTPResponse>) throws -> Void) -> Promise<HTTPResponse> {
+        switch engine {
+        case .failure(let error):
+            return Promise(error: KringleError.transport(error))
+        case .success(let engine):
+            let promise = Promise<HTTPResponse>.pending()
+            do {
+                try start(engine, promise)
+            } catch {
+                return Promise(error: error)
+            }
+            return promise
+        }
     }
 }

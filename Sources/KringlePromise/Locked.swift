@@ -11,9 +11,8 @@ import Musl
 /// A pthread mutex rather than Synchronization's `Mutex`: on Linux the latter waits on raw
 /// futexes, which ThreadSanitizer cannot see, so every access it guards would be reported
 /// as a race when the tests run under `--sanitize=thread`.
-// `state` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`
-// of `mutex`.
 @usableFromInline
+// `state` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`.
 final class Locked<State: Sendable>: @unchecked Sendable {
     @usableFromInline var state: State
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>

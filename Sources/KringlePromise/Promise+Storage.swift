@@ -158,6 +158,7 @@ extension Promise {
     /// The rarely needed part of a promise's state: more than one observer, drains on more
     /// than one queue, cancel handlers, more than one dependency.
     @usableFromInline
+    // @unchecked Sendable: guarded by the owning promise's lock (details below).
     final class Overflow: @unchecked Sendable {
         // @unchecked Sendable: only touched with the owning promise's lock held, or by its
         // `deinit`. `@exclusivity(unchecked)` for the same reason as in `Promise`.

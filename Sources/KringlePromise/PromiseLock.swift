@@ -12,8 +12,8 @@ import Musl
 /// futexes on Linux, which ThreadSanitizer cannot see, so every access it guards would be
 /// reported as a race. Same interface as `Mutex<Void>`; it costs an allocation per promise,
 /// which only matters outside such runs.
-// Only touched through `pthread_mutex_lock`/`unlock`, which are thread-safe.
 @usableFromInline
+// Only touched through `pthread_mutex_lock`/`unlock`, which are thread-safe.
 final class PromiseLock: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
