@@ -158,9 +158,9 @@ extension Promise {
     /// The rarely needed part of a promise's state: more than one observer, drains on more
     /// than one queue, cancel handlers, more than one dependency.
     @usableFromInline
-    // @unchecked Sendable: guarded by the owning promise's lock (details below).
+    // Guarded by the owning promise's lock (details below).
     final class Overflow: @unchecked Sendable {
-        // @unchecked Sendable: only touched with the owning promise's lock held, or by its
+        // Unchecked because it is only touched with the owning promise's lock held, or by its
         // `deinit`. `@exclusivity(unchecked)` for the same reason as in `Promise`.
 
         /// The observers after `State.first`, from `observersStart` on (those before it

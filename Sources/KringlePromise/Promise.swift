@@ -20,9 +20,9 @@ import Synchronization
 /// Promises are thread-safe: any thread may settle, observe or cancel one at any time.
 /// Every operator is a thin layer over one internal primitive (``observe(on:_:)``), so the
 /// ordering, threading and exactly-once rules live in this file only.
-// @unchecked Sendable: guarded by `lock`; the details are in the comment below.
+// Guarded by `lock`; the details are in the comment below.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `lock` guards `state`, `dependency`, `outcomeReference` and
+    // Unchecked because `lock` guards `state`, `dependency`, `outcomeReference` and
     // `inlineValue`. Two kinds of access need no lock: the last two are written once, with
     // the lock held, before `phase` leaves `.pending` (a releasing store), and never again,
     // so whoever sees a settled `phase` (an acquiring load) may read them; and `deinit` runs
