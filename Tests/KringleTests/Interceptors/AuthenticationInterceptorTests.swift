@@ -9,8 +9,8 @@ import Testing
 
 /// A bearer-token authenticator whose refresh the test scripts, counting every call.
 struct InterceptorTokenAuthenticator: Authenticator {
-    let refreshes = InterceptorCounter()
-    let failureChecks = InterceptorCounter()
+    let refreshes = ClientCounter()
+    let failureChecks = ClientCounter()
     let script: @Sendable (String) -> Promise<String>
 
     func apply(_ token: String, to request: inout URLRequest) {
@@ -113,7 +113,7 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(transport, auth: auth, maxRetryCount: nil)
 
-        let settlements = (0..<20).map { _ in InterceptorCounter() }
+        let settlements = (0..<20).map { _ in ClientCounter() }
         let calls = (0..<20).map { index in
             client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\(index)"))
                 .always { settlements[index].increment() }
@@ -144,7 +144,7 @@ struct AuthenticationInterceptorTests {
         let seen = InterceptorBox<[String]>([])
         let server = try Self.server(accepting: "nothing at all", seen: seen)
         defer { server.shutdown() }
-        let generation = InterceptorCounter()
+        let generation = ClientCounter()
         let authenticator = InterceptorTokenAuthenticator { _ in Promise("token-\(generation.increment())") }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0")
         let client = Self.client(URLSessionTransport(), auth: auth, maxRetryCount: nil)

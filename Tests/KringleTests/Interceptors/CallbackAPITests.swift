@@ -60,7 +60,7 @@ struct CallbackAPITests {
     private static func send(
         _ client: NetworkClient,
         _ request: URLRequest,
-        count: InterceptorCounter = InterceptorCounter()
+        count: ClientCounter = ClientCounter()
     ) async throws -> (NetworkResult, Disposable) {
         let done = Promise<NetworkResult>.pending()
         let disposable = client.sendRequest(request) { result in
@@ -75,12 +75,12 @@ struct CallbackAPITests {
     @Test("a request goes through the interceptors and retries; completion gets the success once, off the caller's queue")
     func success() async throws {
         let transport = StubTransport()
-        let attempts = InterceptorCounter()
+        let attempts = ClientCounter()
         transport.stub { _ in
             attempts.increment() <= 2 ? .init(status: 503) : .init(status: 200, headers: ["X-Id": "7"], body: Data("purr".utf8))
         }
         let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
-        let count = InterceptorCounter()
+        let count = ClientCounter()
         let onCallerQueue = InterceptorBox<Bool?>(nil)
         let done = Promise<NetworkResult>.pending()
         let callerQueue = DispatchQueue(label: "interceptor.callback.caller")
@@ -123,7 +123,7 @@ struct CallbackAPITests {
         let transport = StubTransport()
         transport.stub(.get, "/missing", with: .init(status: 404, body: Data("no such cat".utf8)))
         let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
-        let count = InterceptorCounter()
+        let count = ClientCounter()
 
         let (result, _) = try await Self.send(client, URLRequest(url: interceptorURL("https://stub.example/missing")), count: count)
         guard case .failure(KringleError.unacceptableStatusCode(404, let response)) = result else {
@@ -141,7 +141,7 @@ struct CallbackAPITests {
         let transport = StubTransport()
         transport.stub(.get, "/busy", with: .init(status: 503))
         let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)], maxRetryCount: 2)
-        let count = InterceptorCounter()
+        let count = ClientCounter()
 
         let (result, _) = try await Self.send(client, URLRequest(url: interceptorURL("https://stub.example/busy")), count: count)
         #expect(result.result.interceptorRejectedStatus == 503, "\(result)")
@@ -236,7 +236,7 @@ struct CallbackAPITests {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 30) }
         defer { server.shutdown() }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()])
-        let count = InterceptorCounter()
+        let count = ClientCounter()
         let done = Promise<NetworkResult>.pending()
 
         let disposable = client.sendRequest(URLRequest(url: server.url("/slow"))) { result in
@@ -262,7 +262,7 @@ struct CallbackAPITests {
         defer { server.shutdown() }
         let canceller = InterceptorDelayedCanceller(after: 0.3) { server.statistics.requestsReceived }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: canceller.logger())
-        let count = InterceptorCounter()
+        let count = ClientCounter()
         let done = Promise<NetworkResult>.pending()
 
         let disposable = client.sendRequest(URLRequest(url: server.url("/busy"))) { result in

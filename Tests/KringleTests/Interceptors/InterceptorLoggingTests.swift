@@ -93,7 +93,7 @@ struct InterceptorLoggingTests {
     @Test("a retry is logged with its attempt, reason and delay, between the two attempts")
     func retryEvent() async throws {
         let transport = StubTransport()
-        let count = InterceptorCounter()
+        let count = ClientCounter()
         transport.stub { _ in
             count.increment() == 1 ? .init(status: 503, headers: ["Retry-After": "0"], body: Data("try later".utf8)) : .init(status: 200)
         }

@@ -48,20 +48,6 @@ final class InterceptorBox<Value: Sendable>: Sendable {
     }
 }
 
-/// A counter shared between threads.
-final class InterceptorCounter: Sendable {
-    private let storage = Mutex(0)
-
-    @discardableResult
-    func increment() -> Int {
-        storage.withLock { $0 += 1; return $0 }
-    }
-
-    var value: Int {
-        storage.withLock { $0 }
-    }
-}
-
 /// An interceptor that appends its name to the `X-Adapted-By` header, and records what its
 /// `retry` hook was asked and what it answered.
 struct InterceptorTagger: RequestInterceptor {
@@ -254,6 +240,8 @@ final class InterceptorDelayedCanceller: Sendable {
     private let seconds: TimeInterval
     private let requestCount: @Sendable () -> Int
 
+    private static let queue = DispatchQueue(label: "interceptor-tests.canceller")
+
     init(after seconds: TimeInterval, requestCount: @escaping @Sendable () -> Int) {
         self.seconds = seconds
         self.requestCount = requestCount
@@ -263,7 +251,9 @@ final class InterceptorDelayedCanceller: Sendable {
     func logger() -> InterceptorEventLog {
         InterceptorEventLog { event in
             guard case .retry = event, self.armed.update({ armed in defer { armed = false }; return armed }) else { return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + self.seconds) {
+            // A serial queue of its own: the global queues can be busy for seconds while the
+            // whole suite runs in parallel, which would push the cancel past the delay.
+            Self.queue.asyncAfter(deadline: .now() + self.seconds) {
                 self.requestsAtCancel.update { $0 = self.requestCount() }
                 self.cancel.value?()
                 self.done.fulfill(())
