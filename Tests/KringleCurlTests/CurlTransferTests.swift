@@ -112,17 +112,16 @@ import Testing
         let server = try LoopbackServer { _ in .text("late").delayed(by: 20) }
         defer { server.shutdown() }
         let transport = CurlTransport()
-        let clock = ContinuousClock()
-        let start = clock.now
 
         let result = await transport.transfer(TransferRequest(request: makeRequest(server.url("/"), timeout: 1))).settled()
 
+        // The server answers after 20 s, so anything but `timedOut` means the silence went
+        // unnoticed. (How soon curl notices, one to two seconds, is not asserted: a loaded
+        // machine resumes this test late.)
         guard case .failure(KringleError.timedOut) = result else {
             Issue.record("expected KringleError.timedOut, got \(result)")
             return
         }
-        // curl checks the speed once a second: the silence is noticed after one to two.
-        #expect(clock.now - start < .seconds(10))
     }
 
     @Test func idleTimeoutOnlyForTransfers() throws {

@@ -25,6 +25,7 @@ import FoundationNetworking
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    private let delegateQueue: PacedDelegateQueue
 
     /// Creates a transport with its own session.
     ///
@@ -40,21 +41,21 @@ public final class URLSessionTransport: Transport {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         // One serial delegate queue: a concurrent one delivers data callbacks of one task at
         // once, and serialising cancellation with completion on it keeps `cancel()` away from
-        // finished tasks.
-        let delegateQueue = OperationQueue()
-        delegateQueue.maxConcurrentOperationCount = 1
+        // finished tasks. It also paces FoundationNetworking (see `PacedDelegateQueue`).
+        let delegateQueue = PacedDelegateQueue()
         delegateQueue.name = "kringle.urlsession-delegate"
+        self.delegateQueue = delegateQueue
         delegate = URLSessionTransportDelegate(queue: delegateQueue)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     deinit {
         // The session holds its delegate until it is invalidated.
-        session.finishTasksAndInvalidate()
+        delegateQueue.withoutPacing { session.finishTasksAndInvalidate() }
     }
 
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        let task = session.dataTask(with: Self.loosened(request))
+        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request)) }
         return start(task, delegate.register(task))
     }
 
@@ -62,11 +63,9 @@ public final class URLSessionTransport: Transport {
     /// is first spooled to a temporary file: `InputStream` uploads are unreliable in
     /// FoundationNetworking) and writes the response body to its file as it arrives.
     ///
-    /// Limits: FoundationNetworking offers no backpressure on data tasks, so a network
-    /// faster than the delegate queue lets data queue in memory (a 1 GiB download from nginx
-    /// on loopback peaked at about 210 MB). A download task would write to disk on its own,
-    /// but FoundationNetworking crashes when a refused redirect carries a body on one, and
-    /// the client must see every redirect. `CurlTransport` keeps memory flat.
+    /// FoundationNetworking offers data tasks no backpressure of their own; the transport's
+    /// delegate queue makes it wait while the body's chunks are not yet on disk, so memory
+    /// stays flat however fast the network is.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         let request = Self.loosened(transfer.request)
         var spool: URL?
@@ -77,9 +76,9 @@ public final class URLSessionTransport: Transport {
             if let body = transfer.body {
                 let (file, isSpool) = try Self.file(holding: body)
                 spool = isSpool ? file : nil
-                task = session.uploadTask(with: request, fromFile: file)
+                task = delegateQueue.withoutPacing { session.uploadTask(with: request, fromFile: file) }
             } else {
-                task = session.dataTask(with: request)
+                task = delegateQueue.withoutPacing { session.dataTask(with: request) }
             }
         } catch {
             if let spool { try? FileManager.default.removeItem(at: spool) }
@@ -91,7 +90,7 @@ public final class URLSessionTransport: Transport {
     private func start(_ task: URLSessionTask, _ promise: Promise<HTTPResponse>) -> Promise<HTTPResponse> {
         let delegate = delegate
         promise.onCancel { delegate.cancel(task) }
-        task.resume()
+        delegateQueue.withoutPacing { task.resume() }
         return promise
     }
 

@@ -21,9 +21,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     }
 
     private let transfers = Mutex<[Int: Transfer]>([:])
-    private let queue: OperationQueue
+    private let queue: PacedDelegateQueue
 
-    init(queue: OperationQueue) {
+    init(queue: PacedDelegateQueue) {
         self.queue = queue
     }
 
@@ -49,10 +49,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// delivered, and only for a task whose completion has not been delivered yet. The
     /// promise is already rejected by then, so the caller never waits for this.
     func cancel(_ task: URLSessionTask) {
-        queue.addOperation { [self] in
+        queue.enqueue { [self] in
             let isRunning = transfers.withLock { $0[task.taskIdentifier] != nil }
             if isRunning, task.state == .running {
-                task.cancel()
+                queue.withoutPacing { task.cancel() }
             }
         }
     }
@@ -77,12 +77,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        // Either answer may cancel the task, which waits for FoundationNetworking's queue.
         guard let refused = challenge.failureResponse as? HTTPURLResponse else {
-            completionHandler(.performDefaultHandling, nil)
+            queue.withoutPacing { completionHandler(.performDefaultHandling, nil) }
             return
         }
         transfers.withLock { $0[task.taskIdentifier]?.response = refused }
-        completionHandler(.cancelAuthenticationChallenge, nil)
+        queue.withoutPacing { completionHandler(.cancelAuthenticationChallenge, nil) }
     }
 
     func urlSession(
