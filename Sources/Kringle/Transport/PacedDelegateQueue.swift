@@ -18,10 +18,11 @@ import Foundation
 /// - a caller on this queue itself never waits;
 /// - a caller stops waiting when no operation finished for ``patience``, so an unforeseen
 ///   cycle costs a pause, never a deadlock.
-// Guarded by `condition`: the three counters, its only mutable state.
+// Guarded by `condition`: the counters, its only mutable state.
 final class PacedDelegateQueue: OperationQueue, @unchecked Sendable {
     private let condition = NSCondition()
     private var waiting = 0
+    private var mostWaiting = 0
     private var finished = 0
     private var unpacedCalls = 0
 
@@ -50,7 +51,10 @@ final class PacedDelegateQueue: OperationQueue, @unchecked Sendable {
 
     /// Adds `block` without waiting for room: for Kringle's own operations.
     func enqueue(_ block: @escaping @Sendable () -> Void) {
-        condition.withLock { waiting += 1 }
+        condition.withLock {
+            waiting += 1
+            mostWaiting = max(mostWaiting, waiting)
+        }
         super.addOperation { [self] in
             block()
             condition.withLock {
@@ -61,6 +65,11 @@ final class PacedDelegateQueue: OperationQueue, @unchecked Sendable {
                 if waiting <= limit / 2 { condition.broadcast() }
             }
         }
+    }
+
+    /// The most operations that were ever waiting at once.
+    var highWaterMark: Int {
+        condition.withLock { mostWaiting }
     }
 
     /// Runs `body`, which may wait for FoundationNetworking's transfer queue, with pacing off.

@@ -25,7 +25,7 @@ import FoundationNetworking
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
-    private let delegateQueue: PacedDelegateQueue
+    let delegateQueue: PacedDelegateQueue
 
     /// Creates a transport with its own session.
     ///

@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KringleTesting
+import Testing
+@testable import Kringle
+
+/// The delegate queue that gives URLSession's data tasks backpressure. A suspended queue
+/// runs nothing, so "the caller is still blocked" holds for as long as the test needs it.
+@Suite("Paced delegate queue")
+struct PacedDelegateQueueTests {
+    @Test func aCallerWaitsWhileTheQueueIsFullAndGoesOnOnceItDrains() {
+        let queue = PacedDelegateQueue(limit: 4, patience: 600)
+        queue.isSuspended = true
+        for _ in 0..<4 { queue.addOperation {} }
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "producer").async {
+            queue.addOperation {}
+            returned.signal()
+        }
+
+        #expect(returned.wait(timeout: .now() + 0.2) == .timedOut, "the fifth operation must wait for room")
+        queue.isSuspended = false
+        #expect(returned.wait(timeout: .now() + 30) == .success)
+    }
+
+    @Test func withoutPacingLetsAWaitingCallerThrough() {
+        let queue = PacedDelegateQueue(limit: 1, patience: 600)
+        queue.isSuspended = true
+        queue.addOperation {}
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "producer").async {
+            queue.addOperation {}
+            returned.signal()
+        }
+        #expect(returned.wait(timeout: .now() + 0.2) == .timedOut)
+
+        queue.withoutPacing {
+            #expect(returned.wait(timeout: .now() + 30) == .success)
+        }
+        queue.isSuspended = false
+    }
+
+    @Test func aCallerGivesUpWhenNothingFinishesWithinThePatience() {
+        let queue = PacedDelegateQueue(limit: 1, patience: 0.05)
+        queue.isSuspended = true
+        queue.addOperation {}
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "producer").async {
+            queue.addOperation {}
+            returned.signal()
+        }
+
+        #expect(returned.wait(timeout: .now() + 30) == .success)
+        queue.isSuspended = false
+    }
+
+    @Test func theQueueNeverWaitsForItself() {
+        let queue = PacedDelegateQueue(limit: 1, patience: 600)
+        let done = DispatchSemaphore(value: 0)
+        queue.addOperation {
+            for _ in 0..<3 { queue.addOperation {} }
+            done.signal()
+        }
+
+        #expect(done.wait(timeout: .now() + 30) == .success)
+    }
+
+    @Test func kringlesOwnOperationsNeverWait() {
+        let queue = PacedDelegateQueue(limit: 1, patience: 600)
+        queue.isSuspended = true
+        let ran = ClientCounter()
+        for _ in 0..<3 { queue.enqueue { ran.increment() } }
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+
+        #expect(ran.value == 3)
+    }
+}
+
+extension ExclusiveClientTests {
+    /// `URLSessionTransport` reports progress on its delegate queue, so a slow report stands
+    /// for a slow disk: without pacing, FoundationNetworking would queue the whole body.
+    @Suite("URLSessionTransport backpressure")
+    struct URLSessionBackpressureTests {
+        static let body = patternedData(count: 16 << 20)
+
+        @Test func aSlowDelegateHoldsTheTransferBack() async throws {
+            let server = try LoopbackServer { _ in .data(Self.body) }
+            defer { server.shutdown() }
+            let scratch = try StreamingScratchDirectory()
+            defer { scratch.remove() }
+            let file = try scratch.write(Data(), to: "body.bin")
+            let transport = URLSessionTransport()
+
+            let response = try await transport.transfer(TransferRequest(
+                request: URLRequest(url: server.url("/body")),
+                responseBodyFile: file,
+                progress: { _ in usleep(300) }
+            )).valueWithin(120)
+
+            #expect(response.statusCode == 200)
+            #expect(streamingContents(of: file) == Self.body)
+            // Unpaced, about a thousand chunks pile up; a starved delegate thread may let a
+            // few more through (the patience), never that many.
+            let queue = transport.delegateQueue
+            #expect(queue.highWaterMark <= 2 * queue.limit, "\(queue.highWaterMark) operations were queued")
+        }
+
+        @Test func cancellingAHeldBackTransferStopsIt() async throws {
+            let server = try LoopbackServer { _ in .data(Self.body) }
+            defer { server.shutdown() }
+            let scratch = try StreamingScratchDirectory()
+            defer { scratch.remove() }
+            let file = try scratch.write(Data(), to: "body.bin")
+            let firstReport = Promise<Void>.pending()
+
+            let transfer = URLSessionTransport().transfer(TransferRequest(
+                request: URLRequest(url: server.url("/body")),
+                responseBodyFile: file,
+                progress: { _ in
+                    firstReport.fulfill(())
+                    usleep(300)
+                }
+            ))
+            try await firstReport.valueWithin(30)
+            transfer.cancel()
+
+            #expect(await transfer.outcome(within: 15).isCancellation)
+        }
+    }
+}
