@@ -64,8 +64,10 @@ public final class URLSessionTransport: Transport {
     /// FoundationNetworking) and writes the response body to its file as it arrives.
     ///
     /// FoundationNetworking offers data tasks no backpressure of their own; the transport's
-    /// delegate queue makes it wait while the body's chunks are not yet on disk, so memory
-    /// stays flat however fast the network is.
+    /// delegate queue makes it wait while the body's chunks are not yet on disk, so the body
+    /// never piles up in memory. Limit: FoundationNetworking makes a timer for every 16 KB
+    /// chunk and frees them lazily, so one download of several GiB still grows by tens of MB
+    /// until it ends; `CurlTransport` stays flat.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         let request = Self.loosened(transfer.request)
         var spool: URL?
