@@ -110,7 +110,10 @@ public final class CurlTransport: Transport {
     /// The body is read in chunks as curl sends it, and read again from the start if curl
     /// has to resend the request. The response body is written to the file as it arrives;
     /// the write is synchronous, so a disk slower than the network slows the transfer down
-    /// rather than filling memory. The response's `body` is then empty.
+    /// rather than filling memory (no copy waits anywhere, so `curl_easy_pause` is never
+    /// needed; the `curl` command line writes the same way). The transport's transfers share
+    /// its one thread, so a stalled disk holds back the others too. The response's `body` is
+    /// then empty.
     ///
     /// The request's `timeoutInterval` bounds the longest silence here, not the whole
     /// transfer (a large download may rightly take minutes): the connection must be made
