@@ -36,7 +36,18 @@ final class PacedDelegateQueue: OperationQueue, @unchecked Sendable {
     /// How long a blocked caller waits for the next operation to finish before it goes on.
     let patience: TimeInterval
 
-    init(limit: Int = 64, patience: TimeInterval = 0.1) {
+    /// 64 chunks of libcurl's at most (16 KB each by default) on Linux. Apple's URLSession
+    /// calls its delegate queue from its own threads, which must not be blocked, so there
+    /// the queue never makes anyone wait.
+    static var defaultLimit: Int {
+        #if canImport(FoundationNetworking)
+        64
+        #else
+        .max
+        #endif
+    }
+
+    init(limit: Int = PacedDelegateQueue.defaultLimit, patience: TimeInterval = 0.1) {
         self.limit = limit
         self.patience = patience
         super.init()

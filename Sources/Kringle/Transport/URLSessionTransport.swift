@@ -25,6 +25,7 @@ import FoundationNetworking
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
+    /// Where the delegate's callbacks run; internal so that tests can see how far it fell behind.
     let delegateQueue: PacedDelegateQueue
 
     /// Creates a transport with its own session.

@@ -80,9 +80,11 @@ struct PacedDelegateQueueTests {
     }
 }
 
+#if canImport(FoundationNetworking)
 extension ExclusiveClientTests {
     /// `URLSessionTransport` reports progress on its delegate queue, so a slow report stands
     /// for a slow disk: without pacing, FoundationNetworking would queue the whole body.
+    /// (Apple's URLSession is not paced.)
     @Suite("URLSessionTransport backpressure")
     struct URLSessionBackpressureTests {
         static let body = patternedData(count: 16 << 20)
@@ -132,3 +134,4 @@ extension ExclusiveClientTests {
         }
     }
 }
+#endif
