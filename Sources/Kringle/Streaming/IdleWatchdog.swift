@@ -11,14 +11,17 @@ final class IdleWatchdog: @unchecked Sendable {
     private let timeout: TimeInterval
     private let lastActivity: Atomic<UInt64>
     private let source: any DispatchSourceTimer
+    /// Nanoseconds on a monotonic clock; tests pass a clock they move by hand.
+    private let uptime: @Sendable () -> UInt64
 
     /// A serial queue of its own: its thread is never one of the few that busy or blocked
     /// work on the global queues could take, so a time-out fires on time.
     private static let queue = DispatchQueue(label: "kringle.idle-watchdog")
 
-    init(timeout: TimeInterval) {
+    init(timeout: TimeInterval, uptime: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
         self.timeout = timeout
-        lastActivity = Atomic(DispatchTime.now().uptimeNanoseconds)
+        self.uptime = uptime
+        lastActivity = Atomic(uptime())
         source = DispatchSource.makeTimerSource(queue: Self.queue)
         // Active from the start (libdispatch traps when an inactive source is freed); it
         // fires only once `guarding` schedules it.
@@ -28,7 +31,7 @@ final class IdleWatchdog: @unchecked Sendable {
 
     /// Records progress.
     func touch() {
-        lastActivity.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        lastActivity.store(uptime(), ordering: .relaxed)
     }
 
     /// `transfer`, rejected with ``PromiseError/timedOut`` after `timeout` seconds without
@@ -40,7 +43,7 @@ final class IdleWatchdog: @unchecked Sendable {
         source.setEventHandler { [self] in
             // `touch` may run between the two reads, so the difference can be "negative".
             let last = lastActivity.load(ordering: .relaxed)
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = uptime()
             let idle = now > last ? Double(now - last) / 1e9 : 0
             guard idle >= timeout else { return }
             source.cancel()

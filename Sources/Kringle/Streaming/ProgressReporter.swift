@@ -24,9 +24,16 @@ final class ProgressReporter: Sendable {
     private let callback: @Sendable (TransferProgress) -> Void
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "kringle.progress")
+    /// Nanoseconds on a monotonic clock; tests pass a clock they move by hand.
+    private let uptime: @Sendable () -> UInt64
 
-    init(_ direction: Direction, callback: @escaping @Sendable (TransferProgress) -> Void) {
+    init(
+        _ direction: Direction,
+        uptime: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+        callback: @escaping @Sendable (TransferProgress) -> Void
+    ) {
         self.direction = direction
+        self.uptime = uptime
         self.callback = callback
     }
 
@@ -40,7 +47,7 @@ final class ProgressReporter: Sendable {
         state.withLock { state in
             // The clock is read under the lock, so the times compared never go backwards, and
             // callbacks are queued under it too, so they arrive in the order decided here.
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = uptime()
             guard !state.finished, progress.completedBytes > max(state.delivered, 0),
                   now &- state.lastDelivery >= Self.interval
             else { return }

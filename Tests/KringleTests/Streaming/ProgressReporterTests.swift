@@ -4,47 +4,36 @@ import Testing
 
 @Suite("ProgressReporter")
 struct ProgressReporterTests {
-    @Test("a burst of updates is throttled to about 20 callbacks a second, plus the final one")
+    @Test("a burst of updates is throttled to one callback per 50 ms, plus the final one")
     func throttles() async {
         let total: Int64 = 1 << 40
+        let clock = StreamingManualClock()
         let log = StreamingProgressLog(total: total)
-        let reporter = ProgressReporter(.download, callback: log.callback)
-        let caller = StreamingParkedCaller()
-        // 300 ms of updates as fast as the loop goes, on a thread of its own.
-        let burst = await caller.call { () -> Duration in
-            let clock = ContinuousClock()
-            let start = clock.now
-            var received: Int64 = 0
-            while clock.now - start < .milliseconds(300) {
-                received += 1
-                reporter.report(sent: 0, received: received, expected: total)
-            }
-            reporter.finish(completed: total)
-            return clock.now - start
+        let reporter = ProgressReporter(.download, uptime: clock.uptime, callback: log.callback)
+        // One update per millisecond for a second.
+        for received in Int64(1)...1_000 {
+            reporter.report(sent: 0, received: received, expected: total)
+            clock.advance(milliseconds: 1)
         }
-        caller.release()
+        reporter.finish(completed: total)
         #expect(await log.awaitCompletion())
 
-        let values = log.values
-        let throttled = values.dropLast()
-        let seconds = Double(burst.components.seconds) + Double(burst.components.attoseconds) / 1e18
-        // The first update goes at once, then at most one per 50 ms.
-        #expect(throttled.count >= 2, "\(values.count) callbacks")
-        #expect(throttled.count <= Int(seconds / 0.05) + 2, "\(throttled.count) callbacks in \(burst)")
-        #expect(throttled.first == TransferProgress(completedBytes: 1, totalBytes: total))
-        #expect(log.isMonotonic)
-        #expect(values.last == TransferProgress(completedBytes: total, totalBytes: total))
+        // The first update goes at once, then one every 50 ms.
+        let expected = stride(from: Int64(1), through: 951, by: 50).map { TransferProgress(completedBytes: $0, totalBytes: total) }
+        #expect(Array(log.values.dropLast()) == expected)
+        #expect(log.values.last == TransferProgress(completedBytes: total, totalBytes: total))
     }
 
     @Test("updates that do not move forward are not reported")
     func neverBackwards() async throws {
         let log = StreamingProgressLog(total: 300)
-        let reporter = ProgressReporter(.download, callback: log.callback)
+        let clock = StreamingManualClock()
+        let reporter = ProgressReporter(.download, uptime: clock.uptime, callback: log.callback)
         reporter.report(sent: 0, received: 100, expected: 300)
-        try await Task.sleep(for: .milliseconds(120))
+        clock.advance(milliseconds: 120)
         reporter.report(sent: 0, received: 100, expected: 300)
         reporter.report(sent: 0, received: 50, expected: 300)
-        try await Task.sleep(for: .milliseconds(120))
+        clock.advance(milliseconds: 120)
         reporter.report(sent: 0, received: 60, expected: 300)
         reporter.report(sent: 0, received: 200, expected: 300)
         reporter.finish(completed: 300)
@@ -59,11 +48,12 @@ struct ProgressReporterTests {
     @Test("the final callback comes once, and nothing after it")
     func finalOnce() async throws {
         let log = StreamingProgressLog(total: 500)
-        let reporter = ProgressReporter(.download, callback: log.callback)
+        let clock = StreamingManualClock()
+        let reporter = ProgressReporter(.download, uptime: clock.uptime, callback: log.callback)
         reporter.report(sent: 0, received: 10, expected: nil)
         reporter.finish(completed: 500)
         reporter.finish(completed: 600)
-        try await Task.sleep(for: .milliseconds(60))
+        clock.advance(milliseconds: 60)
         reporter.report(sent: 0, received: 700, expected: nil)
         #expect(await log.awaitCompletion())
         // A marker through a second reporter's queue would not order this one; a short wait
@@ -91,9 +81,10 @@ struct ProgressReporterTests {
     @Test("uploads count bytes sent, out of the body's length, never beyond it")
     func upload() async throws {
         let log = StreamingProgressLog(total: 1_000)
-        let reporter = ProgressReporter(.upload(total: 1_000), callback: log.callback)
+        let clock = StreamingManualClock()
+        let reporter = ProgressReporter(.upload(total: 1_000), uptime: clock.uptime, callback: log.callback)
         reporter.report(sent: 400, received: 999, expected: 5)
-        try await Task.sleep(for: .milliseconds(120))
+        clock.advance(milliseconds: 120)
         reporter.report(sent: 1_200, received: 0, expected: nil)
         reporter.finish(completed: 1_000)
         #expect(await streamingEventually { log.values.count == 3 })
@@ -107,13 +98,14 @@ struct ProgressReporterTests {
     @Test("a download counts only the body of a response with an acceptable status")
     func downloadCountsAcceptableOnly() async throws {
         let log = StreamingProgressLog(total: 900)
-        let reporter = ProgressReporter(.download, callback: log.callback)
+        let clock = StreamingManualClock()
+        let reporter = ProgressReporter(.download, uptime: clock.uptime, callback: log.callback)
         // A redirect's body, an error's body, bytes before the head: none of them the file.
         reporter.report(sent: 0, received: 5_000, expected: 5_000, status: 302)
         reporter.report(sent: 0, received: 6_000, expected: 6_000, status: 503)
         reporter.report(sent: 0, received: 7_000, expected: nil, status: nil)
         reporter.report(sent: 0, received: 300, expected: 900, status: 200)
-        try await Task.sleep(for: .milliseconds(120))
+        clock.advance(milliseconds: 120)
         reporter.report(sent: 0, received: 400, expected: 900, status: 206)
         reporter.finish(completed: 900)
         #expect(await log.awaitCompletion())
@@ -127,9 +119,10 @@ struct ProgressReporterTests {
     @Test("an upload counts bytes sent whatever the status, before and after the head")
     func uploadCountsAnyStatus() async throws {
         let log = StreamingProgressLog(total: 100)
-        let reporter = ProgressReporter(.upload(total: 100), callback: log.callback)
+        let clock = StreamingManualClock()
+        let reporter = ProgressReporter(.upload(total: 100), uptime: clock.uptime, callback: log.callback)
         reporter.report(sent: 40, received: 0, expected: nil, status: nil)
-        try await Task.sleep(for: .milliseconds(120))
+        clock.advance(milliseconds: 120)
         reporter.report(sent: 70, received: 0, expected: nil, status: 500)
         reporter.finish(completed: 100)
         #expect(await log.awaitCompletion())
