@@ -31,6 +31,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     private let authenticator: Base
     private let refreshWindow: TimeInterval
     private let state: Mutex<State>
+    private let now: @Sendable () -> Date
 
     /// Creates an interceptor.
     ///
@@ -39,9 +40,15 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     ///   - credential: The credential to start with.
     ///   - refreshWindow: Seconds after a refresh during which the new credential being
     ///     refused fails the request instead of refreshing again.
-    public init(authenticator: Base, credential: Base.Credential, refreshWindow: TimeInterval = 30) {
+    public convenience init(authenticator: Base, credential: Base.Credential, refreshWindow: TimeInterval = 30) {
+        self.init(authenticator: authenticator, credential: credential, refreshWindow: refreshWindow, now: Date.init)
+    }
+
+    /// - Parameter now: The clock the refresh window is measured on; tests pass their own.
+    init(authenticator: Base, credential: Base.Credential, refreshWindow: TimeInterval, now: @escaping @Sendable () -> Date) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
+        self.now = now
         state = Mutex(State(credential: credential))
     }
 
@@ -67,13 +74,13 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
 
     public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         guard authenticator.isAuthenticationFailure(error) else { return Promise(.doNotRetry) }
-        let now = Date()
+        let refusedAt = now()
         let action: RefreshAction = state.withLock { state in
             if let refreshing = state.refreshing { return .wait(refreshing) }
             guard authenticator.isRequest(request, authenticatedWith: state.credential) else {
                 return .retryNow   // refused with an older credential: the current one is newer
             }
-            if let last = state.lastRefresh, now.timeIntervalSince(last) < refreshWindow { return .giveUp }
+            if let last = state.lastRefresh, refusedAt.timeIntervalSince(last) < refreshWindow { return .giveUp }
             let refreshing = Promise<Base.Credential>.pending()
             state.refreshing = refreshing
             return .start(refreshing, state.credential)
@@ -93,7 +100,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
                     state.refreshing = nil
                     if case .success(let fresh) = result {
                         state.credential = fresh
-                        state.lastRefresh = Date()
+                        state.lastRefresh = now()
                     }
                 }
                 refreshing.resolve(result)
