@@ -174,13 +174,13 @@ enum Socket {
     }
 
     /// Waits until one of two descriptors is readable; used by the accept loop to wait for
-    /// either a new connection or the shutdown wake-up pipe.
-    static func waitReadable(_ first: Int32, _ second: Int32) {
+    /// either a new connection or the shutdown wake-up pipe. Returns whether `first` is.
+    static func waitReadable(_ first: Int32, _ second: Int32) -> Bool {
         var entries = [
             pollfd(fd: first, events: Int16(POLLIN), revents: 0),
             pollfd(fd: second, events: Int16(POLLIN), revents: 0),
         ]
-        _ = poll(&entries, 2, -1)
+        return poll(&entries, 2, -1) > 0 && entries[0].revents & Int16(POLLIN) != 0
     }
 
     /// Shuts down both directions, which wakes any thread blocked in `recv`, `send` or `poll`
