@@ -11,15 +11,27 @@ import Testing
 /// runs nothing, so "the caller is still blocked" holds for as long as the test needs it.
 @Suite("Paced delegate queue")
 struct PacedDelegateQueueTests {
-    @Test func aCallerWaitsWhileTheQueueIsFullAndGoesOnOnceItDrains() {
-        let queue = PacedDelegateQueue(limit: 4, patience: 600)
+    /// A suspended queue already holding `limit` operations.
+    private static func fullQueue(limit: Int, patience: TimeInterval) -> PacedDelegateQueue {
+        let queue = PacedDelegateQueue(limit: limit, patience: patience)
         queue.isSuspended = true
-        for _ in 0..<4 { queue.addOperation {} }
+        for _ in 0..<limit { queue.addOperation {} }
+        return queue
+    }
+
+    /// Adds one more operation from a thread of its own; signalled once `addOperation` returns.
+    private static func addFromAnotherThread(to queue: PacedDelegateQueue) -> DispatchSemaphore {
         let returned = DispatchSemaphore(value: 0)
         DispatchQueue(label: "producer").async {
             queue.addOperation {}
             returned.signal()
         }
+        return returned
+    }
+
+    @Test func aCallerWaitsWhileTheQueueIsFullAndGoesOnOnceItDrains() {
+        let queue = Self.fullQueue(limit: 4, patience: 600)
+        let returned = Self.addFromAnotherThread(to: queue)
 
         #expect(returned.wait(timeout: .now() + 0.2) == .timedOut, "the fifth operation must wait for room")
         queue.isSuspended = false
@@ -27,14 +39,8 @@ struct PacedDelegateQueueTests {
     }
 
     @Test func withoutPacingLetsAWaitingCallerThrough() {
-        let queue = PacedDelegateQueue(limit: 1, patience: 600)
-        queue.isSuspended = true
-        queue.addOperation {}
-        let returned = DispatchSemaphore(value: 0)
-        DispatchQueue(label: "producer").async {
-            queue.addOperation {}
-            returned.signal()
-        }
+        let queue = Self.fullQueue(limit: 1, patience: 600)
+        let returned = Self.addFromAnotherThread(to: queue)
         #expect(returned.wait(timeout: .now() + 0.2) == .timedOut)
 
         queue.withoutPacing {
@@ -44,14 +50,8 @@ struct PacedDelegateQueueTests {
     }
 
     @Test func aCallerGivesUpWhenNothingFinishesWithinThePatience() {
-        let queue = PacedDelegateQueue(limit: 1, patience: 0.05)
-        queue.isSuspended = true
-        queue.addOperation {}
-        let returned = DispatchSemaphore(value: 0)
-        DispatchQueue(label: "producer").async {
-            queue.addOperation {}
-            returned.signal()
-        }
+        let queue = Self.fullQueue(limit: 1, patience: 0.05)
+        let returned = Self.addFromAnotherThread(to: queue)
 
         #expect(returned.wait(timeout: .now() + 30) == .success)
         queue.isSuspended = false
