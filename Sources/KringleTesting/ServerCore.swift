@@ -148,8 +148,8 @@ final class ServerCore: Sendable {
     private func acceptLoop() {
         while !isShuttingDown {
             // Accepting only when a connection is pending keeps shutdown from hanging even if
-            // the listener's number were closed and reused by a blocking socket elsewhere in
-            // the process (a hang seen once in a full test run).
+            // the listener's number is closed by mistake elsewhere in the process and reused
+            // by a blocking socket (a test helper's double close once did exactly that).
             guard Socket.waitReadable(listener, wakePipe.reader) else { continue }
             switch Socket.accept(from: listener) {
             case let .accepted(descriptor):

@@ -35,7 +35,9 @@ final class RawClient {
         }
         guard connected == 0 else {
             let code = errno
-            closeSocket(descriptor)
+            // `close()`, not `closeSocket`: a throwing init still runs `deinit`, which would
+            // close the number a second time — by then perhaps another thread's socket.
+            close()
             throw ConnectFailure(errno: code)
         }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
