@@ -28,16 +28,20 @@ import Testing
         #expect(await server.statistics(within: 20) { $0.connectionsClosedByPeer == 1 })
     }
 
-    @Test func cancellingBeforeTheTransferStartsRejectsAtOnce() async throws {
-        let server = try LoopbackServer { _ in .status(204) }
+    @Test func cancellingRightAfterSendingRejectsAtOnce() async throws {
+        // The first answer is held back, so only the cancel can settle that promise, however
+        // far the driving thread got with it before the cancel came (not at all, usually).
+        let server = try LoopbackServer { request in
+            request.path == "/slow" ? .status(204).delayed(by: 30) : .status(204)
+        }
         defer { server.shutdown() }
         let transport = CurlTransport()
 
-        let promise = transport.send(makeRequest(server.url("/")))
+        let promise = transport.send(makeRequest(server.url("/slow")))
         promise.cancel()
 
         #expect(promise.isCancelled)
-        let next = try await transport.send(makeRequest(server.url("/"))).valueWithin()
+        let next = try await transport.send(makeRequest(server.url("/quick"))).valueWithin()
         #expect(next.statusCode == 204)
     }
 
