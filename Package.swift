@@ -19,18 +19,21 @@ let package = Package(
         // libcurl is loaded at run time with dlopen: no headers, no -lcurl at build time.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "KringleCurl", dependencies: ["Kringle", "CCurlShim"]),
+        // Not a product: starts programs for the tests and benchmarks without Foundation's
+        // `Process`, which can crash on Linux (see ChildProcess.swift).
+        .target(name: "ChildProcess"),
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         .executableTarget(
             name: "KringleBenchmarks",
-            dependencies: ["Kringle", "KringleTesting", "KringleCurl"],
+            dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess"],
             path: "Benchmarks"
         ),
         .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise"]),
-        .testTarget(name: "KringleTestingTests", dependencies: ["KringleTesting"]),
-        .testTarget(name: "KringleCurlTests", dependencies: ["KringleCurl", "KringleTesting"]),
+        .testTarget(name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess"]),
+        .testTarget(name: "KringleCurlTests", dependencies: ["KringleCurl", "KringleTesting", "ChildProcess"]),
         .testTarget(
             name: "KringleTests",
-            dependencies: ["Kringle", "KringleTesting", "KringleCurl"],
+            dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess"],
             exclude: ["Fixtures"]
         ),
     ],

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import KringleCurl
 import KringleTesting
@@ -12,10 +13,10 @@ extension CurlBenchmark {
     /// Install it with `apt-get install -y nginx-light`; without it the benchmark skips nginx.
     final class NginxServer {
         let url: URL
-        private let process: Process
+        private let process: ChildProcess
         private let directory: URL
 
-        private init(url: URL, process: Process, directory: URL) {
+        private init(url: URL, process: ChildProcess, directory: URL) {
             self.url = url
             self.process = process
             self.directory = directory
@@ -47,14 +48,11 @@ extension CurlBenchmark {
                 try prepare(directory.appendingPathComponent("www"))
                 try configuration(directory: directory, port: port)
                     .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: binary)
-                process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
-                                     "-e", directory.appendingPathComponent("error.log").path]
                 guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
                     throw NginxError("no URL for port \(port)")
                 }
-                try process.run()
+                let process = try ChildProcess(binary, ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
+                                                        "-e", directory.appendingPathComponent("error.log").path])
                 let server = NginxServer(url: url, process: process, directory: directory)
                 guard server.waitUntilServing() else {
                     let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
@@ -70,10 +68,8 @@ extension CurlBenchmark {
 
         /// Stops nginx (SIGTERM is its fast shutdown), waits for it, removes its directory.
         func stop() {
-            if process.isRunning {
-                process.terminate()
-            }
-            process.waitUntilExit()
+            process.terminate()
+            process.waitForExit()
             try? FileManager.default.removeItem(at: directory)
         }
 

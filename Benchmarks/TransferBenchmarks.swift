@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Kringle
 import KringleCurl
@@ -108,29 +109,16 @@ func runTransferChild(_ arguments: [String]) throws {
 }
 
 private func runChild(_ arguments: [String]) throws -> Run {
-    let output = Pipe()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = arguments
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-    guard process.terminationStatus == 0, fields.count == 2 else {
-        throw CurlBenchmark.NginxError("the child \(arguments) failed: \(String(decoding: data, as: UTF8.self))")
+    let child = try ChildProcess.run(CommandLine.arguments[0], arguments, killAfter: 600)
+    let fields = child.text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard child.status == 0, fields.count == 2 else {
+        throw CurlBenchmark.NginxError("the child \(arguments) failed: \(child.text)")
     }
     return Run(seconds: fields[0], peakMegabytes: fields[1])
 }
 
 private func timeCommand(_ path: String, _ arguments: [String]) throws -> Double {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    return try Timing.of {
-        try process.run()
-        process.waitUntilExit()
-    }.wall
+    try Timing.of { _ = try ChildProcess(path, arguments).waitForExit() }.wall
 }
 
 /// Writes every dirty page to disk (`sync`), so that a case does not pay for the last one's.

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Kringle
 @testable import KringleCurl
@@ -133,13 +134,7 @@ func gzipped(_ data: Data) throws -> Data {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-curl-\(UUID().uuidString)")
     try data.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: gzip)
-    process.arguments = ["-c", "-n", file.path]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let compressed = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return compressed
+    let compressed = try ChildProcess.run(gzip, ["-c", "-n", file.path])
+    guard compressed.status == 0 else { throw CocoaError(.fileReadUnknown) }
+    return compressed.output
 }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -21,15 +22,8 @@ func fetch(_ url: URL) async throws -> (data: Data, response: HTTPURLResponse) {
 
 /// Runs `/usr/bin/curl` with `arguments` and returns what it printed and its exit status.
 func runCurl(_ arguments: [String]) throws -> (output: String, status: Int32) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    process.arguments = ["--silent", "--show-error", "--max-time", "30"] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    let curl = try ChildProcess.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "30"] + arguments)
+    return (curl.text, curl.status)
 }
 
 /// A thread-safe list that handlers append to and tests read afterwards.

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -27,45 +28,13 @@ struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { label }
 }
 
-/// The outcome of running a shell command.
-struct InterceptorCommandResult: Sendable {
-    var status: Int32
-    var output: String
-    var timedOut: Bool
-}
-
 /// Runs `command` with `/bin/sh -c` on a thread of its own, killing it after `seconds`.
-func interceptorRunShell(_ command: String, killAfter seconds: TimeInterval = 10) async -> InterceptorCommandResult {
-    await withCheckedContinuation { continuation in
+func interceptorRunShell(_ command: String, killAfter seconds: Double = 10) async throws -> ChildProcess.Outcome {
+    try await withCheckedThrowingContinuation { continuation in
         Thread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(returning: InterceptorCommandResult(status: -1, output: "\(error)", timedOut: false))
-                return
-            }
-            let killed = InterceptorBox(false)
-            let watchdog = DispatchWorkItem {
-                if process.isRunning {
-                    killed.update { $0 = true }
-                    process.terminate()
-                }
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            watchdog.cancel()
-            continuation.resume(returning: InterceptorCommandResult(
-                status: process.terminationStatus,
-                output: String(decoding: output, as: UTF8.self),
-                timedOut: killed.value
-            ))
+            continuation.resume(with: Result {
+                try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: seconds)
+            })
         }.start()
     }
 }
@@ -120,8 +89,8 @@ struct CurlDescriptionTests {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
 
-        let result = await interceptorRunShell(request.curlDescription(redacting: []) + " --silent --show-error --max-time 10")
-        #expect(result.status == 0 && !result.timedOut, "\(result.output)")
+        let result = try await interceptorRunShell(request.curlDescription(redacting: []) + " --silent --show-error --max-time 10")
+        #expect(result.status == 0 && !result.timedOut, "\(result.text)")
         let seen = try #require(received.value.first)
         #expect(received.value.count == 1)
         #expect(seen.method == method)
@@ -146,8 +115,8 @@ struct CurlDescriptionTests {
         request.setValue("Bearer t0k3n", forHTTPHeaderField: "Authorization")
         #expect(!request.curlDescription.contains("t0k3n"))
 
-        let result = await interceptorRunShell(request.curlDescription + " --silent --show-error --max-time 10")
-        #expect(result.status == 0, "\(result.output)")
+        let result = try await interceptorRunShell(request.curlDescription + " --silent --show-error --max-time 10")
+        #expect(result.status == 0, "\(result.text)")
         #expect(received.value.map { $0.header("Authorization") } == ["<redacted>"])
     }
 
@@ -163,8 +132,8 @@ struct CurlDescriptionTests {
         request.httpMethod = "HEAD"
 
         let command = request.curlDescription
-        let result = await interceptorRunShell(command + " --silent --show-error --max-time 2 --output /dev/null")
+        let result = try await interceptorRunShell(command + " --silent --show-error --max-time 2 --output /dev/null")
         #expect(received.value.map(\.method) == ["HEAD"])
-        #expect(result.status == 0, "`\(command)` failed (\(result.status)): \(result.output)")
+        #expect(result.status == 0, "`\(command)` failed (\(result.status)): \(result.text)")
     }
 }
