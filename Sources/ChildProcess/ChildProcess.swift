@@ -17,8 +17,9 @@ import Synchronization
 /// of SIGSEGV (seen once in about ten full test runs; fixed upstream in
 /// swift-corelibs-foundation#5472).
 ///
-/// The child inherits the environment and standard input, gets `output` (or this process's
-/// own) as standard output, and no other descriptor of this process. Call ``waitForExit()``
+/// The child inherits the environment, reads `/dev/null` as standard input, writes to
+/// `output` (or this process's own standard output), and holds no other descriptor of this
+/// process. Call ``waitForExit()``
 /// from one thread; ``terminate(with:)`` and ``isRunning`` may come from any.
 public final class ChildProcess: Sendable {
     /// The process identifier, which is also its process group's.
@@ -35,6 +36,7 @@ public final class ChildProcess: Sendable {
                 includingStandardError: Bool = false) throws {
         var actions = try SpawnFileActions()
         defer { actions.destroy() }
+        try actions.readNothing()
         if let output {
             try actions.duplicate(output, to: STDOUT_FILENO)
             if includingStandardError { try actions.duplicate(output, to: STDERR_FILENO) }

@@ -21,6 +21,12 @@ struct SpawnFileActions {
         try check(posix_spawn_file_actions_init(&raw), "posix_spawn_file_actions_init")
     }
 
+    /// Gives the child an empty standard input, so that nothing it runs waits for a terminal.
+    mutating func readNothing() throws {
+        try check(posix_spawn_file_actions_addopen(&raw, STDIN_FILENO, "/dev/null", O_RDONLY, 0),
+                  "posix_spawn_file_actions_addopen")
+    }
+
     mutating func duplicate(_ descriptor: Int32, to target: Int32) throws {
         try check(posix_spawn_file_actions_adddup2(&raw, descriptor, target), "posix_spawn_file_actions_adddup2")
     }

@@ -17,6 +17,12 @@ import Testing
         #expect(child.status == 0)
     }
 
+    @Test func theChildReadsAnEmptyStandardInput() throws {
+        let child = try ChildProcess.run("/bin/cat", [], killAfter: 10)
+        #expect(!child.timedOut)
+        #expect(child.text.isEmpty)
+    }
+
     @Test func theChildHoldsNoOtherDescriptorOfThisProcess() throws {
         let held = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
         defer { try? held.close() }
