@@ -44,7 +44,6 @@ struct SpawnFileActions {
         #endif
     }
 
-
     mutating func destroy() {
         posix_spawn_file_actions_destroy(&raw)
     }
@@ -73,7 +72,6 @@ struct SpawnAttributes {
         try check(posix_spawnattr_setflags(&raw, flags), "posix_spawnattr_setflags")
         try check(posix_spawnattr_setpgroup(&raw, 0), "posix_spawnattr_setpgroup")
     }
-
 
     mutating func destroy() {
         posix_spawnattr_destroy(&raw)
