@@ -176,6 +176,23 @@ extension Result {
     var isCancellation: Bool {
         (failure as? PromiseError) == .cancelled
     }
+
+    /// The status code of an ``KringleError/unacceptableStatusCode(_:_:)`` failure, or `nil`.
+    var rejectedStatus: Int? {
+        if case .unacceptableStatusCode(let status, _)? = kringleError { return status }
+        return nil
+    }
+}
+
+/// Whether `condition` holds within `seconds`, checked every 5 ms without holding a thread.
+/// For effects that are allowed to lag a little behind a promise's settlement.
+func eventually(within seconds: TimeInterval = 15, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while true {
+        if condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
 }
 
 extension KringleError {

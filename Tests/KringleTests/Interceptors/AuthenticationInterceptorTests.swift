@@ -54,7 +54,7 @@ struct AuthenticationInterceptorTests {
         let client = Self.client(URLSessionTransport(), auth: auth)
 
         for _ in 0..<3 {
-            _ = try await client.get(server.interceptorEndpoint("/me")).interceptorOutcome().get()
+            _ = try await client.get(server.interceptorEndpoint("/me")).outcome().get()
         }
         #expect(seen.value == Array(repeating: "Bearer good", count: 3))
         #expect(authenticator.refreshes.value == 0)
@@ -73,12 +73,12 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(URLSessionTransport(), auth: auth)
 
-        _ = try await client.get(server.interceptorEndpoint("/me")).interceptorOutcome().get()
+        _ = try await client.get(server.interceptorEndpoint("/me")).outcome().get()
         #expect(seen.value == ["Bearer stale", "Bearer fresh"])
         #expect(refreshedFrom.value == ["stale"])
         #expect(auth.credential == "fresh")
 
-        _ = try await client.get(server.interceptorEndpoint("/me")).interceptorOutcome().get()
+        _ = try await client.get(server.interceptorEndpoint("/me")).outcome().get()
         #expect(seen.value.last == "Bearer fresh", "later calls start with the new credential")
         #expect(authenticator.refreshes.value == 1)
     }
@@ -94,7 +94,7 @@ struct AuthenticationInterceptorTests {
         let client = Self.client(URLSessionTransport(), auth: auth)
 
         let calls = (0..<20).map { client.get(server.interceptorEndpoint("/item/\($0)"), as: [String: Bool].self) }
-        let outcomes = try await Promise<[Result<[String: Bool], any Error>]>.allSettled(calls).interceptorOutcome().get()
+        let outcomes = try await Promise<[Result<[String: Bool], any Error>]>.allSettled(calls).outcome().get()
 
         #expect(outcomes.allSatisfy { (try? $0.get()) == ["ok": true] }, "\(outcomes)")
         #expect(authenticator.refreshes.value == 1)
@@ -119,17 +119,17 @@ struct AuthenticationInterceptorTests {
                 .always { settlements[index].increment() }
         }
         // All 20 are at the transport with the stale token before any answer comes back.
-        #expect(await interceptorEventually { transport.waitingCount == 20 })
+        #expect(await eventually { transport.waitingCount == 20 })
         transport.releaseAll(status: 401)
         // All 20 have asked the interceptor about their 401 (the first started the refresh).
-        #expect(await interceptorEventually { authenticator.failureChecks.value == 20 })
+        #expect(await eventually { authenticator.failureChecks.value == 20 })
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(authenticator.refreshes.value == 1)
         refresh.reject(InterceptorTestError(label: "refresh token revoked"))
 
-        let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).interceptorOutcome().get()
+        let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).outcome().get()
         for (index, outcome) in outcomes.enumerated() {
-            #expect(outcome.interceptorFailure as? InterceptorTestError == InterceptorTestError(label: "refresh token revoked"),
+            #expect(outcome.failure as? InterceptorTestError == InterceptorTestError(label: "refresh token revoked"),
                     "call \(index): \(outcome)")
         }
         try await Task.sleep(nanoseconds: 100_000_000)
@@ -149,8 +149,8 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0")
         let client = Self.client(URLSessionTransport(), auth: auth, maxRetryCount: nil)
 
-        let outcome = await client.get(server.interceptorEndpoint("/me")).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 401)
+        let outcome = await client.get(server.interceptorEndpoint("/me")).outcome()
+        #expect(outcome.rejectedStatus == 401)
         #expect(authenticator.refreshes.value == 1)
         #expect(seen.value == ["Bearer token-0", "Bearer token-1"])
     }
@@ -168,9 +168,9 @@ struct AuthenticationInterceptorTests {
         let client = Self.client(transport, auth: auth)
 
         let first = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/first"))
-        #expect(await interceptorEventually { transport.waitingCount == 1 })
+        #expect(await eventually { transport.waitingCount == 1 })
         transport.releaseAll(status: 401)
-        #expect(await interceptorEventually { authenticator.refreshes.value == 1 })
+        #expect(await eventually { authenticator.refreshes.value == 1 })
 
         let later = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/later"))
         try await Task.sleep(nanoseconds: 100_000_000)
@@ -178,8 +178,8 @@ struct AuthenticationInterceptorTests {
         #expect(transport.waitingCount == 0, "the later request waits for the refresh instead of going out with the stale token")
 
         refresh.fulfill("fresh")
-        #expect(await first.interceptorOutcome().interceptorFailure == nil)
-        #expect(await later.interceptorOutcome().interceptorFailure == nil)
+        #expect(await first.outcome().failure == nil)
+        #expect(await later.outcome().failure == nil)
         #expect(authenticator.refreshes.value == 1)
     }
 
@@ -196,15 +196,15 @@ struct AuthenticationInterceptorTests {
         let client = Self.client(transport, auth: auth)
 
         let calls = (0..<2).map { client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\($0)")) }
-        #expect(await interceptorEventually { transport.waitingCount == 2 })
+        #expect(await eventually { transport.waitingCount == 2 })
         transport.releaseAll(status: 401)
-        #expect(await interceptorEventually { authenticator.failureChecks.value == 2 })
+        #expect(await eventually { authenticator.failureChecks.value == 2 })
 
         calls[0].cancel()
-        #expect(await calls[0].interceptorOutcome().interceptorIsCancellation)
+        #expect(await calls[0].outcome().isCancellation)
         #expect(!refresh.isCancelled)
         refresh.fulfill("fresh")
-        #expect(await calls[1].interceptorOutcome().interceptorFailure == nil)
+        #expect(await calls[1].outcome().failure == nil)
         #expect(authenticator.refreshes.value == 1)
     }
 

@@ -26,7 +26,7 @@ final class InterceptorCompletionLedger: Sendable {
         let summary: String
         switch result {
         case .success(let response): summary = "success \(response.statusCode)"
-        case .failure(let error): summary = "failure \(Result<Void, any Error>.failure(error).interceptorRejectedStatus.map(String.init) ?? "\(error)")"
+        case .failure(let error): summary = "failure \(Result<Void, any Error>.failure(error).rejectedStatus.map(String.init) ?? "\(error)")"
         case .cancelled: summary = "cancelled"
         }
         let complete = state.withLock { state -> Bool in
@@ -67,7 +67,7 @@ struct CallbackAPITests {
             count.increment()
             done.fulfill(result)
         }
-        return (try await done.interceptorOutcome().get(), disposable)
+        return (try await done.outcome().get(), disposable)
     }
 
     private static let queueKey = DispatchSpecificKey<Int>()
@@ -87,7 +87,7 @@ struct CallbackAPITests {
         callerQueue.setSpecific(key: Self.queueKey, value: 1)
         let disposable = InterceptorBox<Disposable?>(nil)
         callerQueue.async {
-            let handle = client.sendRequest(URLRequest(url: interceptorURL("https://stub.example/cat"))) { result in
+            let handle = client.sendRequest(URLRequest(url: clientURL("https://stub.example/cat"))) { result in
                 onCallerQueue.update { $0 = DispatchQueue.getSpecific(key: Self.queueKey) != nil }
                 count.increment()
                 done.fulfill(result)
@@ -95,7 +95,7 @@ struct CallbackAPITests {
             disposable.update { $0 = handle }
         }
 
-        let result = try await done.interceptorOutcome().get()
+        let result = try await done.outcome().get()
         guard case .success(let response) = result else {
             Issue.record("expected success, got \(result)")
             return
@@ -108,7 +108,7 @@ struct CallbackAPITests {
         #expect(onCallerQueue.value == false, "completion runs on a queue of the library's")
 
         // Disposing after completion changes nothing.
-        #expect(await interceptorEventually { disposable.value != nil })
+        #expect(await eventually { disposable.value != nil })
         let handle = try #require(disposable.value)
         #expect(!handle.isDisposed)
         handle.dispose()
@@ -125,7 +125,7 @@ struct CallbackAPITests {
         let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
         let count = ClientCounter()
 
-        let (result, _) = try await Self.send(client, URLRequest(url: interceptorURL("https://stub.example/missing")), count: count)
+        let (result, _) = try await Self.send(client, URLRequest(url: clientURL("https://stub.example/missing")), count: count)
         guard case .failure(KringleError.unacceptableStatusCode(404, let response)) = result else {
             Issue.record("expected a 404 failure, got \(result)")
             return
@@ -143,8 +143,8 @@ struct CallbackAPITests {
         let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)], maxRetryCount: 2)
         let count = ClientCounter()
 
-        let (result, _) = try await Self.send(client, URLRequest(url: interceptorURL("https://stub.example/busy")), count: count)
-        #expect(result.result.interceptorRejectedStatus == 503, "\(result)")
+        let (result, _) = try await Self.send(client, URLRequest(url: clientURL("https://stub.example/busy")), count: count)
+        #expect(result.result.rejectedStatus == 503, "\(result)")
         #expect(transport.requests.count == 3)
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(count.value == 1)
@@ -159,8 +159,8 @@ struct CallbackAPITests {
         }
         let transport = StubTransport()
         let (result, _) = try await Self.send(Self.client(transport, interceptors: [Refusing()]),
-                                              URLRequest(url: interceptorURL("https://stub.example/x")))
-        #expect(result.result.interceptorFailure as? InterceptorTestError == InterceptorTestError(label: "offline mode"))
+                                              URLRequest(url: clientURL("https://stub.example/x")))
+        #expect(result.result.failure as? InterceptorTestError == InterceptorTestError(label: "offline mode"))
         #expect(transport.requests.isEmpty)
     }
 
@@ -215,7 +215,7 @@ struct CallbackAPITests {
         let done = Promise<NetworkResult>.pending()
 
         client.sendRequest(builder) { done.fulfill($0) }
-        let result = try await done.interceptorOutcome().get()
+        let result = try await done.outcome().get()
         guard case .success(let response) = result else {
             Issue.record("expected success, got \(result)")
             return
@@ -243,14 +243,14 @@ struct CallbackAPITests {
             count.increment()
             done.fulfill(result)
         }
-        #expect(await server.interceptorAwaitStatistics { $0.requestsReceived == 1 })
+        #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         disposable.dispose()
-        let result = try await done.interceptorOutcome(within: 5).get()
+        let result = try await done.outcome(within: 5).get()
         guard case .cancelled = result else {
             Issue.record("expected cancelled, got \(result)")
             return
         }
-        #expect(await server.interceptorAwaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
         disposable.dispose()
         #expect(count.value == 1)
         #expect(server.statistics.requestsReceived == 1)
@@ -271,14 +271,14 @@ struct CallbackAPITests {
         }
         canceller.cancel.update { $0 = { disposable.dispose() } }
 
-        _ = try await canceller.done.interceptorOutcome().get()
+        _ = try await canceller.done.outcome().get()
         #expect(canceller.requestsAtCancel.value == 1, "the disposal landed inside the 2 s delay")
-        let result = try await done.interceptorOutcome().get()
+        let result = try await done.outcome().get()
         guard case .cancelled = result else {
             Issue.record("expected cancelled, got \(result)")
             return
         }
-        #expect(await !server.interceptorAwaitStatistics(within: 2.5) { $0.requestsReceived >= 2 }, "\(server.statistics)")
+        #expect(await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 }, "\(server.statistics)")
         #expect(count.value == 1)
     }
 
@@ -304,7 +304,7 @@ struct CallbackAPITests {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 for index in 0..<calls {
-                    let url = interceptorURL("https://stub.example/race/\(index)")
+                    let url = clientURL("https://stub.example/race/\(index)")
                     let disposable = client.sendRequest(URLRequest(url: url)) { ledger.record(index, $0) }
                     let dispose: @Sendable () -> Void = {
                         disposeRequested.update { _ = $0.insert(index) }
@@ -322,8 +322,8 @@ struct CallbackAPITests {
             }
         }
 
-        let completed = await ledger.allCompleted.interceptorOutcome(within: 30)
-        #expect(completed.interceptorFailure == nil, "calls never completed: \(Set(0..<calls).subtracting(ledger.results.keys).sorted().prefix(20))")
+        let completed = await ledger.allCompleted.outcome(within: 30)
+        #expect(completed.failure == nil, "calls never completed: \(Set(0..<calls).subtracting(ledger.results.keys).sorted().prefix(20))")
         try await Task.sleep(nanoseconds: 300_000_000)   // room for a second completion to show up
 
         let results = ledger.results

@@ -33,7 +33,7 @@ struct DerivedClientTests {
         #expect(grandchild.configuration.maxRetryCount == nil)
 
         func tags(_ client: NetworkClient, _ path: String) async -> [String?] {
-            _ = await client.get(Self.endpoint(path)).interceptorOutcome()
+            _ = await client.get(Self.endpoint(path)).outcome()
             return transport.requests.filter { $0.url?.path == path }.map { $0.value(forHTTPHeaderField: "X-Adapted-By") }
         }
         #expect(await tags(grandchild, "/grandchild") == Array(repeating: "A,B,C", count: 8), "nil limit: A stops by itself")
@@ -58,9 +58,9 @@ struct DerivedClientTests {
         #expect(derived.configuration.cookieJar.map(ObjectIdentifier.init) == jarID)
         #expect(logged.configuration.cookieJar.map(ObjectIdentifier.init) == jarID)
 
-        _ = try await derived.get(Self.endpoint("/login")).interceptorOutcome().get()
-        _ = try await base.get(Self.endpoint("/me")).interceptorOutcome().get()
-        _ = try await logged.get(Self.endpoint("/me")).interceptorOutcome().get()
+        _ = try await derived.get(Self.endpoint("/login")).outcome().get()
+        _ = try await base.get(Self.endpoint("/me")).outcome().get()
+        _ = try await logged.get(Self.endpoint("/me")).outcome().get()
         let cookies = transport.requests.filter { $0.url?.path == "/me" }.map { $0.value(forHTTPHeaderField: "Cookie") }
         #expect(cookies == ["session=abc", "session=abc"], "a cookie stored through the derived client is sent by the others")
         #expect(transport.requests.filter { $0.url?.path == "/me" }.allSatisfy { $0.value(forHTTPHeaderField: "X-Adapted-By") == nil },
@@ -78,8 +78,8 @@ struct DerivedClientTests {
         let logged = NetworkClient(configuration: configuration, transport: transport).newClient(withLogger: log)
 
         #expect(logged.configuration.maxRetryCount == 2)
-        let outcome = await logged.get(Self.endpoint("/thing")).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 500)
+        let outcome = await logged.get(Self.endpoint("/thing")).outcome()
+        #expect(outcome.rejectedStatus == 500)
         #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Adapted-By") } == ["A", "A", "A"])
         #expect(log.sent.count == 3)
         #expect(log.retries.count == 2)

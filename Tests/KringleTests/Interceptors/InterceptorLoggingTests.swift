@@ -35,8 +35,8 @@ struct InterceptorLoggingTests {
         let client = Self.client(URLSessionTransport(), log: log)
         let endpoint = server.interceptorEndpoint("/cats", headers: ["Authorization": "Bearer s3cr3t-token", "X-Trace": "t-1"])
 
-        _ = try await client.get(endpoint).interceptorOutcome().get()
-        _ = try await client.get(endpoint).interceptorOutcome().get()   // now with the cookie
+        _ = try await client.get(endpoint).outcome().get()
+        _ = try await client.get(endpoint).outcome().get()   // now with the cookie
 
         let sent = log.sent
         #expect(sent.count == 2)
@@ -71,7 +71,7 @@ struct InterceptorLoggingTests {
         let endpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing",
                                            headers: ["x-api-key": "k-123", "Authorization": "Basic abc"])
 
-        _ = try await client.get(endpoint).interceptorOutcome().get()
+        _ = try await client.get(endpoint).outcome().get()
         let headers = try #require(log.sent.first?.headers)
         #expect(headers["X-Api-Key"] == "<redacted>")
         #expect(headers["Authorization"] == "Basic abc", "the configured set replaces the defaults")
@@ -100,7 +100,7 @@ struct InterceptorLoggingTests {
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log, interceptors: [RetryPolicy()])
 
-        _ = try await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")).interceptorOutcome().get()
+        _ = try await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")).outcome().get()
         let kinds = log.events.map { event -> String in
             switch event {
             case .requestSent: return "sent"
@@ -112,7 +112,7 @@ struct InterceptorLoggingTests {
         #expect(kinds == ["sent", "received 503", "retry", "sent", "received 200"])
         let retry = try #require(log.retries.first)
         #expect(retry.method == "GET")
-        #expect(retry.url == interceptorURL("https://stub.example/thing"))
+        #expect(retry.url == clientURL("https://stub.example/thing"))
         #expect(retry.attempt == 1)
         #expect(retry.delay == 0)
         #expect(retry.reason.contains("503") && retry.reason.contains("try later"), "\(retry.reason)")
@@ -124,15 +124,15 @@ struct InterceptorLoggingTests {
         transport.stub(.post, "/api/cats", with: .init(status: 404))
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log)
-        let endpoint = InterceptorEndpoint(baseURL: interceptorURL("https://stub.example/api"), path: "/cats")
+        let endpoint = InterceptorEndpoint(baseURL: clientURL("https://stub.example/api"), path: "/cats")
 
-        let outcome = await client.post(RequestBody.form([("name", "Tom")]), to: endpoint).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 404)
+        let outcome = await client.post(RequestBody.form([("name", "Tom")]), to: endpoint).outcome()
+        #expect(outcome.rejectedStatus == 404)
         let failure = try #require(log.failures.first)
         #expect(log.failures.count == 1)
         #expect(failure.method == "POST")
         #expect(failure.error.contains("404"))
-        #expect(failure.url == interceptorURL("https://stub.example/api/cats"), "the URL the request went to, not just the base URL")
+        #expect(failure.url == clientURL("https://stub.example/api/cats"), "the URL the request went to, not just the base URL")
     }
 
     @Test("a failed callback request logs a failure event too")
@@ -143,10 +143,10 @@ struct InterceptorLoggingTests {
         let client = Self.client(transport, log: log)
         let done = Promise<NetworkResult>.pending()
 
-        client.sendRequest(URLRequest(url: interceptorURL("https://stub.example/missing"))) { done.fulfill($0) }
-        let result = try await done.interceptorOutcome().get()
-        #expect(result.result.interceptorRejectedStatus == 404)
-        #expect(log.failures.map(\.url) == [interceptorURL("https://stub.example/missing")],
+        client.sendRequest(URLRequest(url: clientURL("https://stub.example/missing"))) { done.fulfill($0) }
+        let result = try await done.outcome().get()
+        #expect(result.result.rejectedStatus == 404)
+        #expect(log.failures.map(\.url) == [clientURL("https://stub.example/missing")],
                 "the callback API should log its failure like the promise API does: \(log.events.map(\.description))")
     }
 
@@ -158,10 +158,10 @@ struct InterceptorLoggingTests {
         let client = Self.client(transport, log: log)
 
         let call = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow"))
-        #expect(await interceptorEventually { transport.requests.count == 1 })
+        #expect(await eventually { transport.requests.count == 1 })
         call.cancel()
-        #expect(await call.interceptorOutcome().interceptorIsCancellation)
-        #expect(await interceptorEventually(within: 2) { !log.failures.isEmpty },
+        #expect(await call.outcome().isCancellation)
+        #expect(await eventually(within: 2) { !log.failures.isEmpty },
                 "no failure event for the cancelled call: \(log.events.map(\.description))")
     }
 
@@ -176,11 +176,11 @@ struct InterceptorLoggingTests {
         let logged = plain.newClient(withLogger: first)
         let relogged = logged.newClient(withLogger: second)
 
-        _ = try await plain.get(endpoint).interceptorOutcome().get()
+        _ = try await plain.get(endpoint).outcome().get()
         #expect(first.events.isEmpty && second.events.isEmpty)
-        _ = try await logged.get(endpoint).interceptorOutcome().get()
+        _ = try await logged.get(endpoint).outcome().get()
         #expect(first.events.count == 2 && second.events.isEmpty)
-        _ = try await relogged.get(endpoint).interceptorOutcome().get()
+        _ = try await relogged.get(endpoint).outcome().get()
         #expect(first.events.count == 2 && second.events.count == 2)
         #expect(plain.configuration.logger == nil)
     }

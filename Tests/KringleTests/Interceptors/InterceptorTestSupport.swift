@@ -18,15 +18,6 @@ struct InterceptorEndpoint: Endpoint {
     var headers: [String: String] = [:]
 }
 
-/// A URL from a literal; records an issue (instead of trapping) when it is invalid.
-func interceptorURL(_ string: String, sourceLocation: SourceLocation = #_sourceLocation) -> URL {
-    guard let url = URL(string: string) else {
-        Issue.record("invalid URL literal \(string)", sourceLocation: sourceLocation)
-        return URL(fileURLWithPath: "/")
-    }
-    return url
-}
-
 /// The stub transport's base URL.
 let interceptorStubBase = URL(string: "https://stub.example")!
 
@@ -128,66 +119,11 @@ struct InterceptorTestError: Error, Equatable, CustomStringConvertible {
     var description: String { "InterceptorTestError(\(label))" }
 }
 
-extension Promise {
-    /// The settled result, waiting at most `seconds`, so that a promise that never settles
-    /// fails the test (with ``PromiseError/timedOut``) instead of hanging the suite.
-    func interceptorOutcome(within seconds: TimeInterval = 20) async -> Result<Value, any Error> {
-        do {
-            return .success(try await timeout(seconds).value)
-        } catch {
-            return .failure(error)
-        }
-    }
-}
-
-extension Result {
-    /// The error of a failure, or `nil`.
-    var interceptorFailure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-
-    /// The status code of an ``KringleError/unacceptableStatusCode(_:_:)`` failure, or `nil`.
-    var interceptorRejectedStatus: Int? {
-        if case KringleError.unacceptableStatusCode(let status, _)? = interceptorFailure as (any Error)? { return status }
-        return nil
-    }
-
-    /// Whether this is a rejection with ``PromiseError/cancelled``.
-    var interceptorIsCancellation: Bool {
-        (interceptorFailure as? PromiseError) == .cancelled
-    }
-}
-
 extension LoopbackServer {
     /// An endpoint on this server.
     func interceptorEndpoint(_ path: String, headers: [String: String] = [:]) -> InterceptorEndpoint {
         InterceptorEndpoint(baseURL: baseURL, path: path, headers: headers)
     }
-
-    /// ``waitForStatistics(timeout:until:)`` on a thread of its own, so that waiting never
-    /// holds one of Swift concurrency's cooperative threads.
-    func interceptorAwaitStatistics(
-        within seconds: TimeInterval = 15,
-        until condition: @escaping @Sendable (Statistics) -> Bool
-    ) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(returning: self.waitForStatistics(timeout: seconds, until: condition))
-            }.start()
-        }
-    }
-}
-
-/// Waits (without blocking a thread) until `condition` holds, checking every 5 ms, at most
-/// `seconds`; returns whether it held.
-func interceptorEventually(within seconds: TimeInterval = 15, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        try? await Task.sleep(nanoseconds: 5_000_000)
-    }
-    return true
 }
 
 /// A transport whose responses the test releases by hand: every request waits until the

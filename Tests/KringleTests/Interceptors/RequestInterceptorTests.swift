@@ -31,24 +31,24 @@ struct RequestInterceptorTests {
         transport.stub(.get, "/thing", with: .init(status: 200))
         let client = Self.client(transport, interceptors: ["A", "B", "C"].map { InterceptorTagger(name: $0) })
 
-        _ = try await client.get(Self.stubEndpoint).interceptorOutcome().get()
+        _ = try await client.get(Self.stubEndpoint).outcome().get()
         #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Adapted-By") } == ["A,B,C"])
     }
 
     @Test("the default hooks pass the request on unchanged and never retry")
     func defaultHooks() async throws {
-        let request = URLRequest(url: interceptorURL("https://stub.example/x?y=1"))
-        let adapted = try await InterceptorDefaultsOnly().adapt(request).interceptorOutcome().get()
+        let request = URLRequest(url: clientURL("https://stub.example/x?y=1"))
+        let adapted = try await InterceptorDefaultsOnly().adapt(request).outcome().get()
         #expect(adapted == request)
         let decision = try await InterceptorDefaultsOnly()
-            .retry(request, dueTo: KringleError.timedOut, attempt: 1).interceptorOutcome().get()
+            .retry(request, dueTo: KringleError.timedOut, attempt: 1).outcome().get()
         #expect(decision == .doNotRetry)
 
         let transport = StubTransport()
         transport.stub(.get, "/thing", with: .init(status: 503))
         let outcome = await Self.client(transport, interceptors: [InterceptorDefaultsOnly()])
-            .get(Self.stubEndpoint).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 503)
+            .get(Self.stubEndpoint).outcome()
+        #expect(outcome.rejectedStatus == 503)
         #expect(transport.requests.count == 1)
     }
 
@@ -62,8 +62,8 @@ struct RequestInterceptorTests {
         let transport = StubTransport()
         transport.stub(.get, "/thing", with: .init(status: 200))
         let after = InterceptorTagger(name: "after")
-        let outcome = await Self.client(transport, interceptors: [Refusing(), after]).get(Self.stubEndpoint).interceptorOutcome()
-        #expect(outcome.interceptorFailure as? InterceptorTestError == InterceptorTestError(label: "no signing key"))
+        let outcome = await Self.client(transport, interceptors: [Refusing(), after]).get(Self.stubEndpoint).outcome()
+        #expect(outcome.failure as? InterceptorTestError == InterceptorTestError(label: "no signing key"))
         #expect(transport.requests.isEmpty)
     }
 
@@ -79,8 +79,8 @@ struct RequestInterceptorTests {
         let log = InterceptorEventLog()
         let client = Self.client(transport, interceptors: [never, firstOnly, always], maxRetryCount: 3, logger: log)
 
-        let outcome = await client.get(Self.stubEndpoint).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 503)
+        let outcome = await client.get(Self.stubEndpoint).outcome()
+        #expect(outcome.rejectedStatus == 503)
         #expect(transport.requests.count == 4)
         #expect(never.retryLog.value == ["A#1", "A#2", "A#3"])
         #expect(firstOnly.retryLog.value == ["B#1", "B#2", "B#3"])
@@ -98,8 +98,8 @@ struct RequestInterceptorTests {
         }
         let transport = StubTransport()
         transport.stub(.get, "/thing", with: .init(status: 500))
-        let outcome = await Self.client(transport, interceptors: [Failing()]).get(Self.stubEndpoint).interceptorOutcome()
-        #expect(outcome.interceptorFailure as? InterceptorTestError == InterceptorTestError(label: "gave up"))
+        let outcome = await Self.client(transport, interceptors: [Failing()]).get(Self.stubEndpoint).outcome()
+        #expect(outcome.failure as? InterceptorTestError == InterceptorTestError(label: "gave up"))
         #expect(transport.requests.count == 1)
     }
 
@@ -119,8 +119,8 @@ struct RequestInterceptorTests {
         }
         let client = Self.client(URLSessionTransport(), interceptors: [inspector], maxRetryCount: 1)
 
-        let outcome = await client.get(server.interceptorEndpoint("/big")).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 503)
+        let outcome = await client.get(server.interceptorEndpoint("/big")).outcome()
+        #expect(outcome.rejectedStatus == 503)
         #expect(bodies.value.count == 1)
         #expect(bodies.value.first == body, "the retry hook saw the complete body")
         #expect(server.statistics.requestsReceived == 2)
@@ -149,7 +149,7 @@ struct RequestInterceptorTests {
         defer { server.shutdown() }
         let client = Self.client(URLSessionTransport(), interceptors: [Token(), InterceptorTagger(name: "tag")])
 
-        _ = try await client.get(server.interceptorEndpoint("/private")).interceptorOutcome().get()
+        _ = try await client.get(server.interceptorEndpoint("/private")).outcome().get()
         #expect(seen.value == ["Bearer first", "Bearer second"])
     }
 
@@ -171,8 +171,8 @@ struct RequestInterceptorTests {
             maxRetryCount: limit
         )
 
-        let outcome = await client.get(server.interceptorEndpoint("/down")).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 503, "the last attempt's failure: \(outcome)")
+        let outcome = await client.get(server.interceptorEndpoint("/down")).outcome()
+        #expect(outcome.rejectedStatus == 503, "the last attempt's failure: \(outcome)")
         #expect(server.statistics.requestsReceived == expectedRequests, "\(server.statistics)")
     }
 
@@ -183,8 +183,8 @@ struct RequestInterceptorTests {
         let stopper = InterceptorTagger(name: "stopper") { attempt, _ in attempt < 12 ? .retry : .doNotRetry }
         let client = Self.client(URLSessionTransport(), interceptors: [stopper], maxRetryCount: nil)
 
-        let outcome = await client.get(server.interceptorEndpoint("/down")).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 502)
+        let outcome = await client.get(server.interceptorEndpoint("/down")).outcome()
+        #expect(outcome.rejectedStatus == 502)
         #expect(server.statistics.requestsReceived == 12, "\(server.statistics)")
         #expect(stopper.retryLog.value == (1...12).map { "stopper#\($0)" })
     }
@@ -220,13 +220,13 @@ struct RequestInterceptorTests {
         let calls = (0..<50).map { index in
             client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: index.isMultiple(of: 2) ? "/flaky/\(index)" : "/down/\(index)"))
         }
-        let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).interceptorOutcome().get()
+        let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).outcome().get()
 
         for (index, outcome) in outcomes.enumerated() {
             if index.isMultiple(of: 2) {
                 #expect(throws: Never.self, "call \(index)") { try outcome.get() }
             } else {
-                #expect(outcome.interceptorRejectedStatus == 503, "call \(index)")
+                #expect(outcome.rejectedStatus == 503, "call \(index)")
             }
         }
         let finalHits = hits.value
@@ -251,11 +251,11 @@ struct RequestInterceptorTests {
         let settledAtCancel = InterceptorBox<Bool?>(nil)
         canceller.cancel.update { $0 = { call.cancel(); settledAtCancel.update { $0 = !call.isPending } } }
 
-        _ = try await canceller.done.interceptorOutcome().get()
+        _ = try await canceller.done.outcome().get()
         #expect(canceller.requestsAtCancel.value == 1, "the cancellation landed inside the 2 s delay")
         #expect(settledAtCancel.value == true, "the call settles at once, not after the delay")
-        #expect(await call.interceptorOutcome().interceptorIsCancellation)
-        #expect(await !server.interceptorAwaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
+        #expect(await call.outcome().isCancellation)
+        #expect(await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
                 "no retry after the cancelled delay: \(server.statistics)")
     }
 
@@ -269,10 +269,10 @@ struct RequestInterceptorTests {
         let chained = client.get(Self.stubEndpoint).then { "done" }
         canceller.cancel.update { $0 = { chained.cancel() } }
 
-        _ = try await canceller.done.interceptorOutcome().get()
+        _ = try await canceller.done.outcome().get()
         #expect(canceller.requestsAtCancel.value == 1, "the cancellation landed inside the 3 s delay")
-        #expect(await chained.interceptorOutcome().interceptorIsCancellation)
-        let retried = await interceptorEventually(within: 3.5) { transport.requests.count > 1 }
+        #expect(await chained.outcome().isCancellation)
+        let retried = await eventually(within: 3.5) { transport.requests.count > 1 }
         #expect(!retried, "no retry after the cancelled delay: \(transport.requests.count) requests")
     }
 
@@ -293,9 +293,9 @@ struct RequestInterceptorTests {
 
         let call = client.get(server.interceptorEndpoint("/busy"))
         target.update { $0 = call }
-        #expect(await call.interceptorOutcome().interceptorIsCancellation)
+        #expect(await call.outcome().isCancellation)
         #expect(cancelledInLogger.value >= 1)
-        #expect(await !server.interceptorAwaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
+        #expect(await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
                 "the cancelled call must not send its retry: \(server.statistics)")
     }
 }

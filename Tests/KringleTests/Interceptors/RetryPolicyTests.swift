@@ -211,9 +211,9 @@ struct RetryPolicyTests {
     func publicHook() async throws {
         let policy = RetryPolicy(baseDelay: 1, maximumDelay: 30)
         let decision = try await policy.retry(Self.request(.get), dueTo: Self.status(503, retryAfter: "3"), attempt: 1)
-            .interceptorOutcome().get()
+            .outcome().get()
         #expect(decision == .retryAfter(3))
-        let post = try await policy.retry(Self.request(.post), dueTo: Self.status(503), attempt: 1).interceptorOutcome().get()
+        let post = try await policy.retry(Self.request(.post), dueTo: Self.status(503), attempt: 1).outcome().get()
         #expect(post == .doNotRetry)
     }
 
@@ -244,7 +244,7 @@ struct RetryPolicyTests {
         configuration.logger = log
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        _ = try await client.get(server.interceptorEndpoint("/busy")).interceptorOutcome().get()
+        _ = try await client.get(server.interceptorEndpoint("/busy")).outcome().get()
         let gap = Self.gap(arrivals.value)
         #expect(arrivals.value.count == 2)
         #expect(gap >= 0.9, "waited \(gap) s")
@@ -264,7 +264,7 @@ struct RetryPolicyTests {
         configuration.logger = log
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        _ = try await client.get(server.interceptorEndpoint("/busy")).interceptorOutcome().get()
+        _ = try await client.get(server.interceptorEndpoint("/busy")).outcome().get()
         let gap = Self.gap(arrivals.value)
         #expect(gap >= 0.45, "waited \(gap) s")
         #expect(gap < 5, "waited \(gap) s: the 10 s Retry-After was not capped at 0.5 s")
@@ -280,8 +280,8 @@ struct RetryPolicyTests {
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
         let outcome = await client.request(method, server.interceptorEndpoint("/orders"), body: .data(Data("{}".utf8), contentType: "application/json"), as: Data.self)
-            .interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 503)
+            .outcome()
+        #expect(outcome.rejectedStatus == 503)
         #expect(server.statistics.requestsReceived == 1, "\(server.statistics)")
     }
 
@@ -294,8 +294,8 @@ struct RetryPolicyTests {
         configuration.maxRetryCount = 2
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        let outcome = await client.post(RequestBody.form([("a", "1")]), to: server.interceptorEndpoint("/orders")).interceptorOutcome()
-        #expect(outcome.interceptorRejectedStatus == 503)
+        let outcome = await client.post(RequestBody.form([("a", "1")]), to: server.interceptorEndpoint("/orders")).outcome()
+        #expect(outcome.rejectedStatus == 503)
         #expect(server.statistics.requestsReceived == 3, "\(server.statistics)")
     }
 
@@ -309,8 +309,8 @@ struct RetryPolicyTests {
         configuration.maxRetryCount = 2
         let client = NetworkClient(configuration: configuration, transport: transport)
 
-        let outcome = await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow")).interceptorOutcome()
-        guard case KringleError.timedOut? = outcome.interceptorFailure else {
+        let outcome = await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow")).outcome()
+        guard case KringleError.timedOut? = outcome.failure else {
             Issue.record("expected timedOut, got \(outcome)")
             return
         }
@@ -329,8 +329,8 @@ struct RetryPolicyTests {
         configuration.logger = log
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        let outcome = await client.get(endpoint).interceptorOutcome()
-        guard case KringleError.transport(let underlying)? = outcome.interceptorFailure else {
+        let outcome = await client.get(endpoint).outcome()
+        guard case KringleError.transport(let underlying)? = outcome.failure else {
             Issue.record("expected a transport failure, got \(outcome)")
             return
         }

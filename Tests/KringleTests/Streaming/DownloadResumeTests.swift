@@ -88,7 +88,7 @@ extension ExclusiveClientTests {
                 .outcome()
             #expect(outcome.kringleError?.caseName == "unacceptableStatusCode", "\(outcome)")
             #expect(streamingContents(of: partial) == partialBytes)
-            #expect(await streamingEventually { scratch.entries == ["movie.part"] }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries == ["movie.part"] }, "\(scratch.entries)")
         }
 
         @Test("a server that ignores Range sends it all again, and the download starts over",
@@ -173,7 +173,7 @@ extension ExclusiveClientTests {
             #expect(outcome.kringleError?.caseName == "invalidRequest", "\(outcome)")
             #expect(streamingContents(of: partial) == partialBytes)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
-            #expect(await streamingEventually { scratch.entries == ["file.part"] }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries == ["file.part"] }, "\(scratch.entries)")
         }
 
         @Test("without partial bytes there is no Range header", arguments: TransportUnderTest.allCases)

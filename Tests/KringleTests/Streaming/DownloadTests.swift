@@ -90,7 +90,7 @@ extension ExclusiveClientTests {
             download.cancel()
             #expect(await download.outcome(within: 15).isCancellation)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
-            #expect(await streamingEventually { scratch.entries.isEmpty }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
             // The transport really stopped: the server saw the connection close.
             #expect((try? await server.peerHungUp.valueWithin(10)) != nil)
         }
@@ -111,7 +111,7 @@ extension ExclusiveClientTests {
             #expect(await download.outcome(within: 15).isCancellation)
             #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
-            #expect(await streamingEventually { scratch.entries.isEmpty }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
         }
 
         @Test("a 500 leaves the destination untouched and rejects with the status and the server's error body",
@@ -134,7 +134,7 @@ extension ExclusiveClientTests {
             #expect(String(decoding: response.body, as: UTF8.self) == "disk on fire")
             #expect(response.url.path == "/report.pdf")
             #expect(streamingContents(of: destination) == previous)
-            #expect(await streamingEventually { scratch.entries == ["report.pdf"] }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries == ["report.pdf"] }, "\(scratch.entries)")
         }
 
         @Test("an error keeps at most the first megabyte of a large error body", arguments: TransportUnderTest.allCases)
@@ -150,7 +150,7 @@ extension ExclusiveClientTests {
                 return
             }
             #expect(response.body == errorBody.prefix(HTTPResponse.errorBodyLimit))
-            #expect(await streamingEventually { scratch.entries.isEmpty }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
         }
 
         // Whoever awaits a download (`.value` resumes inline, on the settling thread) must not
@@ -181,7 +181,7 @@ extension ExclusiveClientTests {
                 leftAtSettlement = scratch.temporaryDownloads
             }
             #expect(leftAtSettlement.isEmpty, "left when the promise rejected: \(leftAtSettlement)")
-            #expect(await streamingEventually { scratch.entries.isEmpty }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
         }
 
         @Test("a chunked body of unknown length downloads whole, its total known only at the end",

@@ -17,7 +17,7 @@ struct IdleWatchdogTests {
 
         let outcome = await guarded.outcome(within: 10)
         #expect((outcome.failure as? PromiseError) == .timedOut, "\(outcome)")
-        #expect(await streamingEventually { cancelledAt.withLock { $0 } != nil })
+        #expect(await eventually { cancelledAt.withLock { $0 } != nil })
         if let cancelled = cancelledAt.withLock({ $0 }) {
             #expect(cancelled - start >= .milliseconds(290), "\(cancelled - start)")
         }
@@ -41,7 +41,7 @@ struct IdleWatchdogTests {
         clock.advance(milliseconds: 100)
         #expect((await guarded.outcome(within: 10).failure as? PromiseError) == .timedOut)
         // The guard is rejected first, then the transfer cancelled.
-        #expect(await streamingEventually { transfer.isCancelled })
+        #expect(await eventually { transfer.isCancelled })
     }
 
     @Test("the transfer's own failure passes through, and cancelling the guard cancels the transfer")

@@ -87,7 +87,7 @@ struct ProgressReporterTests {
         clock.advance(milliseconds: 120)
         reporter.report(sent: 1_200, received: 0, expected: nil)
         reporter.finish(completed: 1_000)
-        #expect(await streamingEventually { log.values.count == 3 })
+        #expect(await eventually { log.values.count == 3 })
         #expect(log.values == [
             TransferProgress(completedBytes: 400, totalBytes: 1_000),
             TransferProgress(completedBytes: 1_000, totalBytes: 1_000),

@@ -68,17 +68,6 @@ func streamingContents(of url: URL) -> Data? {
     try? Data(contentsOf: url)
 }
 
-/// Whether `condition` holds within `seconds`, checked every 10 ms without holding a
-/// thread. For effects that are allowed to lag a little behind a promise's settlement.
-func streamingEventually(within seconds: TimeInterval = 5, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while true {
-        if condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-}
-
 /// A monotonic clock that moves only when the test moves it, for the types that take an
 /// `uptime` closure (``ProgressReporter``, ``IdleWatchdog``).
 final class StreamingManualClock: Sendable {

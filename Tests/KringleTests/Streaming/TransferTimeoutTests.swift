@@ -62,7 +62,7 @@ extension ExclusiveClientTests {
             #expect(elapsed >= .milliseconds(490), "\(elapsed)")
             #expect(elapsed < .seconds(10), "\(elapsed)")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
-            #expect(await streamingEventually { scratch.entries.isEmpty }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
             #expect((try? await server.peerHungUp.valueWithin(10)) != nil, "the stalled transfer was stopped")
         }
 
@@ -83,7 +83,7 @@ extension ExclusiveClientTests {
             #expect(elapsed >= .milliseconds(490), "\(elapsed)")
             #expect(elapsed < .seconds(5), "\(elapsed)")
             #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
-            #expect(await streamingEventually { scratch.entries.isEmpty }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
         }
 
         @Test("a connection closed mid-body fails the download and leaves no file", arguments: TransportUnderTest.allCases)
@@ -102,7 +102,7 @@ extension ExclusiveClientTests {
             let caseName = outcome.kringleError?.caseName
             #expect(caseName == "transport" || caseName == "timedOut", "\(outcome)")
             #expect(streamingContents(of: destination) == previous)
-            #expect(await streamingEventually { scratch.entries == ["cut.bin"] }, "\(scratch.entries)")
+            #expect(await eventually { scratch.entries == ["cut.bin"] }, "\(scratch.entries)")
         }
 
         @Test("an upload is held to the timeout only while it makes no progress", arguments: TransportUnderTest.allCases)

@@ -226,13 +226,13 @@ extension ExclusiveClientTests {
             let client = transport.client()
 
             _ = try await client.request(.post, server.clientEndpoint("/fast"), body: form, as: StreamingReceipt.self).valueWithin(30)
-            #expect(await streamingEventually { spools().subtracting(before).isEmpty }, "\(spools().subtracting(before))")
+            #expect(await eventually { spools().subtracting(before).isEmpty }, "\(spools().subtracting(before))")
 
             let slow = client.request(.post, server.clientEndpoint("/slow"), body: form, as: StreamingReceipt.self)
             #expect(await server.awaitStatistics { $0.requestsReceived == 2 }, "\(server.statistics)")
             slow.cancel()
             #expect(await slow.outcome(within: 10).isCancellation)
-            #expect(await streamingEventually { spools().subtracting(before).isEmpty }, "\(spools().subtracting(before))")
+            #expect(await eventually { spools().subtracting(before).isEmpty }, "\(spools().subtracting(before))")
         }
 
         @Test("a 307 redirect sends the streamed body again in full", arguments: TransportUnderTest.allCases)
