@@ -65,7 +65,7 @@ private func handlerOnSerialQueue(count: Int) -> (baseline: Timing, candidate: T
         queue.sync {}
     } candidate: {
         for index in 0..<count {
-            Promise(index).then(on: queue) { value in sum.withLock { $0 &+= value } }
+            Promise(index).done(on: queue) { value in sum.withLock { $0 &+= value } }
         }
         queue.sync {}
     }
@@ -93,7 +93,7 @@ private func chainOfThens(length: Int) -> (baseline: Timing, candidate: Timing) 
         let head = Promise<Int>.pending()
         var tail = head
         for _ in 0..<length {
-            tail = tail.then { $0 + 1 }
+            tail = tail.map { $0 + 1 }
         }
         head.fulfill(0)
         _ = try? tail.wait()

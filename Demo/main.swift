@@ -11,27 +11,27 @@ CatEndpoint.server.url = server.baseURL
 let client = NetworkClient()
 
 let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
-    .then { cat -> Promise<Cat> in
+    .then { cat in
         print("GET    /cuddle          → \(cat.name) is \(cat.mood)")
         return client.post(Cat(name: "Felix", mood: "curious"), to: CatEndpoint.adopt, as: Cat.self)
     }
-    .then { cat -> Promise<Cat> in
+    .then { cat in
         print("POST   /cats            → adopted \(cat.name)")
         return client.put(Meal(food: "tuna", grams: 80), to: CatEndpoint.feed(catName: "Tom"), as: Cat.self)
     }
-    .then { cat -> Promise<Cat> in
+    .then { cat in
         print("PUT    /cats/Tom/food   → \(cat.name) is \(cat.mood)")
         return client.patch(["mood": "groomed"], to: CatEndpoint.cat(name: "Tom"), as: Cat.self)
     }
-    .then { cat -> Promise<Void> in
+    .then { cat in
         print("PATCH  /cats/Tom        → \(cat.name) is \(cat.mood)")
         return client.delete(CatEndpoint.cat(name: "Felix"))
     }
-    .then { _ -> Promise<Void> in
+    .then { _ in
         print("DELETE /cats/Felix      → Felix went home")
         return client.get(CatEndpoint.pet(catName: "Garfield"))
     }
-    .recover { error -> Void in
+    .recover { error in
         // The server's error payload travels inside the error, ready to decode.
         guard case KringleError.unacceptableStatusCode(let status, let response) = error else { throw error }
         let payload = try? JSONDecoder().decode(APIError.self, from: response.body)
@@ -39,14 +39,15 @@ let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
     }
 
 let destination = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-demo-big-file")
-let download = tour.then { _ in
-    client.download(CatEndpoint.bigFile, to: destination, progress: DemoDownload.progressPrinter())
-}
-.then { response in
-    let size = (try? FileManager.default.attributesOfItem(atPath: response.value.path)[.size] as? Int) ?? 0
-    print("Saved \(size / 1_048_576) MB to \(response.value.path)")
-    try? FileManager.default.removeItem(at: response.value)
-}
+let download = tour
+    .then { _ in
+        client.download(CatEndpoint.bigFile, to: destination, progress: DemoDownload.progressPrinter())
+    }
+    .done { response in
+        let size = (try? FileManager.default.attributesOfItem(atPath: response.value.path)[.size] as? Int) ?? 0
+        print("Saved \(size / 1_048_576) MB to \(response.value.path)")
+        try? FileManager.default.removeItem(at: response.value)
+    }
 
 do {
     _ = try download.wait(timeout: 60)

@@ -6,7 +6,7 @@ extension Promise {
     ///
     /// ```swift
     /// Promise.all(names.map { client.get(.cat($0), as: Cat.self) })
-    ///     .then { cats in print(cats) }
+    ///     .done { cats in print(cats) }
     /// ```
     @inlinable
     public static func all<Element>(_ promises: [Promise<Element>]) -> Promise<[Element]>

@@ -7,7 +7,7 @@ extension Promise {
     ///
     /// ```swift
     /// client.get(.cats, as: [Cat].self)
-    ///     .then { show($0) }
+    ///     .done { show($0) }
     ///     .catch { error in print("Could not load cats: \(error)") }
     /// ```
     /// - Parameters:

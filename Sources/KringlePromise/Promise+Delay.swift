@@ -7,7 +7,7 @@ extension Promise {
     /// wait (and the work upstream, if it is still pending).
     ///
     /// ```swift
-    /// Promise(()).delay(0.5).then { print("half a second later") }
+    /// Promise(()).delay(0.5).done { print("half a second later") }
     /// ```
     public func delay(_ seconds: TimeInterval) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)

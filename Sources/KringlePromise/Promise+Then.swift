@@ -27,42 +27,34 @@ extension Promise {
         return next
     }
 
-    /// Transforms the value once the promise is fulfilled.
+    /// Chains the next asynchronous step: `body` starts it and returns its promise, which
+    /// the returned promise then follows.
+    ///
+    /// `then` is for a closure that returns a ``Promise``; a closure that returns a plain
+    /// value goes to ``map(on:_:)``, one that returns nothing to ``tap(on:_:)`` or
+    /// ``done(on:_:)``. One name per kind of closure lets Swift pick the operator of each
+    /// link at a glance, so a chain of any length compiles as fast as its links do one by
+    /// one, with no type annotations in the closures.
     ///
     /// A rejection skips `body` and rejects the returned promise with the same error; a
     /// throw from `body` rejects it with the thrown error.
     ///
     /// ```swift
-    /// let length = name.then { $0.count }
+    /// client.get(CatEndpoint.cuddle, as: Cat.self)
+    ///     .then { cat in
+    ///         print("\(cat.name) wants food")
+    ///         return client.put(Meal(food: "tuna", grams: 80), to: CatEndpoint.feed(catName: cat.name), as: Cat.self)
+    ///     }
     /// ```
-    /// - Parameters:
-    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
-    ///   - body: Turns the value into the next value.
-    /// - Returns: A promise of `body`'s result.
-    @inlinable
-    @discardableResult
-    public func then<Next: Sendable>(
-        on queue: DispatchQueue = .promises,
-        _ body: @escaping @Sendable (Value) throws -> Next
-    ) -> Promise<Next> {
-        derive(on: queue, passing: body) { result, body in
-            .settle(result.flatMap { value in Result { try body(value) } })
-        }
-    }
-
-    /// Chains asynchronous work: the returned promise adopts the state of the promise that
-    /// `body` returns.
     ///
-    /// ```swift
-    /// client.get(.user, as: User.self)
-    ///     .then { user in client.get(.avatar(user.id), as: Data.self) }
-    /// ```
+    /// The result is not discardable: a chain that nobody continues or handles loses its
+    /// errors, so the compiler warns. End it with ``catch(on:_:)`` (or assign it to `_`).
+    ///
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Starts the next piece of work.
     /// - Returns: A promise that settles as `body`'s promise does.
     @inlinable
-    @discardableResult
     public func then<Next: Sendable>(
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Promise<Next>
@@ -74,28 +66,6 @@ extension Promise {
             case .failure(let error):
                 return .settle(.failure(error))
             }
-        }
-    }
-
-    /// Looks at the value once the promise is fulfilled and passes it on unchanged.
-    ///
-    /// ```swift
-    /// client.get(.cats, as: [Cat].self)
-    ///     .then { cats in print("\(cats.count) cats") }
-    ///     .then { cats in show(cats) }
-    /// ```
-    /// - Parameters:
-    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
-    ///   - body: Uses the value; a throw rejects the returned promise.
-    /// - Returns: A promise of the same value, fulfilled after `body` has run.
-    @inlinable
-    @discardableResult
-    public func then(
-        on queue: DispatchQueue = .promises,
-        _ body: @escaping @Sendable (Value) throws -> Void
-    ) -> Promise<Value> {
-        derive(on: queue, passing: body) { result, body in
-            .settle(result.flatMap { value in Result { try body(value); return value } })
         }
     }
 }

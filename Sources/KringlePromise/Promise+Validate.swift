@@ -6,8 +6,9 @@ extension Promise {
     /// ```swift
     /// client.get(.cats, as: [Cat].self).validate { !$0.isEmpty }
     /// ```
+    ///
+    /// The result is not discardable: a check whose outcome nobody reads checks nothing.
     @inlinable
-    @discardableResult
     public func validate(
         on queue: DispatchQueue = .promises,
         _ predicate: @escaping @Sendable (Value) throws -> Bool

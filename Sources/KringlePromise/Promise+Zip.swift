@@ -4,7 +4,7 @@ extension Promise {
     /// Rejects as soon as either rejects.
     ///
     /// ```swift
-    /// user.zip(settings).then { user, settings in render(user, settings) }
+    /// user.zip(settings).done { user, settings in render(user, settings) }
     /// ```
     @inlinable
     public func zip<Other>(_ other: Promise<Other>) -> Promise<(Value, Other)> {

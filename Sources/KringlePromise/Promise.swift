@@ -4,22 +4,35 @@ import Synchronization
 /// A value that will be available later, or an error explaining why it will not.
 ///
 /// A promise starts pending and settles exactly once: fulfilled with a value or rejected
-/// with an error. Handlers attached with ``then(on:_:)-1g6zs``, ``catch(on:_:)`` and the
+/// with an error. Handlers attached with ``then(on:_:)``, ``map(on:_:)``, ``catch(on:_:)`` and the
 /// other operators run asynchronously on a dispatch queue (by default
 /// ``Dispatch/DispatchQueue/promises``, never the main queue) once it settles.
 ///
 /// ```swift
 /// let answer = Promise<Int>.pending()
 /// answer
-///     .then { $0 * 2 }
-///     .then { print("doubled:", $0) }
+///     .map { $0 * 2 }
+///     .done { print("doubled:", $0) }
 ///     .catch { print("failed:", $0) }
 /// answer.fulfill(21)
 /// ```
 ///
 /// Promises are thread-safe: any thread may settle, observe or cancel one at any time.
-/// Every operator is a thin layer over one internal primitive (``observe(on:_:)``), so the
-/// ordering, threading and exactly-once rules live in this file only.
+/// Every operator is a thin layer over one internal primitive (`observe(on:_:)`), so the
+/// ordering, threading and exactly-once rules are written once: here and in the state it
+/// keeps (`Promise+Storage.swift`).
+///
+/// Operators are named after what their closure returns, so that Swift picks each link's
+/// operator at once and a long chain compiles without type annotations:
+///
+/// | closure returns | operator |
+/// |---|---|
+/// | a `Promise` (the next asynchronous step) | ``then(on:_:)`` |
+/// | a value | ``map(on:_:)`` |
+/// | nothing, passing the value on | ``tap(on:_:)`` |
+/// | nothing, at the end of a chain | ``done(on:_:)`` |
+/// | a value instead of an error | ``recover(on:_:)`` |
+/// | a promise instead of an error | ``recoverWith(on:_:)`` |
 // Guarded by `lock`; the details are in the comment below.
 public final class Promise<Value: Sendable>: @unchecked Sendable {
     // Unchecked because `lock` guards `state`, `dependency`, `outcomeReference` and

@@ -119,7 +119,7 @@ public final class StubTransport: Transport {
         guard stub.delay > 0 else {
             return stub.error.map { Promise(error: $0) } ?? Promise(response)
         }
-        return Promise(()).delay(stub.delay).then { _ -> HTTPResponse in
+        return Promise(()).delay(stub.delay).map { _ in
             if let error = stub.error { throw error }
             return response
         }

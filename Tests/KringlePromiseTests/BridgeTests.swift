@@ -5,7 +5,7 @@ import Testing
 @Suite("async/await and wait() bridges")
 struct BridgeTests {
     @Test func awaitingTheValue() async throws {
-        #expect(try await Promise(1).then { $0 + 1 }.value == 2)
+        #expect(try await Promise(1).map { $0 + 1 }.value == 2)
         await #expect(throws: TestError(code: 3)) { try await Promise<Int>(error: TestError(code: 3)).value }
     }
 
@@ -21,7 +21,7 @@ struct BridgeTests {
     }
 
     @Test func promiseFromAsyncWork() async throws {
-        let promise = Promise { () async throws -> Int in
+        let promise = Promise {
             try await Task.sleep(nanoseconds: 1_000_000)
             return 5
         }
@@ -34,7 +34,7 @@ struct BridgeTests {
     @Test func cancellingAnAsyncPromiseCancelsItsTask() async throws {
         let sawCancellation = Flag()
         let started = Flag()
-        let promise = Promise { () async throws -> Int in
+        let promise = Promise {
             started.set()
             do {
                 try await Task.sleep(nanoseconds: 10_000_000_000)
@@ -52,7 +52,7 @@ struct BridgeTests {
     @Test func waitBlocksUntilSettled() async throws {
         let promise = Promise<Int>.pending()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { promise.fulfill(4) }
-        let doubled = promise.then { $0 * 2 }
+        let doubled = promise.map { $0 * 2 }
         #expect(try await onOwnThread { try doubled.wait(timeout: 10) } == 8)
         await #expect(throws: TestError(code: 1)) {
             try await onOwnThread { try Promise<Int>(error: TestError(code: 1)).wait() }
@@ -73,10 +73,10 @@ struct BridgeTests {
         DispatchQueue.main.setSpecific(key: mainKey, value: 1)
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, any Error>, Never>) in
             DispatchQueue.main.async {
-                let onMain = Promise(20).then(on: .main) { value -> Int in
+                let onMain = Promise(20).map(on: .main) { value in
                     DispatchQueue.getSpecific(key: mainKey) == 1 ? value + 1 : -1
                 }
-                let doubled = onMain.delay(0.01).then(on: .main) { value -> Int in value * 2 }
+                let doubled = onMain.delay(0.01).map(on: .main) { value in value * 2 }
                 continuation.resume(returning: Result { try doubled.wait(timeout: 10) })
             }
         }
@@ -89,9 +89,9 @@ struct BridgeTests {
         // `wait()` runs the jobs queued so far, and the job that `later.fulfill` queues
         // after that must still run.
         let later = Promise<Int>.pending()
-        let ran = later.then { $0 + 1 }
-        let outer = Promise(1).then { $0 }.then { value -> Int in
-            let doubled = try Promise(value).then { $0 * 2 }.wait(timeout: 10)
+        let ran = later.map { $0 + 1 }
+        let outer = Promise(1).map { $0 }.map { value in
+            let doubled = try Promise(value).map { $0 * 2 }.wait(timeout: 10)
             later.fulfill(doubled)
             return doubled
         }
@@ -103,11 +103,11 @@ struct BridgeTests {
     func waitInsideDefaultQueueHandlers() async throws {
         let count = 64
         @Sendable func blockingStep(_ value: Int) throws -> Int {
-            let inner: Promise<Int> = Promise(value).then { $0 + 1 }.delay(0.01)
-            return try inner.then { $0 * 2 }.wait(timeout: 20)
+            let inner = Promise(value).map { $0 + 1 }.delay(0.01)
+            return try inner.map { $0 * 2 }.wait(timeout: 20)
         }
         let outer: [Promise<Int>] = (0..<count).map { index in
-            Promise(index).then { value in try blockingStep(value) }
+            Promise(index).map { value in try blockingStep(value) }
         }
         let values = try await Promise.all(outer).valueWithin(30)
         #expect(values == (0..<count).map { ($0 + 1) * 2 })

@@ -20,7 +20,7 @@ struct CancellationTests {
         let stopped = Flag()
         request.onCancel { stopped.set() }
         let caught = Recorder<PromiseError?>()
-        let end = request.then { $0 + 1 }.then { value in Promise(value * 2) }.validate { _ in true }
+        let end = request.map { $0 + 1 }.then { value in Promise(value * 2) }.validate { _ in true }
         let observed = end.catch { caught.append($0 as? PromiseError) }
         end.cancel()
         #expect(stopped.isSet)
@@ -62,7 +62,7 @@ struct CancellationTests {
     @Test func handlersAfterCancellationAreSkipped() async throws {
         let source = Promise<Int>.pending()
         let ran = Flag()
-        let derived = source.then { _ in ran.set() }
+        let derived = source.tap { _ in ran.set() }
         derived.cancel()
         source.fulfill(1)
         try await Task.sleep(nanoseconds: 20_000_000)

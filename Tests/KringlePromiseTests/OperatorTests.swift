@@ -2,23 +2,58 @@ import Foundation
 import KringlePromise
 import Testing
 
-@Suite("then, catch, recover, always, validate")
+@Suite("then, map, tap, done, catch, recover, recoverWith, always, validate")
 struct OperatorTests {
-    @Test func thenOverloads() async throws {
-        let mapped = try await Promise(2).then { $0 * 21 }.valueWithin()
-        #expect(mapped == 42)
-        let chained = try await Promise(2).then { value in Promise("\(value)") }.valueWithin()
-        #expect(chained == "2")
+    @Test func thenChainsThePromiseItsClosureReturns() async throws {
+        let later = Promise<String>.pending()
+        let chained = Promise(2).then { _ in later }
+        later.fulfill("two")
+        #expect(try await chained.valueWithin() == "two")
+    }
+
+    @Test func mapTransformsTheValue() async throws {
+        #expect(try await Promise(2).map { $0 * 21 }.valueWithin() == 42)
+        // A closure that returns a promise is a value to `map`: nothing is chained.
+        let nested = try await Promise(2).map { value in Promise(value) }.valueWithin()
+        #expect(nested.result.map { try? $0.get() } == 2)
+    }
+
+    @Test func tapPassesTheValueOnAfterTheSideEffect() async throws {
         let seen = Recorder<Int>()
-        let passed = try await Promise(3).then { value in seen.append(value) }.valueWithin()
+        let passed = try await Promise(3).tap { value in seen.append(value) }.valueWithin()
         #expect(passed == 3 && seen.elements == [3])
+    }
+
+    @Test func doneEndsTheChainWithVoid() async throws {
+        let seen = Recorder<Int>()
+        let ended: Promise<Void> = Promise(4).done { value in seen.append(value) }
+        try await ended.valueWithin()
+        #expect(seen.elements == [4])
+    }
+
+    @Test func throwingSideEffectsReject() async throws {
+        let tapped = await Promise(1).tap { _ in throw TestError(code: 1) }.settled()
+        #expect(throws: TestError(code: 1)) { try tapped.get() }
+        let finished = await Promise(1).done { _ in throw TestError(code: 2) }.settled()
+        #expect(throws: TestError(code: 2)) { try finished.get() }
+    }
+
+    @Test("On a Promise<Void>, then takes a closure returning nothing, and still chains a returned promise")
+    func voidThen() async throws {
+        let seen = Recorder<String>()
+        try await Promise(()).then { _ in seen.append("🐱") }.valueWithin()
+        #expect(seen.elements == ["🐱"])
+        // A single-expression closure returning a promise must chain it, not drop it: the
+        // chained rejection shows which overload ran.
+        let chained = await Promise(()).then { Promise<Void>(error: TestError(code: 5)) }.settled()
+        #expect(throws: TestError(code: 5)) { try chained.get() }
     }
 
     @Test func handlersRunOnTheGivenQueue() async throws {
         let queue = DispatchQueue(label: "custom")
         let key = DispatchSpecificKey<Int>()
         queue.setSpecific(key: key, value: 1)
-        let onQueue = try await Promise(1).then(on: queue) { _ in DispatchQueue.getSpecific(key: key) == 1 }
+        let onQueue = try await Promise(1).map(on: queue) { _ in DispatchQueue.getSpecific(key: key) == 1 }
             .valueWithin()
         #expect(onQueue)
     }
@@ -33,6 +68,14 @@ struct OperatorTests {
     @Test func recoverReplacesErrorsOnly() async throws {
         #expect(try await Promise<Int>(error: TestError()).recover { _ in 5 }.valueWithin() == 5)
         #expect(try await Promise(1).recover { _ in 5 }.valueWithin() == 1)
+    }
+
+    @Test func recoverWithChainsThePromiseItsClosureReturns() async throws {
+        let fallback = Promise<Int>.pending()
+        let recovered = Promise<Int>(error: TestError()).recoverWith { _ in fallback }
+        fallback.fulfill(6)
+        #expect(try await recovered.valueWithin() == 6)
+        #expect(try await Promise(1).recoverWith { _ in Promise(6) }.valueWithin() == 1)
     }
 
     @Test func alwaysRunsOnBothOutcomes() async throws {

@@ -31,7 +31,7 @@ struct PromisesAPlusTests {
         for _ in 0..<200 {
             let promise = Promise<Int>.pending()
             let runs = Counter()
-            promise.then { _ in runs.increment() }.catch { _ in runs.increment() }
+            promise.done { _ in runs.increment() }.catch { _ in runs.increment() }
             DispatchQueue.concurrentPerform(iterations: 8) { index in
                 switch index % 3 {
                 case 0: promise.fulfill(index)
@@ -54,9 +54,9 @@ struct PromisesAPlusTests {
         let returned = Flag()
         let sawReturned = Recorder<Bool>()
         let done: Promise<Void> = queue.sync {
-            let promise = Promise(1).then(on: queue) { _ in sawReturned.append(returned.isSet) }
+            let promise = Promise(1).done(on: queue) { _ in sawReturned.append(returned.isSet) }
             returned.set()
-            return promise.then { _ in () }
+            return promise.done { _ in }
         }
         try await done.valueWithin()
         #expect(sawReturned.elements == [true])
@@ -70,7 +70,7 @@ struct PromisesAPlusTests {
         let seen = Recorder<Bool>()
         let fulfilled = Promise<Int>.pending()
         let rejected = Promise<Int>.pending()
-        let first = fulfilled.then(on: queue) { _ in seen.append(fulfillReturned.isSet) }
+        let first = fulfilled.done(on: queue) { _ in seen.append(fulfillReturned.isSet) }
         let second = rejected.catch(on: queue) { _ in seen.append(rejectReturned.isSet) }
         queue.sync {
             fulfilled.fulfill(1)
@@ -89,7 +89,7 @@ struct PromisesAPlusTests {
         let returned = Flag()
         let seen = Recorder<Bool>()
         let input = Promise<Int>.pending()
-        let handled = Promise.all([input]).then(on: queue) { _ in seen.append(returned.isSet) }
+        let handled = Promise.all([input]).done(on: queue) { _ in seen.append(returned.isSet) }
         queue.sync {
             input.fulfill(1)
             returned.set()
@@ -105,7 +105,7 @@ struct PromisesAPlusTests {
         let promise = Promise<Int>.pending()
         if settleFirst { promise.fulfill(1) }
         let runs = Counter()
-        let chains = (0..<100).map { _ in promise.then { _ in runs.increment() } }
+        let chains = (0..<100).map { _ in promise.done { _ in runs.increment() } }
         if !settleFirst { promise.fulfill(1) }
         promise.fulfill(2)
         _ = try await Promise.all(chains).valueWithin()
@@ -117,7 +117,7 @@ struct PromisesAPlusTests {
         let promise = Promise<Int>.pending()
         if settleFirst { promise.fulfill(1) }
         let order = Recorder<Int>()
-        let chains = (0..<200).map { index in promise.then { _ in order.append(index) } }
+        let chains = (0..<200).map { index in promise.done { _ in order.append(index) } }
         if !settleFirst { promise.fulfill(1) }
         _ = try await Promise.all(chains).valueWithin()
         #expect(order.elements == Array(0..<200))
@@ -128,14 +128,14 @@ struct PromisesAPlusTests {
         let promise = Promise<Int>.pending()
         let order = Recorder<String>()
         let nested = Promise<Void>.pending()
-        promise.then { _ in
+        promise.done { _ in
             order.append("first")
-            promise.then { _ in
+            promise.done { _ in
                 order.append("nested")
                 nested.fulfill(())
             }
         }
-        promise.then { _ in order.append("second") }
+        promise.done { _ in order.append("second") }
         promise.fulfill(1)
         try await nested.valueWithin()
         #expect(order.elements == ["first", "second", "nested"])
@@ -148,7 +148,7 @@ struct PromisesAPlusTests {
         let caught = Counter()
         let value = try await Promise(5)
             .catch { _ in caught.increment() }
-            .then { $0 * 2 }
+            .map { $0 * 2 }
             .valueWithin()
         #expect(value == 10)
         #expect(caught.value == 0)
@@ -159,8 +159,8 @@ struct PromisesAPlusTests {
         let thens = Counter()
         let caught = Recorder<TestError?>()
         let outcome = await Promise<Int>(error: TestError(code: 3))
-            .then { value -> Int in thens.increment(); return value }
-            .then { _ in thens.increment() }
+            .map { value in thens.increment(); return value }
+            .tap { _ in thens.increment() }
             .catch { caught.append($0 as? TestError) }
             .settled()
         #expect(thens.value == 0)
@@ -170,13 +170,13 @@ struct PromisesAPlusTests {
 
     @Test("2.2.7.2 a throw in any handler rejects the returned promise")
     func throwRejects() async throws {
-        let thrown = await Promise(1).then { _ -> Int in throw TestError(code: 1) }.settled()
+        let thrown = await Promise(1).map { _ -> Int in throw TestError(code: 1) }.settled()
         #expect(throws: TestError(code: 1)) { try thrown.get() }
-        let thrownVoid = await Promise(1).then { _ in throw TestError(code: 2) }.settled()
+        let thrownVoid = await Promise(1).tap { _ in throw TestError(code: 2) }.settled()
         #expect(throws: TestError(code: 2)) { try thrownVoid.get() }
         let thrownPromise = await Promise(1).then { _ -> Promise<Int> in throw TestError(code: 3) }.settled()
         #expect(throws: TestError(code: 3)) { try thrownPromise.get() }
-        let thrownRecover = await Promise<Int>(error: TestError()).recover { _ -> Int in throw TestError(code: 4) }.settled()
+        let thrownRecover = await Promise<Int>(error: TestError()).recover { _ in throw TestError(code: 4) }.settled()
         #expect(throws: TestError(code: 4)) { try thrownRecover.get() }
     }
 
@@ -193,7 +193,7 @@ struct PromisesAPlusTests {
 
         let rejected = await Promise(1).then { _ in Promise<Int>(error: TestError(code: 9)) }.settled()
         #expect(throws: TestError(code: 9)) { try rejected.get() }
-        let recovered = try await Promise<Int>(error: TestError()).recover { _ in Promise(4) }.valueWithin()
+        let recovered = try await Promise<Int>(error: TestError()).recoverWith { _ in Promise(4) }.valueWithin()
         #expect(recovered == 4)
     }
 
@@ -201,7 +201,7 @@ struct PromisesAPlusTests {
     func selfAdoptionRejects() async throws {
         let source = Promise<Int>.pending()
         let holder = Recorder<Promise<Int>>()
-        let outer = source.then { _ -> Promise<Int> in holder.elements[0] }
+        let outer = source.then { _ in holder.elements[0] }
         holder.append(outer)
         source.fulfill(1)
         let outcome = await outer.settled()
@@ -212,8 +212,8 @@ struct PromisesAPlusTests {
     func adoptionCycleRejects() async throws {
         let start = Promise<Int>.pending()
         let holder = Recorder<Promise<Int>>()
-        let first = start.then { _ -> Promise<Int> in holder.elements[0] }
-        let second = first.then { value in value + 1 }
+        let first = start.then { _ in holder.elements[0] }
+        let second = first.map { value in value + 1 }
         holder.append(second)
         start.fulfill(1)
         let outcome = await second.settled()
@@ -224,24 +224,24 @@ struct PromisesAPlusTests {
 
     @Test("6 the default queue is not the main queue")
     func defaultQueueIsNotMain() async throws {
-        let onMain = try await Promise(1).then { _ in Thread.isMainThread }.valueWithin()
+        let onMain = try await Promise(1).map { _ in Thread.isMainThread }.valueWithin()
         #expect(!onMain)
     }
 
     @Test("6 the default queue does not serialise unrelated chains")
     func unrelatedChainsRunConcurrently() async throws {
         let release = DispatchSemaphore(value: 0)
-        let blocked = Promise(1).then { _ in release.wait(timeout: .now() + 10) == .success }
-        let unblocker = Promise(2).then { _ in release.signal() }
+        let blocked = Promise(1).map { _ in release.wait(timeout: .now() + 10) == .success }
+        let unblocker = Promise(2).done { _ in release.signal() }
         _ = try await unblocker.valueWithin()
         #expect(try await blocked.valueWithin() == true)
     }
 
     @Test("6 a handler may block waiting for promise work it started itself")
     func handlerBlockingOnItsOwnWork() async throws {
-        let finished = try await Promise(1).then { _ -> Bool in
+        let finished = try await Promise(1).map { _ in
             let done = DispatchSemaphore(value: 0)
-            Promise(2).then { _ in done.signal() }
+            Promise(2).done { _ in done.signal() }
             return done.wait(timeout: .now() + 20) == .success
         }.valueWithin()
         #expect(finished)
@@ -264,7 +264,7 @@ struct PromisesAPlusTests {
     @Test("7 a chain of 1,000,000 steps built by recursion")
     func millionStepRecursiveChain() async throws {
         @Sendable func countDown(_ remaining: Int) -> Promise<Int> {
-            remaining == 0 ? Promise(0) : Promise(remaining).then { value in countDown(value - 1).then { $0 + 1 } }
+            remaining == 0 ? Promise(0) : Promise(remaining).then { value in countDown(value - 1).map { $0 + 1 } }
         }
         #expect(try await countDown(Self.longChain).valueWithin(120) == Self.longChain)
     }
@@ -298,7 +298,7 @@ struct PromisesAPlusTests {
     private static func chain(from head: Promise<Int>, links: Int) -> Promise<Int> {
         var tail = head
         for _ in 0..<links {
-            tail = tail.then { $0 + 1 }
+            tail = tail.map { $0 + 1 }
         }
         return tail
     }
@@ -313,7 +313,7 @@ struct PromisesAPlusTests {
         do {
             let canary = Canary()
             weakCanary = canary
-            handled = promise.then { value in withExtendedLifetime(canary) { value } }
+            handled = promise.map { value in withExtendedLifetime(canary) { value } }
                 .catch { _ in withExtendedLifetime(canary) {} }
         }
         #expect(weakCanary != nil)
@@ -331,7 +331,7 @@ struct PromisesAPlusTests {
             let canary = Canary()
             weakCanary = canary
             let head = Promise<Int>.pending()
-            let tail = head.then { $0 + 1 }
+            let tail = head.map { $0 + 1 }
                 .recover { _ in withExtendedLifetime(canary) { 0 } }
                 .timeout(60)
             head.onCancel { withExtendedLifetime(canary) {} }
@@ -357,7 +357,7 @@ struct PromisesAPlusTests {
                 case 1: promise.reject(TestError(code: worker))
                 case 2: if worker == 3 { promise.cancel() }
                 default:
-                    derived.append(promise.then { value in handled.increment(); return value }
+                    derived.append(promise.map { value in handled.increment(); return value }
                         .recover { _ in handled.increment(); return -1 })
                 }
             }

@@ -32,7 +32,7 @@ struct TimingTests {
     @Test func cancellingADelayStopsIt() async throws {
         let ran = Flag()
         let delayed = Promise(1).delay(60)
-        let after = delayed.then { _ in ran.set() }
+        let after = delayed.tap { _ in ran.set() }
         after.cancel()
         let outcome = await after.settled()
         #expect(throws: PromiseError.cancelled) { try outcome.get() }
@@ -42,7 +42,7 @@ struct TimingTests {
 
     @Test func retryStopsAtTheFirstSuccess() async throws {
         let attempts = Counter()
-        let value = try await Promise.retry(attempts: 5, delay: 0.001) { () -> Promise<Int> in
+        let value = try await Promise.retry(attempts: 5, delay: 0.001) {
             let attempt = attempts.increment()
             return attempt < 3 ? Promise(error: TestError(code: attempt)) : Promise(attempt)
         }.valueWithin()

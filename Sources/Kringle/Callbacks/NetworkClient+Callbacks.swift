@@ -25,7 +25,7 @@ extension NetworkClient {
     @discardableResult
     public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
         let sending = call(request) { response, _ in Response(response) }
-        sending.then { response in completion(.success(response)) }
+        sending.done { response in completion(.success(response)) }
             .catch { error in
                 completion((error as? PromiseError) == .cancelled ? .cancelled : .failure(error))
             }

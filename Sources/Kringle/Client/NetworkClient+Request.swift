@@ -43,7 +43,7 @@ extension NetworkClient {
         let configuration = configuration
         let prepared: Promise<(request: URLRequest, streamedBody: StreamedBody?)>
         if case .json? = body {
-            prepared = Promise(()).then(on: Self.codingQueue) { _ in
+            prepared = Promise(()).map(on: Self.codingQueue) { _ in
                 try RequestBuilding.prepared(method, endpoint, body: body, configuration: configuration)
             }
         } else {
@@ -73,7 +73,7 @@ extension NetworkClient {
                 // Only a body needs the coding queue; a failure passes on at once, so a
                 // time-out or a cancellation is never held up behind busy decoders.
                 let response = try result.get()
-                return Promise(()).then(on: Self.codingQueue) { _ in try output(response, configuration) }
+                return Promise(()).map(on: Self.codingQueue) { _ in try output(response, configuration) }
             }
             .mapResultInline { result in
                 if case .failure(let error) = result { self.logFailure(request, error) }

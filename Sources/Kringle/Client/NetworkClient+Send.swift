@@ -33,7 +33,7 @@ extension NetworkClient {
         return exchange(sent, options: options)
             // Cookie bookkeeping and the redirect decision are quick: done on the thread that
             // delivered the response, saving a queue hop per request.
-            .flatMapResultInline { result -> Promise<HTTPResponse> in
+            .flatMapResultInline { result in
                 let response: HTTPResponse
                 do {
                     response = try result.get()

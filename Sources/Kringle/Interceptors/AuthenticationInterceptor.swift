@@ -65,7 +65,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
             authenticator.apply(credential, to: &request)
             return Promise(request)
         }
-        return Self.shielded(refreshing).then { fresh in
+        return Self.shielded(refreshing).map { fresh in
             var request = request
             authenticator.apply(fresh, to: &request)
             return request
@@ -91,7 +91,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
         case .giveUp:
             return Promise(.doNotRetry)
         case .wait(let refreshing):
-            return Self.shielded(refreshing).then { _ in RetryDecision.retry }
+            return Self.shielded(refreshing).map { _ in RetryDecision.retry }
         case .start(let refreshing, let stale):
             // Started outside the lock: a refresh that settles at once would otherwise
             // re-enter it.
@@ -105,7 +105,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
                 }
                 refreshing.resolve(result)
             }
-            return Self.shielded(refreshing).then { _ in RetryDecision.retry }
+            return Self.shielded(refreshing).map { _ in RetryDecision.retry }
         }
     }
 

@@ -10,9 +10,9 @@ extension NetworkClient {
     /// in this call's recursion, so calls never share it.
     func attempt(_ request: URLRequest, options: TransferOptions = .none, number: Int) -> Promise<HTTPResponse> {
         let configuration = configuration
-        return adapted(request).flatMapResultInline { adapted -> Promise<HTTPResponse> in
+        return adapted(request).flatMapResultInline { adapted in
             let sent = try adapted.get()
-            let outcome = self.send(sent, options: options).mapResultInline { result -> HTTPResponse in
+            let outcome = self.send(sent, options: options).mapResultInline { result in
                 let response = try result.get()
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(response.statusCode, Response(response.withBody(from: options)))
@@ -20,12 +20,12 @@ extension NetworkClient {
                 return response
             }
             guard !configuration.interceptors.isEmpty else { return outcome }
-            return outcome.recover { error -> Promise<HTTPResponse> in
+            return outcome.recoverWith { error in
                 guard (error as? PromiseError) != .cancelled,
                       configuration.maxRetryCount.map({ number <= $0 }) ?? true
                 else { throw error }
                 return self.retryDecision(for: sent, dueTo: error, attempt: number)
-                    .then { decision -> Promise<HTTPResponse> in
+                    .then { decision in
                         switch decision {
                         case .doNotRetry:
                             throw error
@@ -51,7 +51,7 @@ extension NetworkClient {
     /// The first decision other than ``RetryDecision/doNotRetry``, asking interceptors in order.
     private func retryDecision(for request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         configuration.interceptors.reduce(Promise(RetryDecision.doNotRetry)) { decided, interceptor in
-            decided.then { decision -> Promise<RetryDecision> in
+            decided.then { decision in
                 decision == .doNotRetry ? interceptor.retry(request, dueTo: error, attempt: attempt) : Promise(decision)
             }
         }

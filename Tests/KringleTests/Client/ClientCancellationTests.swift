@@ -48,7 +48,7 @@ struct ClientCancellationTests {
         defer { server.shutdown() }
         let client = transport.client()
         let request = client.get(server.clientEndpoint("/slow"), as: ClientCat.self)
-        let chained = request.then { $0.name }.then { $0.count }
+        let chained = request.map { $0.name }.map { $0.count }
         let settlements = ClientCounter()
         let observed = chained.always { settlements.increment() }
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 }, "\(server.statistics)")

@@ -19,7 +19,7 @@ extension ExclusiveClientTests {
             }
             defer { server.shutdown() }
             let client = transport.client()
-            let promises = (0..<200).map { index -> Promise<ClientCat> in
+            let promises = (0..<200).map { index in
                 let endpoint = server.clientEndpoint("/cats/\(index)")
                 return index.isMultiple(of: 2)
                     ? client.get(endpoint, as: ClientCat.self)
@@ -59,7 +59,7 @@ extension ExclusiveClientTests {
             // 1,000 requests, each cancelled 0–5 ms after it was sent, 50 at a time.
             var randomOutcomes: [Result<Data, any Error>] = []
             for wave in 0..<20 {
-                let observed = (0..<50).map { offset -> Promise<Data> in
+                let observed = (0..<50).map { offset in
                     let id = wave * 50 + offset
                     let promise = client.get(server.clientEndpoint("/random/\(id)"), as: Data.self)
                     let delay = DispatchTimeInterval.microseconds(Int.random(in: 0...5_000))
@@ -74,7 +74,7 @@ extension ExclusiveClientTests {
             // transport's promise.
             var finishOutcomes: [Result<Data, any Error>] = []
             for wave in 0..<10 {
-                let observed = (0..<20).map { offset -> Promise<Data> in
+                let observed = (0..<20).map { offset in
                     let id = 10_000 + wave * 20 + offset
                     let promise = client.get(server.clientEndpoint("/finish/\(id)"), as: Data.self)
                     canceller.register(id, promise)
@@ -171,7 +171,7 @@ struct SettlementCountingTransport: Transport {
     func send(_ request: URLRequest) -> Promise<HTTPResponse> {
         let promise = base.send(request)
         ledger.track(promise)
-        promise.then { _ in onFulfilled(request) }
+        promise.done { _ in onFulfilled(request) }
         return promise
     }
 }

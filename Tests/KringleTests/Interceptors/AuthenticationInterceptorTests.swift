@@ -89,7 +89,7 @@ struct AuthenticationInterceptorTests {
         let server = try Self.server(accepting: "fresh", seen: seen)
         defer { server.shutdown() }
         // The refresh takes a while, so that the other 401s arrive while it is in flight.
-        let authenticator = InterceptorTokenAuthenticator { _ in Promise(()).delay(0.3).then { "fresh" } }
+        let authenticator = InterceptorTokenAuthenticator { _ in Promise(()).delay(0.3).map { "fresh" } }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(URLSessionTransport(), auth: auth)
 

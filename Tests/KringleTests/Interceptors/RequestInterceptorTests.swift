@@ -266,7 +266,7 @@ struct RequestInterceptorTests {
         let canceller = InterceptorDelayedCanceller(after: 0.2) { transport.requests.count }
         let client = Self.client(transport, interceptors: [RetryPolicy()], logger: canceller.logger())
 
-        let chained = client.get(Self.stubEndpoint).then { "done" }
+        let chained = client.get(Self.stubEndpoint).map { "done" }
         canceller.cancel.update { $0 = { chained.cancel() } }
 
         _ = try await canceller.done.outcome().get()

@@ -133,7 +133,7 @@ enum ReadmeExamples {
         client.download(CatEndpoint.cuddle, to: installer) { progress in
             print(progress.completedBytes, progress.fractionCompleted ?? 0)
         }
-        .then { response in print("saved to \(response.value.path)") }
+        .done { response in print("saved to \(response.value.path)") }
 
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("app.log")
         client.upload(log, to: CatEndpoint.feed(catName: "Tom"), as: Cat.self) { progress in
@@ -145,7 +145,12 @@ enum ReadmeExamples {
             .field(name: "caption", value: "Tom, asleep"),
             .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
         ]), as: Cat.self)
-        .then { response in print(response.statusCode) }
+        .done { response in print(response.statusCode) }
+    }
+
+    static func defaultClient() -> NetworkClient {
+        let client = NetworkClient()
+        return client
     }
 
     static func quickStart(client: NetworkClient) {
@@ -153,11 +158,11 @@ enum ReadmeExamples {
             .then { cat in
                 client.put(Meal(food: "tuna", grams: 80), to: CatEndpoint.feed(catName: cat.name), as: Cat.self)
             }
-            .then { cat in print("\(cat.name) is \(cat.mood)") }
+            .done { cat in print("\(cat.name) is \(cat.mood)") }
             .catch { error in print(error) }
 
         client.request(.post, CatEndpoint.feed(catName: "Tom"), body: .json(Meal(food: "tuna", grams: 80)), as: Cat.self)
-            .then { response in print(response.statusCode, response.headers["Content-Type"] ?? "-", response.value.mood) }
+            .done { response in print(response.statusCode, response.headers["Content-Type"] ?? "-", response.value.mood) }
     }
 
     static func script(client: NetworkClient) throws {
@@ -194,22 +199,62 @@ enum ReadmeExamples {
     static func promises(client: NetworkClient) {
         let answer = Promise<Int>.pending()
         answer
-            .then { $0 * 2 }                        // transform
-            .then { value in print(value) }         // look, pass the value on
-            .catch { error in print(error) }        // errors skip `then`, values skip `catch`
+            .map { $0 * 2 }                         // a value: transform
+            .tap { value in print(value) }          // nothing: look, pass the value on
+            .catch { error in print(error) }        // errors skip the others, values skip `catch`
         answer.fulfill(21)
 
         let names = ["Tom", "Felix"]
         Promise.all(names.map { client.get(CatEndpoint.pet(catName: $0), as: Cat.self) })
-            .then { cats in print(cats.map(\.mood)) }
+            .done { cats in print(cats.map(\.mood)) }
 
         let patient = Promise.retry(attempts: 3, delay: 0.5) {
             client.get(CatEndpoint.cuddle, as: Cat.self)
         }.timeout(10)
         _ = patient
 
-        let request = client.get(CatEndpoint.cuddle, as: Cat.self).then { print($0.name) }
+        let request = client.get(CatEndpoint.cuddle, as: Cat.self).done { print($0.name) }
         request.cancel()   // the HTTP request is cancelled too
+    }
+
+    struct Spinner {
+        func stop() {}
+    }
+
+    static func show(_ cat: Cat) { print(cat) }
+
+    /// The chaining table's one-line examples, each in a chain of its own, and the seed one-liner.
+    static func chaining(client: NetworkClient, mirror: NetworkClient, endpoint: CatEndpoint, spinner: Spinner) {
+        let cat = client.get(CatEndpoint.cuddle, as: Cat.self)
+        _ = cat
+            .then { cat in client.get(CatEndpoint.pet(catName: cat.name)) }
+        _ = cat
+            .map { cat in cat.name.uppercased() }
+        cat
+            .tap { cat in print("got \(cat.name)") }
+        cat
+            .done { cat in show(cat) }
+        _ = cat
+            .recover { _ in Cat(name: "Nobody", mood: "absent") }
+        _ = cat
+            .recoverWith { _ in mirror.get(CatEndpoint.cuddle, as: Cat.self) }
+        cat
+            .catch { error in print(error) }
+        cat
+            .always { spinner.stop() }
+        _ = cat
+            .validate { cat in cat.mood != "grumpy" }
+
+        client.get(endpoint).then { _ in print("🐱") }.catch { error in print("You gotta be kitten me!") }
+
+        client.get(CatEndpoint.cuddle, as: Cat.self)
+            .then { cat in
+                print("\(cat.name) wakes up")
+                return client.put(Meal(food: "tuna", grams: 80), to: CatEndpoint.feed(catName: cat.name), as: Cat.self)
+            }
+            .map { cat in cat.mood }
+            .recover { _ in "unknown" }
+            .done { mood in print("Tom is \(mood)") }
     }
 
     static func cookies() throws {
@@ -267,5 +312,44 @@ struct ReadmeExampleTests {
         login.httpMethod = "POST"
         login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
         #expect(login.curlDescription == "curl -X 'POST' 'https://cats.example/login' -H 'Authorization: <redacted>'")
+    }
+}
+
+@Suite("README in sync")
+struct ReadmeSyncTests {
+    private static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The README's Swift code: every line of its `swift` blocks and of the inline examples in
+    /// its chaining table, trimmed. Imports aside (the examples file has its own), and the
+    /// library's own declarations that the README quotes (`public …`, and their members).
+    private static func readmeCodeLines() throws -> [String] {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        var lines: [String] = []
+        var block: [String]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("```") {
+                if let finished = block, !(finished.first?.hasPrefix("public ") ?? false) { lines += finished }
+                block = block == nil && trimmed == "```swift" ? [] : nil
+            } else if block != nil {
+                if !trimmed.isEmpty, !trimmed.hasPrefix("import ") { block?.append(trimmed) }
+            } else if trimmed.hasPrefix("| "), trimmed.contains("| `.") {
+                // A chaining-table row: its example is the last code span.
+                let spans = trimmed.split(separator: "`", omittingEmptySubsequences: false)
+                if spans.count >= 3 { lines.append(String(spans[spans.count - 2])) }
+            }
+        }
+        return lines
+    }
+
+    @Test("every line of the README's Swift examples stands in ReadmeExamples.swift, so it compiles")
+    func everyExampleLineIsCompiled() throws {
+        let examples = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let compiled = examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let code = try Self.readmeCodeLines()
+        #expect(code.count > 100)
+        let missing = code.filter { !compiled.contains($0) }
+        #expect(missing.isEmpty, "README lines not in ReadmeExamples.swift: \(missing)")
     }
 }
