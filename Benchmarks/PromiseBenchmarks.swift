@@ -5,26 +5,31 @@ import Synchronization
 /// The promise benchmarks of the KringlePromise issue, each against plain closures and
 /// Dispatch doing the same work in the same run:
 /// (a) create and fulfil 1,000,000 promises and read their values;
-/// (b) 1,000,000 promises each with one `then` handler on a serial queue;
-/// (c) a chain of 100,000 `then` steps;
-/// (d) `all` over 100,000 promises.
+/// (b) 1,000,000 promises each with one `done` handler on a serial queue;
+/// (c) a chain of 100,000 `map` steps;
+/// (d) `all` over 100,000 promises;
+/// (e) a chain of 100,000 `map` steps on one serial queue, against the same steps as plain
+///     `async` hops onto that queue.
 func runPromiseBenchmarks() {
     print("## Promises (median of 5 alternating rounds)\n")
     // (b) runs first so that the process's peak RSS after it is (b)'s own.
     let handlers = handlerOnSerialQueue(count: 1_000_000)
     let peak = peakResidentMegabytes()
     let table = Table("case", "closures + Dispatch", "KringlePromise", "ratio", "target")
-    table.row("(b) 1M promises, one `then` each on a serial queue", milliseconds(handlers.baseline.wall),
+    table.row("(b) 1M promises, one `done` each on a serial queue", milliseconds(handlers.baseline.wall),
               milliseconds(handlers.candidate.wall), ratio(handlers.candidate.wall, handlers.baseline.wall), "≤ 3x")
     let creation = createAndFulfil(count: 1_000_000)
     table.row("(a) create and fulfil 1M promises, read values", milliseconds(creation.baseline.wall),
               milliseconds(creation.candidate.wall), ratio(creation.candidate.wall, creation.baseline.wall), "≤ 10x")
-    let chain = chainOfThens(length: 100_000)
-    table.row("(c) chain of 100,000 `then` steps", milliseconds(chain.baseline.wall),
+    let chain = chainOfMaps(length: 100_000)
+    table.row("(c) chain of 100,000 `map` steps", milliseconds(chain.baseline.wall),
               milliseconds(chain.candidate.wall), ratio(chain.candidate.wall, chain.baseline.wall), "≤ 3x")
     let all = allOver(count: 100_000)
     table.row("(d) `all` over 100,000 promises", milliseconds(all.baseline.wall),
               milliseconds(all.candidate.wall), ratio(all.candidate.wall, all.baseline.wall), "≤ 3x")
+    let serial = chainOnSerialQueue(length: 100_000)
+    table.row("(e) chain of 100,000 `map(on: q)` steps, q serial", milliseconds(serial.baseline.wall),
+              milliseconds(serial.candidate.wall), ratio(serial.candidate.wall, serial.baseline.wall), "≤ 3x")
     print(String(format: "\nPeak RSS after (b): %.0f MB (target < 200 MB)\n", peak))
 }
 
@@ -71,7 +76,7 @@ private func handlerOnSerialQueue(count: Int) -> (baseline: Timing, candidate: T
     }
 }
 
-private func chainOfThens(length: Int) -> (baseline: Timing, candidate: Timing) {
+private func chainOfMaps(length: Int) -> (baseline: Timing, candidate: Timing) {
     Timing.compare {
         // The same work as the promise chain: first build `length` steps (the promise version
         // builds its `length` `then` handlers before the head is fulfilled), then run them,
@@ -100,7 +105,35 @@ private func chainOfThens(length: Int) -> (baseline: Timing, candidate: Timing) 
     }
 }
 
-/// The steps of the closure chain in (c)'s baseline, in an array rather than each capturing
+private func chainOnSerialQueue(length: Int) -> (baseline: Timing, candidate: Timing) {
+    let queue = DispatchQueue(label: "bench.chain")
+    return Timing.compare {
+        // Each step hops onto the queue and hands its value plus one to the next: what the
+        // promise chain does, less the promises.
+        let done = DispatchSemaphore(value: 0)
+        let chain = StepChain()
+        chain.steps = (0..<length).map { index in
+            StepChain.Step { value in
+                queue.async {
+                    if index + 1 == length { done.signal() } else { chain.steps[index + 1].run(value + 1) }
+                }
+            }
+        }
+        chain.steps[0].run(0)
+        done.wait()
+        chain.steps = []
+    } candidate: {
+        let head = Promise<Int>.pending()
+        var tail = head
+        for _ in 0..<length {
+            tail = tail.map(on: queue) { $0 + 1 }
+        }
+        head.fulfill(0)
+        _ = try? tail.wait()
+    }
+}
+
+/// The steps of the closure chains in (c)'s and (e)'s baselines, in an array rather than each capturing
 /// the next, so that freeing them is a loop rather than a 100,000-deep recursion.
 private final class StepChain: @unchecked Sendable {
     // Unsynchronised on purpose: `steps` is written before the chain runs and after it has
