@@ -4,7 +4,7 @@ extension NetworkClient {
     /// Gets `endpoint` and decodes the body as `type`.
     ///
     /// ```swift
-    /// client.get(CatEndpoint.cuddle, as: Cat.self).then { cat in print(cat.name) }
+    /// client.get(CatEndpoint.cuddle, as: Cat.self).done { cat in print(cat.name) }
     /// ```
     public func get<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
         perform(.get, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }

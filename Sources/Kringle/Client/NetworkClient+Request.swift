@@ -10,7 +10,7 @@ extension NetworkClient {
     ///
     /// ```swift
     /// client.request(.post, CatEndpoint.feed(catName: "Tom"), body: .json(meal), as: Receipt.self)
-    ///     .then { response in print(response.statusCode, response.headers["ETag"] ?? "-") }
+    ///     .done { response in print(response.statusCode, response.headers["ETag"] ?? "-") }
     /// ```
     /// Asking for `Data.self` gives the raw body without decoding.
     ///

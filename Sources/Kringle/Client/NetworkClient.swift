@@ -5,7 +5,7 @@ import Foundation
 /// ```swift
 /// let client = NetworkClient()
 /// client.get(CatEndpoint.cuddle, as: Cat.self)
-///     .then { cat in print("Cuddled \(cat.name)") }
+///     .done { cat in print("Cuddled \(cat.name)") }
 ///     .catch { error in print(error) }
 /// ```
 ///

@@ -19,7 +19,7 @@ extension NetworkClient {
     /// ```swift
     /// client.download(Files.installer, to: destination) { progress in
     ///     print(progress.completedBytes, progress.totalBytes ?? -1)
-    /// }.then { response in print("saved to \(response.value.path)") }
+    /// }.done { response in print("saved to \(response.value.path)") }
     /// ```
     /// - Parameter progress: Called at most about 20 times a second plus once at the end,
     ///   never going backwards, on a queue of its own.
