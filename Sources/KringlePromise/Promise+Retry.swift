@@ -76,7 +76,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
     }
 
     private func shouldRetry(after number: Int, _ error: any Error) -> Bool {
-        guard number < attempts, outcome.isPending, error as? PromiseError != .cancelled else { return false }
+        guard number < attempts, outcome.isPending, !error.isCancellation else { return false }
         return condition?(number, error) ?? true
     }
 }

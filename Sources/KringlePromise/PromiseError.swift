@@ -32,3 +32,18 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension Error {
+    /// Whether this error is ``PromiseError/cancelled``: the work was cancelled rather than
+    /// failed.
+    ///
+    /// ```swift
+    /// request.catch { error in
+    ///     guard !error.isCancellation else { return }
+    ///     show(error)
+    /// }
+    /// ```
+    public var isCancellation: Bool {
+        (self as? PromiseError) == .cancelled
+    }
+}

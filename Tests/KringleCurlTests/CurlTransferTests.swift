@@ -64,10 +64,11 @@ import Testing
 
         let result = await CurlTransport().transfer(TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)).settled()
 
-        guard case .failure(KringleError.invalidRequest) = result else {
-            Issue.record("expected KringleError.invalidRequest, got \(result)")
+        guard case .failure(KringleError.file(let failed, _)) = result else {
+            Issue.record("expected KringleError.file, got \(result)")
             return
         }
+        #expect(failed == missing)
     }
 
     @Test func responseBodyIsWrittenToTheFile() async throws {

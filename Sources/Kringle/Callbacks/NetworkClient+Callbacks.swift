@@ -27,7 +27,7 @@ extension NetworkClient {
         let sending = call(request) { response, _ in Response(response) }
         sending.done { response in completion(.success(response)) }
             .catch { error in
-                completion((error as? PromiseError) == .cancelled ? .cancelled : .failure(error))
+                completion(error.isCancellation ? .cancelled : .failure(error))
             }
         return Disposable { sending.cancel() }
     }

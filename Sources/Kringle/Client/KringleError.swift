@@ -9,9 +9,18 @@ import Foundation
 /// }
 /// ```
 public enum KringleError: Error, Sendable, CustomStringConvertible {
-    /// The request could not be built: a URL that does not form, a body that does not
-    /// encode. The string says what was wrong.
+    /// The request could not be formed: a URL that does not form from the endpoint, a
+    /// method or body the client cannot send. The string says what was wrong.
     case invalidRequest(String)
+    /// The body did not encode (a `RequestBody.json` value whose `encode(to:)` failed). The
+    /// coding path is in the error's context; an error thrown by your own `encode(to:)` is
+    /// its `underlyingError`.
+    case encodingFailed(EncodingError)
+    /// A local file could not be used: an upload's file is missing, unreadable or changed
+    /// while it was sent; a download's temporary file could not be made or moved into place.
+    /// The URL is the file's, the underlying error the file system's (or
+    /// ``KringleError/FileSizeChanged``).
+    case file(URL, underlying: any Error)
     /// No response arrived: connection refused or reset, DNS, TLS… The underlying error is
     /// the transport's own.
     case transport(any Error)
@@ -20,6 +29,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// The server answered with a status outside the acceptable range. The response, body
     /// included, is kept so that you can decode your API's error payload.
     case unacceptableStatusCode(Int, Response<Data>)
+    /// The server's answer broke the protocol in a way the client detected (a resumed
+    /// download whose `Content-Range` does not start where the partial file ends, say). The
+    /// response is kept, with what was wrong.
+    case invalidResponse(Response<Data>, reason: String)
     /// The body did not decode into the requested type. The description names the coding
     /// path and the expected type and shows the start of the body.
     case decodingFailed(DecodingError, Response<Data>)
@@ -27,10 +40,36 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// `Location` it was sent to.
     case tooManyRedirects(URL)
 
+    /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent
+    /// changed size after the request was made: the bytes on the wire would no longer match
+    /// the `Content-Length` sent.
+    public struct FileSizeChanged: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The size when the request was made.
+        public let expected: Int64
+        /// The size found while sending (for a file that grew: the bytes read so far).
+        public let found: Int64
+
+        /// Creates the error.
+        public init(expected: Int64, found: Int64) {
+            self.expected = expected
+            self.found = found
+        }
+
+        public var description: String {
+            found > expected
+                ? "the file grew while it was being sent (\(expected) bytes expected, more found)"
+                : "the file changed size while it was being sent (\(expected) bytes expected, \(found) found)"
+        }
+    }
+
     public var description: String {
         switch self {
         case .invalidRequest(let reason):
             return "Invalid request: \(reason)"
+        case .encodingFailed(let error):
+            return "The body could not be encoded: " + Self.describe(error)
+        case .file(let url, let underlying):
+            return "The file \(url.path) could not be used: \(underlying)"
         case .transport(let error):
             return "The request failed before a response arrived: \(error)"
         case .timedOut:
@@ -38,6 +77,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .unacceptableStatusCode(let status, let response):
             return "Unacceptable status code \(status) from \(response.url.absoluteString)"
                 + Self.bodySnippet(response.body)
+        case .invalidResponse(let response, let reason):
+            return "Invalid response from \(response.url.absoluteString): \(reason)"
         case .decodingFailed(let error, let response):
             return "Decoding the response from \(response.url.absoluteString) failed: "
                 + Self.describe(error) + Self.bodySnippet(response.body)
@@ -48,23 +89,36 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
 
     /// A readable account of a decoding error: what was wrong and where.
     static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
-            let joined = keys.joined()
-            return joined.isEmpty ? "the top level" : String(joined.drop { $0 == "." })
-        }
         switch error {
         case .typeMismatch(let type, let context):
-            return "expected \(type) at \(path(context)): \(context.debugDescription)"
+            return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
         case .valueNotFound(let type, let context):
-            return "expected \(type) at \(path(context)) but found null or nothing: \(context.debugDescription)"
+            return "expected \(type) at \(path(context.codingPath)) but found null or nothing: \(context.debugDescription)"
         case .keyNotFound(let key, let context):
-            return "missing key \"\(key.stringValue)\" at \(path(context))"
+            return "missing key \"\(key.stringValue)\" at \(path(context.codingPath))"
         case .dataCorrupted(let context):
-            return "data corrupted at \(path(context)): \(context.debugDescription)"
+            return "data corrupted at \(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
         }
+    }
+
+    /// A readable account of an encoding error: the value, where, and why.
+    static func describe(_ error: EncodingError) -> String {
+        switch error {
+        case .invalidValue(let value, let context):
+            let cause = context.underlyingError.map { " (\($0))" } ?? ""
+            return "\(type(of: value)) at \(path(context.codingPath)): \(context.debugDescription)\(cause)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    /// `items[2].name`, or "the top level".
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        let keys = codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }
+        let joined = keys.joined()
+        return joined.isEmpty ? "the top level" : String(joined.drop { $0 == "." })
     }
 
     /// The start of a body, for error messages.

@@ -48,8 +48,13 @@ extension RequestBody {
         case .json(let value):
             do {
                 return (try encoder.encode(value), "application/json")
+            } catch let error as EncodingError {
+                throw KringleError.encodingFailed(error)
             } catch {
-                throw KringleError.invalidRequest("The body could not be encoded as JSON: \(error)")
+                // Thrown by the value's own `encode(to:)`: kept as the context's underlying error.
+                let context = EncodingError.Context(
+                    codingPath: [], debugDescription: "The value's encode(to:) threw.", underlyingError: error)
+                throw KringleError.encodingFailed(.invalidValue(value, context))
             }
         case .multipart:
             throw KringleError.invalidRequest("A multipart body is streamed, not held in memory.")

@@ -21,7 +21,7 @@ extension NetworkClient {
             }
             guard !configuration.interceptors.isEmpty else { return outcome }
             return outcome.recoverWith { error in
-                guard (error as? PromiseError) != .cancelled,
+                guard !error.isCancellation,
                       configuration.maxRetryCount.map({ number <= $0 }) ?? true
                 else { throw error }
                 return self.retryDecision(for: sent, dueTo: error, attempt: number)

@@ -25,9 +25,9 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// A response arrived for it.
     case responseReceived(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)
     /// An attempt failed and will be retried after `delay` seconds.
-    case retry(method: String, url: URL, attempt: Int, reason: String, delay: TimeInterval)
+    case retry(method: String, url: URL, attempt: Int, reason: any Error, delay: TimeInterval)
     /// A call failed for good (cancellation included).
-    case failure(method: String, url: URL, error: String)
+    case failure(method: String, url: URL, error: any Error)
 
     public var description: String {
         switch self {
@@ -37,7 +37,7 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
         case .responseReceived(let method, let url, let status, let duration, let size, _):
             return String(format: "← %d %@ %@ (%.1f ms, %d bytes)", status, method, url.absoluteString, duration * 1000, size)
         case .retry(let method, let url, let attempt, let reason, let delay):
-            return String(format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt, reason, delay)
+            return String(format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt, "\(reason)", delay)
         case .failure(let method, let url, let error):
             return "✗ \(method) \(url.absoluteString) failed: \(error)"
         }

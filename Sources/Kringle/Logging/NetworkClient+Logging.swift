@@ -35,12 +35,12 @@ extension NetworkClient {
             method: request.httpMethod ?? "GET",
             url: request.url ?? URL(fileURLWithPath: "/"),
             attempt: attempt,
-            reason: "\(reason)",
+            reason: reason,
             delay: delay
         ))
     }
 
     func logFailure(_ request: URLRequest, _ error: any Error) {
-        log(.failure(method: request.httpMethod ?? "GET", url: request.url ?? URL(fileURLWithPath: "/"), error: "\(error)"))
+        log(.failure(method: request.httpMethod ?? "GET", url: request.url ?? URL(fileURLWithPath: "/"), error: error))
     }
 }

@@ -5,9 +5,13 @@ enum DownloadFiles {
     /// Creates an empty file (the transport writes into it but never creates it, so a file
     /// removed after a cancellation stays removed).
     static func create(_ url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw KringleError.invalidRequest("Cannot create a temporary file in \(url.deletingLastPathComponent().path).")
+        // Only the user may read what is being downloaded, from the first byte on; a file
+        // already there (a name collision, a planted link) is an error, never reused.
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw KringleError.file(url, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
         }
+        close(descriptor)
     }
 
     static func size(_ url: URL) -> Int64? {
@@ -26,28 +30,33 @@ enum DownloadFiles {
     /// Moves the finished download into place and returns the size of the file there.
     ///
     /// With `partial`, the downloaded rest is appended to it first (after checking that the
-    /// server's `Content-Range` starts where the partial file ends), and `partial` moves.
+    /// `Content-Range` of `response` starts where the partial file ends), and `partial` moves.
     static func finish(
         _ temporary: URL,
         into destination: URL,
         appendingTo partial: URL?,
         at offset: Int64,
-        contentRange: String?
+        response: HTTPResponse
     ) throws -> Int64 {
         var source = temporary
         if let partial {
+            let contentRange = response.headers["Content-Range"]
             guard let start = contentRangeStart(contentRange), start == offset else {
-                throw KringleError.invalidRequest(
-                    "The server resumed at \(contentRange ?? "an unknown offset"), not at byte \(offset).")
+                throw KringleError.invalidResponse(
+                    Response(response),
+                    reason: "the server resumed at \(contentRange ?? "an unknown offset"), not at byte \(offset)")
             }
-            try append(temporary, to: partial)
+            do {
+                try append(temporary, to: partial)
+            } catch {
+                throw KringleError.file(partial, underlying: error)
+            }
             remove(temporary)
             source = partial
         }
         // rename(2) replaces the destination atomically: no reader sees a half-written file.
         guard rename(source.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw KringleError.invalidRequest("Cannot move the download to \(destination.path): \(reason)")
+            throw KringleError.file(destination, underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
         }
         return size(destination) ?? 0
     }

@@ -118,7 +118,7 @@ extension NetworkClient {
                 into: destination,
                 appendingTo: resumed ? partial : nil,
                 at: resumeOffset,
-                contentRange: response.headers["Content-Range"]
+                response: response
             )
             // A full body replaced the partial one: the partial file has served its purpose.
             if let partial, !resumed, !DownloadFiles.sameFile(partial, destination) { DownloadFiles.remove(partial) }

@@ -24,7 +24,8 @@ public struct StreamedBody: Sendable {
 
     /// A body that is one file.
     ///
-    /// - Throws: ``KringleError/invalidRequest(_:)`` when the file is missing or unreadable.
+    /// - Throws: ``KringleError/file(_:underlying:)`` when the file is missing, a directory or
+    ///   unreadable; ``KringleError/invalidRequest(_:)`` when `url` is not a file URL.
     public static func file(_ url: URL) throws -> StreamedBody {
         StreamedBody(segments: [.file(url, size: try StreamedBody.size(ofReadableFile: url))])
     }
@@ -58,15 +59,21 @@ public struct StreamedBody: Sendable {
             throw KringleError.invalidRequest("\(url.absoluteString) is not a file URL.")
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw KringleError.invalidRequest("There is no file at \(url.path).")
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw KringleError.file(url, underlying: POSIXError(.ENOENT))
         }
-        guard FileManager.default.isReadableFile(atPath: url.path),
-              let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber
-        else {
-            throw KringleError.invalidRequest("The file at \(url.path) cannot be read.")
+        guard !isDirectory.boolValue else {
+            throw KringleError.file(url, underlying: POSIXError(.EISDIR))
         }
-        return size.int64Value
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw KringleError.file(url, underlying: POSIXError(.EACCES))
+        }
+        do {
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+            return size?.int64Value ?? 0
+        } catch {
+            throw KringleError.file(url, underlying: error)
+        }
     }
 }
 
@@ -83,8 +90,8 @@ public struct StreamedBodyReader {
 
     /// The next chunk of at most `maximum` bytes, or `nil` at the end.
     ///
-    /// - Throws: ``KringleError/invalidRequest(_:)`` when a file cannot be read (or has
-    ///   shrunk since the body was made).
+    /// - Throws: ``KringleError/file(_:underlying:)`` when a file cannot be read, or has
+    ///   changed size since the body was made (``KringleError/FileSizeChanged``).
     public mutating func read(upTo maximum: Int) throws -> Data? {
         while let segment = segments.first {
             switch segment {
@@ -99,7 +106,7 @@ public struct StreamedBodyReader {
                     do {
                         file = try FileHandle(forReadingFrom: url)
                     } catch {
-                        throw KringleError.invalidRequest("The file at \(url.path) cannot be read: \(error)")
+                        throw KringleError.file(url, underlying: error)
                     }
                 }
                 if let handle = file {
@@ -107,20 +114,19 @@ public struct StreamedBodyReader {
                     do {
                         chunk = try handle.read(upToCount: maximum)
                     } catch {
-                        throw KringleError.invalidRequest("Reading \(url.path) failed: \(error)")
+                        throw KringleError.file(url, underlying: error)
                     }
                     if let chunk, !chunk.isEmpty {
                         readFromFile += Int64(chunk.count)
                         guard readFromFile <= size else {
-                            throw KringleError.invalidRequest("The file at \(url.path) grew while it was being sent.")
+                            throw KringleError.file(url, underlying: KringleError.FileSizeChanged(expected: size, found: readFromFile))
                         }
                         return chunk
                     }
                     try? handle.close()
                     file = nil
                     guard readFromFile == size else {
-                        throw KringleError.invalidRequest(
-                            "The file at \(url.path) shrank while it was being sent (\(readFromFile) of \(size) bytes).")
+                        throw KringleError.file(url, underlying: KringleError.FileSizeChanged(expected: size, found: readFromFile))
                     }
                     readFromFile = 0
                 }

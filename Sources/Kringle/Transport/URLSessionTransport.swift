@@ -114,7 +114,7 @@ public final class URLSessionTransport: Transport {
             try handle.truncate(atOffset: 0)
             return handle
         } catch {
-            throw KringleError.transport(error)
+            throw KringleError.file(url, underlying: error)
         }
     }
 
@@ -124,14 +124,14 @@ public final class URLSessionTransport: Transport {
             // URLSession reads the file itself, so its size is checked here, once.
             let current = try StreamedBody.size(ofReadableFile: url)
             guard current == size else {
-                throw KringleError.invalidRequest("The file at \(url.path) changed size (\(size) → \(current) bytes) before it was sent.")
+                throw KringleError.file(url, underlying: KringleError.FileSizeChanged(expected: size, found: current))
             }
             return (url, false)
         }
         let spool = FileManager.default.temporaryDirectory
             .appendingPathComponent("kringle-upload-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: spool.path, contents: nil) else {
-            throw KringleError.transport(CocoaError(.fileWriteUnknown))
+            throw KringleError.file(spool, underlying: CocoaError(.fileWriteUnknown))
         }
         do {
             let handle = try FileHandle(forWritingTo: spool)

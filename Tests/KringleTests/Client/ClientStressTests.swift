@@ -116,7 +116,7 @@ extension ExclusiveClientTests {
             case .success(let body):
                 #expect(String(decoding: body, as: UTF8.self) == expected, sourceLocation: sourceLocation)
             case .failure(let error):
-                #expect((error as? PromiseError) == .cancelled, "\(expected): \(error)", sourceLocation: sourceLocation)
+                #expect(error.isCancellation, "\(expected): \(error)", sourceLocation: sourceLocation)
             }
         }
     }

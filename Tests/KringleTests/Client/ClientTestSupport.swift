@@ -174,7 +174,7 @@ extension Result {
 
     /// Whether this is a rejection with ``PromiseError/cancelled``.
     var isCancellation: Bool {
-        (failure as? PromiseError) == .cancelled
+        failure?.isCancellation == true
     }
 
     /// The status code of an ``KringleError/unacceptableStatusCode(_:_:)`` failure, or `nil`.
@@ -200,9 +200,12 @@ extension KringleError {
     var caseName: String {
         switch self {
         case .invalidRequest: return "invalidRequest"
+        case .encodingFailed: return "encodingFailed"
+        case .file: return "file"
         case .transport: return "transport"
         case .timedOut: return "timedOut"
         case .unacceptableStatusCode: return "unacceptableStatusCode"
+        case .invalidResponse: return "invalidResponse"
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
         }

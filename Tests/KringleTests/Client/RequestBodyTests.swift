@@ -106,18 +106,39 @@ struct RequestBodyTests {
         #expect(request.bodyText.contains("\"cat_name\""))
     }
 
-    @Test("a body that does not encode rejects with invalidRequest before anything is sent")
+    @Test("a body that does not encode rejects with encodingFailed, its coding path kept, before anything is sent")
     func unencodableBody() async throws {
         let transport = StubTransport()
         transport.stub { _ in StubTransport.Stub(status: 204) }
         let client = NetworkClient(transport: transport)
         let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/cats")
         let outcome = await client.post(["weight": Double.nan], to: endpoint).outcome()
-        guard case .invalidRequest(let reason)? = outcome.kringleError else {
-            Issue.record("expected invalidRequest, got \(outcome)")
+        guard case .encodingFailed(.invalidValue(_, let context))? = outcome.kringleError else {
+            Issue.record("expected encodingFailed, got \(outcome)")
             return
         }
-        #expect(reason.contains("JSON"))
+        #expect(context.codingPath.map(\.stringValue) == ["weight"])
+        #expect("\(outcome.kringleError.map(String.init(describing:)) ?? "")".contains("weight"))
+        #expect(transport.requests.isEmpty)
+    }
+
+    struct Refusal: Error, Equatable {}
+
+    struct SelfRefusing: Encodable, Sendable {
+        func encode(to encoder: any Encoder) throws { throw Refusal() }
+    }
+
+    @Test("an error thrown by the body's own encode(to:) is kept as the underlying error")
+    func ownEncodingError() async throws {
+        let transport = StubTransport()
+        let client = NetworkClient(transport: transport)
+        let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/cats")
+        let outcome = await client.post(SelfRefusing(), to: endpoint).outcome()
+        guard case .encodingFailed(.invalidValue(_, let context))? = outcome.kringleError else {
+            Issue.record("expected encodingFailed, got \(outcome)")
+            return
+        }
+        #expect(context.underlyingError as? Refusal == Refusal())
         #expect(transport.requests.isEmpty)
     }
 

@@ -174,9 +174,6 @@ struct CallbackAPITests {
     @Test("a request that cannot be built fails at once with invalidRequest and an already-disposed Disposable", arguments: [
         BuildFailureCase(label: "URL without a host", builder: RequestBuilder(url: URL(fileURLWithPath: "/tmp/cats")), reasonMentions: "/tmp/cats"),
         BuildFailureCase(label: "relative URL", builder: RequestBuilder(url: URL(string: "cats/tom")!), reasonMentions: "cats/tom"),
-        BuildFailureCase(label: "body that does not encode as JSON",
-                         builder: RequestBuilder(method: .post, url: URL(string: "https://stub.example/cats")!, body: .json(Double.nan)),
-                         reasonMentions: "JSON"),
     ])
     func buildFailure(_ row: BuildFailureCase) async throws {
         let transport = StubTransport()
@@ -193,6 +190,23 @@ struct CallbackAPITests {
         #expect(reason.contains(row.reasonMentions), "\(reason)")
         disposable.dispose()
         try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(results.value.count == 1)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test("a body that does not encode fails at once with encodingFailed and nothing is sent")
+    func encodingFailure() async throws {
+        let transport = StubTransport()
+        let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T")])
+        let results = InterceptorBox<[NetworkResult]>([])
+        let builder = RequestBuilder(method: .post, url: clientURL("https://stub.example/cats"), body: .json(Double.nan))
+
+        let disposable = client.sendRequest(builder) { result in results.update { $0.append(result) } }
+        #expect(disposable.isDisposed)
+        guard case .failure(KringleError.encodingFailed)? = results.value.first else {
+            Issue.record("expected encodingFailed, got \(results.value)")
+            return
+        }
         #expect(results.value.count == 1)
         #expect(transport.requests.isEmpty)
     }

@@ -96,7 +96,7 @@ final class InterceptorEventLog: KringleLogger {
         }
     }
 
-    var retries: [(method: String, url: URL, attempt: Int, reason: String, delay: TimeInterval)] {
+    var retries: [(method: String, url: URL, attempt: Int, reason: any Error, delay: TimeInterval)] {
         events.compactMap { event in
             if case .retry(let method, let url, let attempt, let reason, let delay) = event {
                 return (method, url, attempt, reason, delay)
@@ -105,7 +105,7 @@ final class InterceptorEventLog: KringleLogger {
         }
     }
 
-    var failures: [(method: String, url: URL, error: String)] {
+    var failures: [(method: String, url: URL, error: any Error)] {
         events.compactMap { event in
             if case .failure(let method, let url, let error) = event { return (method, url, error) }
             return nil

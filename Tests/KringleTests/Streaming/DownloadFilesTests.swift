@@ -49,13 +49,31 @@ struct DownloadFilesTests {
         #expect(DownloadFiles.size(url) == 0)
         let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber
         #expect(permissions?.intValue == 0o600)
-        // In a directory that does not exist: invalidRequest.
+        // In a directory that does not exist: a file error naming the file, with the reason.
+        let missing = scratch.file("missing-dir/file")
         do {
-            try DownloadFiles.create(scratch.file("missing-dir/file"))
+            try DownloadFiles.create(missing)
             Issue.record("a file was created in a missing directory")
-        } catch let error as KringleError {
-            #expect(error.caseName == "invalidRequest")
+        } catch KringleError.file(let url, let underlying) {
+            #expect(url == missing)
+            #expect((underlying as? POSIXError)?.code == .ENOENT, "\(underlying)")
         }
+    }
+
+    @Test("create never reuses a file that is already there")
+    func createRefusesAnExistingFile() throws {
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let existing = try scratch.write(Data("someone else's".utf8), to: ".x.kringle-download")
+        #expect(throws: KringleError.self) { try DownloadFiles.create(existing) }
+        #expect(streamingContents(of: existing) == Data("someone else's".utf8))
+    }
+
+    /// A server's answer to a resumed download.
+    private static func partialContent(_ contentRange: String?) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let contentRange { headers["Content-Range"] = contentRange }
+        return HTTPResponse(statusCode: 206, headers: headers, url: clientURL("https://files.example/dest"))
     }
 
     @Test("finish moves the temporary file into place, replacing what was there")
@@ -64,7 +82,7 @@ struct DownloadFilesTests {
         defer { scratch.remove() }
         let temporary = try scratch.write(Data("new contents".utf8), to: ".dest.kringle-download")
         let destination = try scratch.write(Data("old".utf8), to: "dest")
-        let size = try DownloadFiles.finish(temporary, into: destination, appendingTo: nil, at: 0, contentRange: nil)
+        let size = try DownloadFiles.finish(temporary, into: destination, appendingTo: nil, at: 0, response: Self.partialContent(nil))
         #expect(size == 12)
         #expect(streamingContents(of: destination) == Data("new contents".utf8))
         #expect(scratch.entries == ["dest"])
@@ -80,7 +98,7 @@ struct DownloadFilesTests {
         let destination = scratch.file("dest")
         let size = try DownloadFiles.finish(
             temporary, into: destination, appendingTo: partial, at: 1_000_000,
-            contentRange: "bytes 1000000-2999999/3000000"
+            response: Self.partialContent("bytes 1000000-2999999/3000000")
         )
         #expect(size == 3_000_000)
         #expect(streamingContents(of: destination) == whole)
@@ -96,10 +114,11 @@ struct DownloadFilesTests {
         let destination = scratch.file("dest")
         for contentRange in ["bytes 0-5/6", "bytes */6", nil] as [String?] {
             do {
-                _ = try DownloadFiles.finish(temporary, into: destination, appendingTo: partial, at: 3, contentRange: contentRange)
+                _ = try DownloadFiles.finish(
+                    temporary, into: destination, appendingTo: partial, at: 3, response: Self.partialContent(contentRange))
                 Issue.record("a rest at \(contentRange ?? "nil") was appended at 3")
             } catch let error as KringleError {
-                #expect(error.caseName == "invalidRequest")
+                #expect(error.caseName == "invalidResponse", "\(error)")
             }
             #expect(streamingContents(of: partial) == Data("abc".utf8))
             #expect(!FileManager.default.fileExists(atPath: destination.path))

@@ -170,7 +170,12 @@ extension ExclusiveClientTests {
             let outcome = await transport.client()
                 .download(server.clientEndpoint("/file.bin"), to: destination, resumingFrom: partial)
                 .outcome()
-            #expect(outcome.kringleError?.caseName == "invalidRequest", "\(outcome)")
+            guard case .invalidResponse(let response, let reason)? = outcome.kringleError else {
+                Issue.record("expected invalidResponse, got \(outcome)")
+                return
+            }
+            #expect(response.statusCode == 206)
+            #expect(reason.contains("100000"), "\(reason)")
             #expect(streamingContents(of: partial) == partialBytes)
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             #expect(await eventually { scratch.entries == ["file.part"] }, "\(scratch.entries)")

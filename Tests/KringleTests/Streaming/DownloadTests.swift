@@ -220,7 +220,7 @@ extension ExclusiveClientTests {
             #expect(scratch.entries == ["empty.bin"])
         }
 
-        @Test("a destination in a missing directory is invalidRequest and nothing is sent", arguments: TransportUnderTest.allCases)
+        @Test("a destination in a missing directory is a file error and nothing is sent", arguments: TransportUnderTest.allCases)
         func missingDirectory(_ transport: TransportUnderTest) async throws {
             let server = try LoopbackServer { _ in .data(Data("x".utf8)) }
             defer { server.shutdown() }
@@ -229,7 +229,7 @@ extension ExclusiveClientTests {
             let outcome = await transport.client()
                 .download(server.clientEndpoint("/x"), to: scratch.file("no/such/dir/x.bin"))
                 .outcome()
-            #expect(outcome.kringleError?.caseName == "invalidRequest", "\(outcome)")
+            #expect(outcome.kringleError?.caseName == "file", "\(outcome)")
             #expect(server.statistics.connectionsAccepted == 0)
             #expect(scratch.entries.isEmpty)
         }

@@ -100,7 +100,7 @@ struct MultipartEncodingTests {
         ])
     }
 
-    @Test("a missing file part is invalidRequest when the body is made")
+    @Test("a missing file part is a file error when the body is made")
     func missingFile() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -111,7 +111,7 @@ struct MultipartEncodingTests {
             ])
             Issue.record("a missing file was accepted")
         } catch let error as KringleError {
-            #expect(error.caseName == "invalidRequest", "\(error)")
+            #expect(error.caseName == "file", "\(error)")
         }
     }
 

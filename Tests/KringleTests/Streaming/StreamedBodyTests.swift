@@ -93,26 +93,29 @@ struct StreamedBodyTests {
         #expect(try body.readAll() == data)
     }
 
-    @Test("StreamedBody.file rejects a missing file, a directory and a non-file URL with invalidRequest")
+    @Test("StreamedBody.file rejects a missing file and a directory with a file error, a non-file URL with invalidRequest")
     func fileBodyErrors() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
-        let candidates = [
-            scratch.file("missing.bin"),
-            scratch.url,
-            URL(string: "https://example.com/file.bin") ?? scratch.url,
+        let candidates: [(URL, POSIXErrorCode?)] = [
+            (scratch.file("missing.bin"), .ENOENT),
+            (scratch.url, .EISDIR),
+            (URL(string: "https://example.com/file.bin") ?? scratch.url, nil),
         ]
-        for url in candidates {
+        for (url, code) in candidates {
             #expect(throws: KringleError.self, "\(url)") { try StreamedBody.file(url) }
             do {
                 _ = try StreamedBody.file(url)
+            } catch KringleError.file(let failed, let underlying) {
+                #expect(failed == url)
+                #expect((underlying as? POSIXError)?.code == code, "\(url): \(underlying)")
             } catch let error as KringleError {
-                #expect(error.caseName == "invalidRequest", "\(url): \(error)")
+                #expect(code == nil && error.caseName == "invalidRequest", "\(url): \(error)")
             }
         }
     }
 
-    @Test("a file removed after the body was made fails the read with invalidRequest")
+    @Test("a file removed after the body was made fails the read with a file error")
     func fileRemovedBeforeReading() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -124,25 +127,29 @@ struct StreamedBodyTests {
             _ = try reader.read(upTo: 10)
             Issue.record("reading a removed file succeeded")
         } catch let error as KringleError {
-            #expect(error.caseName == "invalidRequest", "\(error)")
+            #expect(error.caseName == "file", "\(error)")
         }
     }
 
     // A file whose size no longer matches would make the body disagree with `length`, which
     // is the Content-Length already sent.
-    @Test("a file that shrank after the body was made fails the read with invalidRequest")
+    @Test("a file that shrank after the body was made fails the read with a file error")
     func fileShrankBeforeReading() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
         let url = try scratch.write(Data(count: 100), to: "shrinking.bin")
         let body = try StreamedBody.file(url)
         try Data(count: 40).write(to: url)
-        #expect(throws: KringleError.self, "the body promised 100 bytes; the file now has 40") {
+        do {
             _ = try body.readAll()
+            Issue.record("the body promised 100 bytes; the file now has 40")
+        } catch KringleError.file(let failed, let underlying) {
+            #expect(failed == url)
+            #expect(underlying as? KringleError.FileSizeChanged == KringleError.FileSizeChanged(expected: 100, found: 40))
         }
     }
 
-    @Test("a file that grew after the body was made fails the read with invalidRequest")
+    @Test("a file that grew after the body was made fails the read with a file error")
     func fileGrewBeforeReading() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -155,8 +162,9 @@ struct StreamedBodyTests {
             do {
                 while let chunk = try reader.read(upTo: chunkSize) { read += chunk.count }
                 Issue.record("read \(read) bytes of a body of length 105 (chunks of \(chunkSize))")
-            } catch let error as KringleError {
-                #expect(error.caseName == "invalidRequest", "\(error)")
+            } catch KringleError.file(let failed, let underlying) {
+                #expect(failed == url)
+                #expect((underlying as? KringleError.FileSizeChanged)?.expected == 100, "\(underlying)")
                 #expect(read <= 100, "no byte beyond the recorded size is handed out")
             }
         }

@@ -148,7 +148,7 @@ extension ExclusiveClientTests {
             ])
         }
 
-        @Test("a missing file is invalidRequest for upload and for a multipart part, and nothing is sent",
+        @Test("a missing file is a file error for upload and for a multipart part, and nothing is sent",
               arguments: TransportUnderTest.allCases)
         func missingFile(_ transport: TransportUnderTest) async throws {
             let received = ReceivedRequests()
@@ -160,14 +160,14 @@ extension ExclusiveClientTests {
             let missing = scratch.file("missing.bin")
 
             let upload = await client.upload(missing, to: server.clientEndpoint("/upload"), as: StreamingReceipt.self).outcome()
-            #expect(upload.kringleError?.caseName == "invalidRequest", "\(upload)")
+            #expect(upload.kringleError?.caseName == "file", "\(upload)")
             let form = await client.request(.post, server.clientEndpoint("/form"), body: .multipart([
                 .field(name: "a", value: "1"),
                 .file(name: "f", fileURL: missing),
             ]), as: StreamingReceipt.self).outcome()
-            #expect(form.kringleError?.caseName == "invalidRequest", "\(form)")
+            #expect(form.kringleError?.caseName == "file", "\(form)")
             let progressed = await client.upload(scratch.url, to: server.clientEndpoint("/dir"), as: StreamingReceipt.self).outcome()
-            #expect(progressed.kringleError?.caseName == "invalidRequest", "a directory is not a file: \(progressed)")
+            #expect(progressed.kringleError?.caseName == "file", "a directory is not a file: \(progressed)")
 
             #expect(server.statistics.requestsReceived == 0)
             #expect(server.statistics.connectionsAccepted == 0)
@@ -181,7 +181,7 @@ extension ExclusiveClientTests {
         // hands the file to someone else to read (URLSession's `uploadTask(fromFile:)`) must
         // still check it: otherwise a file that shrank leaves the server waiting for bytes
         // until the idle timeout, and a file that grew is sent cut off as a success.
-        @Test("a file that changes size after the upload was made fails it with invalidRequest, nothing sent",
+        @Test("a file that changes size after the upload was made fails it with a file error, nothing sent",
               arguments: TransportUnderTest.allCases, ["shrinks", "grows"])
         func fileChangesBeforeSending(_ transport: TransportUnderTest, change: String) async throws {
             let received = ReceivedRequests()
@@ -200,7 +200,12 @@ extension ExclusiveClientTests {
 
             let outcome = await client.upload(file, to: server.clientEndpoint("/logs"), method: .put, as: StreamingReceipt.self)
                 .outcome(within: 20)
-            #expect(outcome.kringleError?.caseName == "invalidRequest", "\(outcome)")
+            guard case .file(let failed, let underlying)? = outcome.kringleError else {
+                Issue.record("expected a file error, got \(outcome)")
+                return
+            }
+            #expect(failed == file)
+            #expect((underlying as? KringleError.FileSizeChanged)?.expected == 500_000, "\(underlying)")
             let bodies = received.all.map(\.body.count)
             #expect(bodies.isEmpty, "the server received bodies of \(bodies) bytes")
         }
