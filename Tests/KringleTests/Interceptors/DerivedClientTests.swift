@@ -6,7 +6,7 @@ import KringleTesting
 import Testing
 @testable import Kringle
 
-@Suite("Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:) and newClient(withLogger:)")
+@Suite("Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:), newClient(withAdditionalInterceptors:) and newClient(withLogger:)")
 struct DerivedClientTests {
     private static func endpoint(_ path: String) -> InterceptorEndpoint {
         InterceptorEndpoint(baseURL: interceptorStubBase, path: path)
@@ -83,5 +83,23 @@ struct DerivedClientTests {
         #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Adapted-By") } == ["A", "A", "A"])
         #expect(log.sent.count == 3)
         #expect(log.retries.count == 2)
+    }
+
+    @Test("newClient(withAdditionalInterceptors:) puts no limit on retries: the interceptors decide")
+    func withoutRetryLimit() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/thing", with: .init(status: 500))
+        var configuration = NetworkClient.Configuration()
+        configuration.maxRetryCount = 1
+        let base = NetworkClient(configuration: configuration, transport: transport)
+        // Gives up by itself after its sixth attempt: more than the default limit of 3.
+        let derived = base.newClient(withAdditionalInterceptors: [
+            InterceptorTagger(name: "T") { attempt, _ in attempt < 6 ? .retry : .doNotRetry },
+        ])
+
+        #expect(derived.configuration.maxRetryCount == nil)
+        let outcome = await derived.get(Self.endpoint("/thing")).outcome()
+        #expect(outcome.rejectedStatus == 500)
+        #expect(transport.requests.count == 6)
     }
 }
