@@ -1,5 +1,4 @@
 import Foundation
-@_spi(KringleInternals) import KringlePromise
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -24,29 +23,38 @@ extension NetworkClient {
     /// ```
     @discardableResult
     public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
-        let sending = call(request) { response, _ in Response(response) }
-        sending.done { response in completion(.success(response)) }
-            .catch { error in
-                completion(error.isCancellation ? .cancelled : .failure(error))
-            }
-        return Disposable { sending.cancel() }
+        deliver(runPipeline(for: request) { response, _ in Response(response) }, to: completion)
     }
 
     /// Builds a request from `builder` (with the client's default headers and query items)
-    /// and sends it like ``sendRequest(_:completion:)-(URLRequest,_)``.
+    /// and sends it like ``sendRequest(_:completion:)-(URLRequest,_)``; a multipart body is
+    /// streamed, as for ``request(_:_:body:as:)``.
     ///
-    /// When the request cannot be built, `completion` is called at once with a
-    /// ``KringleError/invalidRequest(_:)`` saying why, and the returned ``Disposable`` is
-    /// already disposed.
+    /// When the request cannot be built, `completion` is called at once with the error
+    /// (``KringleError/invalidRequest(_:)`` for a URL that does not form,
+    /// ``KringleError/encodingFailed(_:)`` for a body that does not encode,
+    /// ``KringleError/file(_:underlying:)`` for a multipart file that cannot be read), and
+    /// the returned ``Disposable`` is already disposed.
     @discardableResult
     public func sendRequest(_ builder: RequestBuilder, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
-        let request: URLRequest
+        let built: RequestAssembly.Built
         do {
-            request = try RequestBuilding.request(builder.method, builder, body: builder.body, configuration: configuration)
+            built = try RequestAssembly.build(builder.method, builder, body: builder.body, configuration: configuration)
         } catch {
             completion(.failure(error))
             return .disposed()
         }
-        return sendRequest(request, completion: completion)
+        let options = TransferOptions(body: built.streamedBody)
+        return deliver(runPipeline(for: built.request, options: options) { response, _ in Response(response) }, to: completion)
+    }
+
+    /// Calls `completion` exactly once with the outcome of `sending`; disposing cancels it.
+    private func deliver(
+        _ sending: Promise<Response<Data>>,
+        to completion: @escaping @Sendable (NetworkResult) -> Void
+    ) -> Disposable {
+        sending.done { response in completion(.success(response)) }
+            .catch { error in completion(error.isCancellation ? .cancelled : .failure(error)) }
+        return Disposable { sending.cancel() }
     }
 }

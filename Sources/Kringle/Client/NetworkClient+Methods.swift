@@ -7,102 +7,102 @@ extension NetworkClient {
     /// client.get(CatEndpoint.cuddle, as: Cat.self).done { cat in print(cat.name) }
     /// ```
     public func get<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
-        perform(.get, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.get, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Gets `endpoint`, ignoring the body.
     @discardableResult
     public func get(_ endpoint: some Endpoint) -> Promise<Void> {
-        perform(.get, endpoint, body: nil) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.get, endpoint, body: nil) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func post<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        perform(.post, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.post, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func post(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        perform(.post, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.post, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Posts a form or raw body and decodes the response.
     public func post<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        perform(.post, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.post, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Posts a form or raw body, ignoring the response body.
     @discardableResult
     public func post(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        perform(.post, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.post, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func put<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        perform(.put, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.put, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func put(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        perform(.put, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.put, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Puts a form or raw body and decodes the response.
     public func put<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        perform(.put, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.put, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Puts a form or raw body, ignoring the response body.
     @discardableResult
     public func put(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        perform(.put, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.put, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func patch<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        perform(.patch, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.patch, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func patch(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        perform(.patch, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.patch, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Patches with a form or raw body and decodes the response.
     public func patch<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        perform(.patch, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.patch, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Patches with a form or raw body, ignoring the response body.
     @discardableResult
     public func patch(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        perform(.patch, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.patch, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 
     /// Deletes `endpoint` and decodes the response.
     public func delete<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
-        perform(.delete, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.delete, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
     }
 
     /// Deletes `endpoint`, ignoring the response body.
     @discardableResult
     public func delete(_ endpoint: some Endpoint) -> Promise<Void> {
-        perform(.delete, endpoint, body: nil) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.delete, endpoint, body: nil) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
     }
 }
 

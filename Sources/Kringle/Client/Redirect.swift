@@ -3,16 +3,26 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The client's own redirect rules (RFC 9110 §15.4), applied hop by hop.
-enum Redirect {
-    /// The request that follows `response`, or `nil` when it is not a redirect to follow.
+/// One redirect hop the client follows itself (RFC 9110 §15.4): the next request and what
+/// carries over to it. Every rule about what changes on a hop lives here.
+struct Redirect {
+    /// The request for the next hop.
+    let request: URLRequest
+    /// Whether the caller's own `Cookie` header goes along: only to the same origin. (The
+    /// jar's cookies are chosen afresh for every hop.)
+    let keepsUserCookie: Bool
+    /// Whether a streamed body is sent again: only when the method stays (307, 308, or a
+    /// 301/302 of anything but POST).
+    let keepsBody: Bool
+
+    /// The hop that follows `response`, or `nil` when it is not a redirect to follow.
     ///
     /// - 301 and 302 turn POST into GET without a body; 303 turns every method but HEAD
     ///   into GET without a body; 307 and 308 keep the method and the body.
-    /// - A relative `Location` resolves against the URL that answered.
-    /// - `Authorization` is dropped when the hop changes origin (the caller drops its own
-    ///   `Cookie` header then too).
-    static func request(after response: HTTPResponse, to request: URLRequest) -> URLRequest? {
+    /// - A relative `Location` resolves against the URL that answered; only http and https
+    ///   targets are followed.
+    /// - `Authorization` and the caller's `Cookie` are dropped when the hop changes origin.
+    init?(after response: HTTPResponse, to request: URLRequest) {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
               let location = response.headers["Location"],
               let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
@@ -30,9 +40,19 @@ enum Redirect {
             next.setValue(nil, forHTTPHeaderField: "Content-Type")
             next.setValue(nil, forHTTPHeaderField: "Content-Length")
         }
-        if let from = request.url, !sameOrigin(from, target) {
+        let sameOrigin = request.url.map { Self.sameOrigin($0, target) } ?? false
+        if !sameOrigin {
             next.setValue(nil, forHTTPHeaderField: "Authorization")
         }
+        self.request = next
+        keepsUserCookie = sameOrigin
+        keepsBody = !becomesGet
+    }
+
+    /// The transfer options for the next hop: the same, less a streamed body the hop drops.
+    func carrying(_ options: TransferOptions) -> TransferOptions {
+        var next = options
+        if !keepsBody { next.body = nil }
         return next
     }
 

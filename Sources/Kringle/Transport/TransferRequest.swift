@@ -1,5 +1,4 @@
 import Foundation
-@_spi(KringleInternals) import KringlePromise
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -29,61 +28,5 @@ public struct TransferRequest: Sendable {
         self.body = body
         self.responseBodyFile = responseBodyFile
         self.progress = progress
-    }
-}
-
-/// A transport's account of a transfer so far.
-public struct TransferReport: Sendable, Hashable {
-    /// Body bytes sent.
-    public var sent: Int64
-    /// Body bytes received for the response being received now.
-    public var received: Int64
-    /// Its `Content-Length`, when known.
-    public var expectedToReceive: Int64?
-    /// Its status code, once its head has arrived.
-    public var statusCode: Int?
-
-    /// Creates a report.
-    public init(sent: Int64, received: Int64, expectedToReceive: Int64?, statusCode: Int?) {
-        self.sent = sent
-        self.received = received
-        self.expectedToReceive = expectedToReceive
-        self.statusCode = statusCode
-    }
-}
-
-extension Transport {
-    /// Sends a transfer by buffering it in memory: the body is read whole, and the response
-    /// body is written to ``TransferRequest/responseBodyFile`` once it has arrived.
-    ///
-    /// This default keeps every adapter working; ``URLSessionTransport`` and `CurlTransport`
-    /// stream instead.
-    public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
-        var request = transfer.request
-        let sentBytes: Int64
-        do {
-            if let body = transfer.body { request.httpBody = try body.readAll() }
-            sentBytes = Int64(request.httpBody?.count ?? 0)
-        } catch {
-            return Promise(error: error)
-        }
-        return send(request).mapResultInline { result in
-            var response = try result.get()
-            transfer.progress?(TransferReport(
-                sent: sentBytes,
-                received: Int64(response.body.count),
-                expectedToReceive: Int64(response.body.count),
-                statusCode: response.statusCode
-            ))
-            if let file = transfer.responseBodyFile {
-                do {
-                    try response.body.write(to: file)
-                } catch {
-                    throw KringleError.transport(error)
-                }
-                response.body = Data()
-            }
-            return response
-        }
     }
 }

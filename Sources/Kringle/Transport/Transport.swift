@@ -1,4 +1,5 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,4 +39,40 @@ public protocol Transport: Sendable {
     /// A default implementation buffers the transfer in memory, so an adapter that only
     /// implements ``send(_:)`` still works; adapters that can stream override it.
     func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse>
+}
+
+extension Transport {
+    /// Sends a transfer by buffering it in memory: the body is read whole, and the response
+    /// body is written to ``TransferRequest/responseBodyFile`` once it has arrived.
+    ///
+    /// This default keeps every adapter working; ``URLSessionTransport`` and `CurlTransport`
+    /// stream instead.
+    public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
+        var request = transfer.request
+        let sentBytes: Int64
+        do {
+            if let body = transfer.body { request.httpBody = try body.readAll() }
+            sentBytes = Int64(request.httpBody?.count ?? 0)
+        } catch {
+            return Promise(error: error)
+        }
+        return send(request).mapResultInline { result in
+            var response = try result.get()
+            transfer.progress?(TransferReport(
+                sent: sentBytes,
+                received: Int64(response.body.count),
+                expectedToReceive: Int64(response.body.count),
+                statusCode: response.statusCode
+            ))
+            if let file = transfer.responseBodyFile {
+                do {
+                    try response.body.write(to: file)
+                } catch {
+                    throw KringleError.file(file, underlying: error)
+                }
+                response.body = Data()
+            }
+            return response
+        }
+    }
 }

@@ -3,29 +3,26 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Turns an endpoint, a method and a body into a `URLRequest`.
-enum RequestBuilding {
-    /// A request whose body, if any, is in memory (a multipart body is an error here).
-    static func request(
-        _ method: HTTPMethod,
-        _ endpoint: some Endpoint,
-        body: RequestBody?,
-        configuration: NetworkClient.Configuration
-    ) throws -> URLRequest {
-        let prepared = try self.prepared(method, endpoint, body: body, configuration: configuration)
-        guard prepared.streamedBody == nil else {
-            throw KringleError.invalidRequest("A multipart body needs a streaming request.")
-        }
-        return prepared.request
+/// Turns an endpoint, a method and a body into a `URLRequest`: the pipeline's first stage.
+///
+/// (Not to be confused with ``RequestBuilder``, the callback API's description of a
+/// request, which is one kind of endpoint this assembles.)
+enum RequestAssembly {
+    /// A request, and the body to stream with it when it has one (a multipart form).
+    struct Built: Sendable {
+        var request: URLRequest
+        var streamedBody: StreamedBody?
     }
 
-    /// A request, and the body to stream with it when there is one.
-    static func prepared(
+    /// The request for `method` on `endpoint`: the URL with the client's and the endpoint's
+    /// query items, the client's default headers, the encoded body and its `Content-Type`,
+    /// then the endpoint's own headers, which win.
+    static func build(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody?,
         configuration: NetworkClient.Configuration
-    ) throws -> (request: URLRequest, streamedBody: StreamedBody?) {
+    ) throws -> Built {
         let url = try URLAssembly.url(
             base: endpoint.baseURL,
             path: endpoint.path,
@@ -51,6 +48,6 @@ enum RequestBuilding {
         for (name, value) in endpoint.headers {
             request.setValue(value, forHTTPHeaderField: name)
         }
-        return (request, streamed)
+        return Built(request: request, streamedBody: streamed)
     }
 }

@@ -74,7 +74,7 @@ extension NetworkClient {
         var request: URLRequest
         do {
             body = try StreamedBody.file(fileURL)
-            request = try RequestBuilding.request(method, endpoint, body: nil, configuration: configuration)
+            request = try RequestAssembly.build(method, endpoint, body: nil, configuration: configuration).request
         } catch {
             return Promise(error: error)
         }
@@ -84,7 +84,7 @@ extension NetworkClient {
         request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
         let reporter = progress.map { ProgressReporter(.upload(total: body.length), callback: $0) }
         let options = TransferOptions(body: body, progress: reporter)
-        return call(request, options: options) { response, configuration in
+        return runPipeline(for: request, options: options) { response, configuration in
             reporter?.finish(completed: body.length)
             return try ResponseDecoding.decode(response, as: type, configuration: configuration).value
         }
@@ -100,7 +100,7 @@ extension NetworkClient {
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).kringle-download")
         var request: URLRequest
         do {
-            request = try RequestBuilding.request(.get, endpoint, body: nil, configuration: configuration)
+            request = try RequestAssembly.build(.get, endpoint, body: nil, configuration: configuration).request
             try DownloadFiles.create(temporary)
         } catch {
             return Promise(error: error)
@@ -111,7 +111,7 @@ extension NetworkClient {
         }
         let reporter = progress.map { ProgressReporter(.download, callback: $0) }
         let options = TransferOptions(responseBodyFile: temporary, progress: reporter)
-        let downloaded = call(request, options: options) { response, _ in
+        let downloaded = runPipeline(for: request, options: options) { response, _ in
             let resumed = resumeOffset > 0 && response.statusCode == 206
             let written = try DownloadFiles.finish(
                 temporary,

@@ -16,13 +16,6 @@ struct TransferOptions: Sendable {
     var isStreaming: Bool {
         body != nil || responseBodyFile != nil || progress != nil
     }
-
-    /// The options for the next redirect hop: the body goes only where the method stays.
-    func following(_ redirect: URLRequest, from request: URLRequest) -> TransferOptions {
-        var next = self
-        if redirect.httpMethod != request.httpMethod { next.body = nil }
-        return next
-    }
 }
 
 extension HTTPResponse {

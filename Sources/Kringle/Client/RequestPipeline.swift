@@ -1,0 +1,194 @@
+import Foundation
+@_spi(KringleInternals) import KringlePromise
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The one path every request takes, top to bottom:
+//
+// 1. build      the endpoint, method and body become a `URLRequest` (`RequestAssembly`); a
+//               JSON body is encoded on the coding queue.
+// 2. adapt      each interceptor's `adapt`, in order.
+// 3. hop        cookies out, the transport's exchange, cookies in, log.
+// 4. redirect?  a 3xx with a `Location` makes another hop; `Redirect` says what changes.
+// 5. validate   a status outside `acceptableStatusCodes` becomes an error.
+// 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2.
+// 7. decode     the final response becomes the caller's value, on the coding queue.
+//
+// The bookkeeping between stages (cookies, redirect decisions, validation) runs on the
+// thread that delivered the response: it is quick, and saves a queue hop per request.
+
+extension NetworkClient {
+    /// Builds the request (1), then runs the rest of the pipeline.
+    func runPipeline<Output: Sendable>(
+        _ method: HTTPMethod,
+        _ endpoint: some Endpoint,
+        body: RequestBody?,
+        output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
+    ) -> Promise<Output> {
+        let configuration = configuration
+        let built: Promise<RequestAssembly.Built>
+        if case .json? = body {
+            built = Promise(()).map(on: Self.codingQueue) { _ in
+                try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
+            }
+        } else {
+            // Nothing to encode: building the URL and headers costs less than a queue hop.
+            do {
+                built = Promise(try RequestAssembly.build(method, endpoint, body: body, configuration: configuration))
+            } catch {
+                built = Promise(error: error)
+            }
+        }
+        return built.flatMapResultInline { result in
+            let built = try result.get()
+            return self.runPipeline(for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
+        }
+    }
+
+    /// Runs a built request through stages 2 to 7, and logs a failure, cancellation
+    /// included.
+    func runPipeline<Output: Sendable>(
+        for request: URLRequest,
+        options: TransferOptions = .none,
+        output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
+    ) -> Promise<Output> {
+        let configuration = configuration
+        let outcome = attempt(request, options: options, number: 1)
+            .flatMapResultInline { result in
+                // 7. decode. Only a body needs the coding queue; a failure passes on at once,
+                // so a time-out or a cancellation is never held up behind busy decoders.
+                let response = try result.get()
+                return Promise(()).map(on: Self.codingQueue) { _ in try output(response, configuration) }
+            }
+            .mapResultInline { result in
+                if case .failure(let error) = result { self.logFailure(request, error) }
+                return try result.get()
+            }
+        outcome.onCancel { self.logFailure(request, PromiseError.cancelled) }
+        return outcome
+    }
+
+    /// Encodes bodies and decodes responses, off the caller's thread and the transport's.
+    static let codingQueue = DispatchQueue(label: "kringle.coding", attributes: .concurrent)
+
+    /// One attempt: adapt (2), the hops (3, 4), validate (5), and on failure the retry
+    /// decision (6), which may start the next attempt.
+    ///
+    /// - Parameter number: The attempt's number, from 1: the interceptors see it, and
+    ///   `maxRetryCount` caps it.
+    private func attempt(_ request: URLRequest, options: TransferOptions, number: Int) -> Promise<HTTPResponse> {
+        let configuration = configuration
+        return adapted(request).flatMapResultInline { adapted in
+            let sent = try adapted.get()
+            let outcome = self.hop(sent, options: options, userCookie: sent.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
+                .mapResultInline { result in
+                    // 5. validate
+                    let response = try result.get()
+                    guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
+                        throw KringleError.unacceptableStatusCode(response.statusCode, Response(response.withBody(from: options)))
+                    }
+                    return response
+                }
+            guard !configuration.interceptors.isEmpty else { return outcome }
+            // 6. retry?
+            return outcome.recoverWith { error in
+                guard !error.isCancellation, configuration.maxRetryCount.map({ number <= $0 }) ?? true else { throw error }
+                return self.retryDecision(for: sent, dueTo: error, attempt: number).then { decision in
+                    switch decision {
+                    case .doNotRetry:
+                        throw error
+                    case .retry:
+                        self.logRetry(sent, attempt: number, reason: error, delay: 0)
+                        return self.attempt(request, options: options, number: number + 1)
+                    case .retryAfter(let delay):
+                        self.logRetry(sent, attempt: number, reason: error, delay: delay)
+                        return Promise(()).delay(delay).then { _ in self.attempt(request, options: options, number: number + 1) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// 2. adapt: the request after every interceptor's `adapt`, in order.
+    private func adapted(_ request: URLRequest) -> Promise<URLRequest> {
+        configuration.interceptors.reduce(Promise(request)) { adapted, interceptor in
+            adapted.then { interceptor.adapt($0) }
+        }
+    }
+
+    /// The first decision other than ``RetryDecision/doNotRetry``, asking interceptors in order.
+    private func retryDecision(for request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+        configuration.interceptors.reduce(Promise(RetryDecision.doNotRetry)) { decided, interceptor in
+            decided.then { decision in
+                decision == .doNotRetry ? interceptor.retry(request, dueTo: error, attempt: attempt) : Promise(decision)
+            }
+        }
+    }
+
+    /// 3. hop: one request to the transport with the jar's cookies, then the response's
+    /// cookies stored and, for a redirect (4), the next hop.
+    ///
+    /// - Parameters:
+    ///   - userCookie: The `Cookie` header the caller set, merged with the jar's on every hop
+    ///     to the original origin.
+    ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
+    private func hop(
+        _ request: URLRequest,
+        options: TransferOptions,
+        userCookie: String?,
+        redirectsFollowed: Int
+    ) -> Promise<HTTPResponse> {
+        var outgoing = request
+        if let url = request.url {
+            let jarCookie = configuration.cookieJar?.cookieHeader(for: url)
+            let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
+            outgoing.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
+        }
+        let configuration = configuration
+        let sent = outgoing
+        logSent(sent)
+        let start = DispatchTime.now()
+        return exchange(sent, options: options).flatMapResultInline { result in
+            let response: HTTPResponse
+            do {
+                response = try result.get()
+            } catch PromiseError.timedOut {
+                throw KringleError.timedOut
+            }
+            self.logReceived(response, for: sent, since: start)
+            configuration.cookieJar?.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
+            // 4. redirect?
+            guard let redirect = Redirect(after: response, to: request) else { return Promise(response) }
+            guard redirectsFollowed < configuration.maximumRedirects else {
+                throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
+            }
+            return self.hop(
+                redirect.request,
+                options: redirect.carrying(options),
+                userCookie: redirect.keepsUserCookie ? userCookie : nil,
+                redirectsFollowed: redirectsFollowed + 1
+            )
+        }
+    }
+
+    /// The transport's exchange for one hop, within the client's timeout: the whole
+    /// exchange for a buffered request, the longest time without progress for a transfer.
+    private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        let configuration = configuration
+        guard options.isStreaming else {
+            return transport.send(request).timeout(configuration.timeout)
+        }
+        let watchdog = IdleWatchdog(timeout: configuration.timeout)
+        let progress = options.progress
+        let transfer = TransferRequest(
+            request: request,
+            body: options.body,
+            responseBodyFile: options.responseBodyFile
+        ) { report in
+            watchdog.touch()
+            progress?.update(report, acceptable: configuration.acceptableStatusCodes)
+        }
+        return watchdog.guarding(transport.transfer(transfer))
+    }
+}
