@@ -245,6 +245,32 @@ struct CallbackAPITests {
         #expect(seen.bodyText == "food=fish")
     }
 
+    @Test("a RequestBuilder with a multipart body streams it, file part included", arguments: TransportUnderTest.allCases)
+    func builderMultipart(_ transport: TransportUnderTest) async throws {
+        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let server = try LoopbackServer { request in
+            received.update { $0.append(request) }
+            return .status(204)
+        }
+        defer { server.shutdown() }
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let photo = try scratch.write(Data("not really a jpeg".utf8), to: "tom.jpg")
+        let builder = RequestBuilder(method: .post, url: server.url("/photos"), body: .multipart([
+            .field(name: "caption", value: "Tom"),
+            .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
+        ]))
+        let done = Promise<NetworkResult>.pending()
+
+        transport.client().sendRequest(builder) { done.fulfill($0) }
+        let result = try await done.outcome().get()
+        #expect((try? result.result.get())?.statusCode == 204, "\(result)")
+        let seen = try #require(received.value.first)
+        #expect(seen.header("Content-Type")?.hasPrefix("multipart/form-data; boundary=") == true)
+        #expect(seen.bodyText.contains("not really a jpeg") && seen.bodyText.contains("Tom"))
+        #expect(seen.header("Content-Length") == String(seen.body.count))
+    }
+
     @Test("disposing before the response cancels the request: completion gets cancelled once, the connection is dropped")
     func disposeInFlight() async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 30) }
