@@ -9,14 +9,17 @@ extension Promise {
     /// ```swift
     /// Promise(()).delay(0.5).done { print("half a second later") }
     /// ```
-    public func delay(_ seconds: TimeInterval) -> Promise<Value> {
+    /// - Parameters:
+    ///   - seconds: How long to wait after the fulfilment.
+    ///   - clock: Where the time is measured; the real clock by default.
+    public func delay(_ seconds: TimeInterval, clock: any KringleClock = .system) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)
         observeInline { result in
             guard case .success = result else {
                 next.settle(result)
                 return
             }
-            let timer = PromiseTimer(after: seconds) { next.settle(result) }
+            let timer = PromiseTimer(after: seconds, on: clock) { next.settle(result) }
             next.onCancel { timer.cancel() }
         }
         return next

@@ -9,13 +9,14 @@ extension Promise {
     ///
     /// ```swift
     /// Promise.retry(attempts: 3, delay: 0.2) {
-    ///     client.get(.cats, as: [Cat].self)
+    ///     client.get(CatEndpoint.cuddle, as: Cat.self)
     /// }
     /// ```
     /// - Parameters:
     ///   - queue: Where `work` and `condition` run; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - attempts: How many times `work` may run in all (the first try included).
     ///   - delay: Seconds to wait between a failure and the next attempt.
+    ///   - clock: Where the delay is measured; the real clock by default.
     ///   - condition: Given the number of the attempt that failed (from 1) and its error,
     ///     says whether to try again; `nil` retries every failure.
     ///   - work: Starts one attempt.
@@ -25,10 +26,11 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         attempts: Int = 3,
         delay: TimeInterval = 1,
+        clock: any KringleClock = .system,
         condition: (@Sendable (_ attempt: Int, _ error: any Error) -> Bool)? = nil,
         _ work: @escaping @Sendable () -> Promise<Value>
     ) -> Promise<Value> {
-        let loop = RetryLoop(queue: queue, attempts: attempts, delay: delay, condition: condition, work: work)
+        let loop = RetryLoop(queue: queue, attempts: attempts, delay: delay, clock: clock, condition: condition, work: work)
         JobQueue.async(on: queue) { loop.attempt(1) }
         return loop.outcome
     }
@@ -40,6 +42,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
     private let queue: DispatchQueue
     private let attempts: Int
     private let delay: TimeInterval
+    private let clock: any KringleClock
     private let condition: (@Sendable (Int, any Error) -> Bool)?
     private let work: @Sendable () -> Promise<Value>
     private let timer = Locked<PromiseTimer?>(nil)
@@ -48,12 +51,14 @@ private final class RetryLoop<Value: Sendable>: Sendable {
         queue: DispatchQueue,
         attempts: Int,
         delay: TimeInterval,
+        clock: any KringleClock,
         condition: (@Sendable (Int, any Error) -> Bool)?,
         work: @escaping @Sendable () -> Promise<Value>
     ) {
         self.queue = queue
         self.attempts = attempts
         self.delay = delay
+        self.clock = clock
         self.condition = condition
         self.work = work
         outcome.onCancel { [timer] in timer.withLock { $0?.cancel() } }
@@ -68,7 +73,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
                 self.outcome.settle(result)
                 return
             }
-            let timer = PromiseTimer(after: self.delay) { JobQueue.async(on: self.queue) { self.attempt(number + 1) } }
+            let timer = PromiseTimer(after: self.delay, on: self.clock) { JobQueue.async(on: self.queue) { self.attempt(number + 1) } }
             self.timer.withLock { $0 = timer }
             // A cancel that ran between the check above and storing the timer missed it.
             if !self.outcome.isPending { timer.cancel() }

@@ -5,13 +5,15 @@ extension Promise {
     /// and then cancels this promise and the work it depends on.
     ///
     /// ```swift
-    /// client.get(.cats, as: [Cat].self).timeout(2.5)
+    /// client.get(CatEndpoint.cuddle, as: Cat.self).timeout(2.5)
     /// ```
-    /// - Parameter seconds: The time allowed, with sub-second precision.
+    /// - Parameters:
+    ///   - seconds: The time allowed, with sub-second precision.
+    ///   - clock: Where the time is measured; the real clock by default.
     /// - Returns: A promise settled like this one, or rejected on time-out.
-    public func timeout(_ seconds: TimeInterval) -> Promise<Value> {
+    public func timeout(_ seconds: TimeInterval, clock: any KringleClock = .system) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)
-        let timer = PromiseTimer(after: seconds) { [weak self, weak next] in
+        let timer = PromiseTimer(after: seconds, on: clock) { [weak self, weak next] in
             guard let next, next.settle(.failure(PromiseError.timedOut)) else { return }
             self?.cancel()
         }

@@ -29,7 +29,8 @@ public final class StubTransport: Transport {
         public var headers: HTTPHeaders
         /// The response body.
         public var body: Data
-        /// Seconds to wait before answering (the request's timeout and cancellation apply).
+        /// Seconds to wait before answering, on the transport's clock (the request's timeout
+        /// and cancellation apply).
         public var delay: TimeInterval
         /// When set, the request fails with this error instead of answering.
         public var error: (any Error)?
@@ -80,9 +81,15 @@ public final class StubTransport: Transport {
     }
 
     private let state = Mutex(State())
+    private let clock: any KringleClock
 
     /// Creates a transport with no stubs.
-    public init() {}
+    ///
+    /// - Parameter clock: Where stub delays are measured: the real clock by default; give
+    ///   the client's ``ManualClock`` to make delays exact.
+    public init(clock: any KringleClock = .system) {
+        self.clock = clock
+    }
 
     /// Answers `method` requests whose URL path is `path` with `stub`.
     public func stub(_ method: HTTPMethod, _ path: String, with stub: Stub) {
@@ -119,7 +126,7 @@ public final class StubTransport: Transport {
         guard stub.delay > 0 else {
             return stub.error.map { Promise(error: $0) } ?? Promise(response)
         }
-        return Promise(()).delay(stub.delay).map { _ in
+        return Promise(()).delay(stub.delay, clock: clock).map { _ in
             if let error = stub.error { throw error }
             return response
         }

@@ -1,64 +1,83 @@
-import Dispatch
 import Foundation
 import Synchronization
 @_spi(KringleInternals) import KringlePromise
 
 /// Rejects a transfer with ``PromiseError/timedOut`` (and cancels it) once it has made no
 /// progress for `timeout` seconds.
-// The only mutable state is the atomic; DispatchSource is documented as thread-safe (any
-// thread may cancel it), the Swift overlay just does not mark it Sendable.
-final class IdleWatchdog: @unchecked Sendable {
-    private let timeout: TimeInterval
+///
+/// One timer at a time, armed for the moment the transfer would have been idle for
+/// `timeout`: when it fires after progress, it is armed again for the rest of the time.
+final class IdleWatchdog: Sendable {
+    private struct State: Sendable {
+        var timer: ClockTimer?
+        var stopped = false
+    }
+
+    private let timeout: UInt64
+    private let clock: any KringleClock
+    /// The clock's uptime at the last progress.
     private let lastActivity: Atomic<UInt64>
-    private let source: any DispatchSourceTimer
-    /// Nanoseconds on a monotonic clock; tests pass a clock they move by hand.
-    private let uptime: @Sendable () -> UInt64
+    private let state = Mutex(State())
 
-    /// A serial queue of its own: its thread is never one of the few that busy or blocked
-    /// work on the global queues could take, so a time-out fires on time.
-    private static let queue = DispatchQueue(label: "kringle.idle-watchdog")
-
-    init(timeout: TimeInterval, uptime: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
-        self.timeout = timeout
-        self.uptime = uptime
-        lastActivity = Atomic(uptime())
-        source = DispatchSource.makeTimerSource(queue: Self.queue)
-        // Active from the start (libdispatch traps when an inactive source is freed); it
-        // fires only once `guarding` schedules it.
-        source.schedule(deadline: .distantFuture)
-        source.activate()
+    init(timeout: TimeInterval, clock: any KringleClock) {
+        self.timeout = UInt64(max(0, min(timeout, 1e9)) * 1e9)
+        self.clock = clock
+        lastActivity = Atomic(clock.uptimeNanoseconds)
     }
 
     /// Records progress.
     func touch() {
-        lastActivity.store(uptime(), ordering: .relaxed)
+        lastActivity.store(clock.uptimeNanoseconds, ordering: .relaxed)
     }
 
     /// `transfer`, rejected with ``PromiseError/timedOut`` after `timeout` seconds without
     /// progress; the watchdog stops when it settles. Call once.
     func guarding(_ transfer: Promise<HTTPResponse>) -> Promise<HTTPResponse> {
         let guarded = Promise<HTTPResponse>.pending()
-        // Checked often enough to notice the silence within a tenth of the timeout.
-        let check = max(0.005, min(timeout / 10, 0.25))
-        source.setEventHandler { [self] in
-            // `touch` may run between the two reads, so the difference can be "negative".
-            let last = lastActivity.load(ordering: .relaxed)
-            let now = uptime()
-            let idle = now > last ? Double(now - last) / 1e9 : 0
-            guard idle >= timeout else { return }
-            source.cancel()
-            guarded.reject(PromiseError.timedOut)
-            transfer.cancel()
-        }
-        source.schedule(deadline: .now() + check, repeating: check)
+        arm(after: timeout, guarded, transfer)
         guarded.onCancel { [self] in
-            source.cancel()
+            stop()
             transfer.cancel()
         }
         _ = transfer.mapResultInline { [self] result in
-            source.cancel()
+            stop()
             guarded.resolve(result)
         }
         return guarded
+    }
+
+    private func arm(after nanoseconds: UInt64, _ guarded: Promise<HTTPResponse>, _ transfer: Promise<HTTPResponse>) {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.timer = clock.schedule(after: Double(nanoseconds) / 1e9) { [self] in
+                check(guarded, transfer)
+            }
+        }
+    }
+
+    private func check(_ guarded: Promise<HTTPResponse>, _ transfer: Promise<HTTPResponse>) {
+        // `touch` may run between the two reads, so the difference can be "negative".
+        let last = lastActivity.load(ordering: .relaxed)
+        let now = clock.uptimeNanoseconds
+        let idle = now > last ? now - last : 0
+        guard idle >= timeout else {
+            arm(after: timeout - idle, guarded, transfer)
+            return
+        }
+        guard stop() else { return }
+        guarded.reject(PromiseError.timedOut)
+        transfer.cancel()
+    }
+
+    /// Stops the watchdog; returns whether it was still running.
+    @discardableResult
+    private func stop() -> Bool {
+        let (wasRunning, timer) = state.withLock { state -> (Bool, ClockTimer?) in
+            guard !state.stopped else { return (false, nil) }
+            state.stopped = true
+            return (true, state.timer.take())
+        }
+        if let timer { clock.cancel(timer) }
+        return wasRunning
     }
 }

@@ -39,6 +39,10 @@ extension NetworkClient {
         public var maxRetryCount: Int? = 3
         /// Receives request, response, retry and failure events; none by default.
         public var logger: (any KringleLogger)?
+        /// Where the client reads the time: for timeouts, retry delays, cookie expiry, log
+        /// durations and transfer progress. The real clock by default; tests set a
+        /// `ManualClock` (from `KringleTesting`) and move it themselves.
+        public var clock: any KringleClock = SystemClock()
         /// Header names (case-insensitive) whose values the logger never sees.
         public var redactedHeaders: Set<String> = Configuration.defaultRedactedHeaders
 

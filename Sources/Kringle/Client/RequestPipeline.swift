@@ -103,7 +103,9 @@ extension NetworkClient {
                         return self.attempt(request, options: options, number: number + 1)
                     case .retryAfter(let delay):
                         self.logRetry(sent, attempt: number, reason: error, delay: delay)
-                        return Promise(()).delay(delay).then { _ in self.attempt(request, options: options, number: number + 1) }
+                        return Promise(()).delay(delay, clock: configuration.clock).then { _ in
+                            self.attempt(request, options: options, number: number + 1)
+                        }
                     }
                 }
             }
@@ -141,14 +143,14 @@ extension NetworkClient {
     ) -> Promise<HTTPResponse> {
         var outgoing = request
         if let url = request.url {
-            let jarCookie = configuration.cookieJar?.cookieHeader(for: url)
+            let jarCookie = configuration.cookieJar?.cookieHeader(for: url, now: configuration.clock.now)
             let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
             outgoing.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
         }
         let configuration = configuration
         let sent = outgoing
         logSent(sent)
-        let start = DispatchTime.now()
+        let start = configuration.clock.uptimeNanoseconds
         return exchange(sent, options: options).flatMapResultInline { result in
             let response: HTTPResponse
             do {
@@ -157,7 +159,8 @@ extension NetworkClient {
                 throw KringleError.timedOut
             }
             self.logReceived(response, for: sent, since: start)
-            configuration.cookieJar?.store(setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url)
+            configuration.cookieJar?.store(
+                setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url, now: configuration.clock.now)
             // 4. redirect?
             guard let redirect = Redirect(after: response, to: request) else { return Promise(response) }
             guard redirectsFollowed < configuration.maximumRedirects else {
@@ -177,9 +180,9 @@ extension NetworkClient {
     private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let configuration = configuration
         guard options.isStreaming else {
-            return transport.send(request).timeout(configuration.timeout)
+            return transport.send(request).timeout(configuration.timeout, clock: configuration.clock)
         }
-        let watchdog = IdleWatchdog(timeout: configuration.timeout)
+        let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
         let progress = options.progress
         let transfer = TransferRequest(
             request: request,

@@ -25,13 +25,14 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     private struct State: Sendable {
         var credential: Base.Credential
         var refreshing: Promise<Base.Credential>?
-        var lastRefresh: Date?
+        /// The clock's uptime at the last successful refresh.
+        var lastRefresh: UInt64?
     }
 
     private let authenticator: Base
     private let refreshWindow: TimeInterval
     private let state: Mutex<State>
-    private let now: @Sendable () -> Date
+    private let clock: any KringleClock
 
     /// Creates an interceptor.
     ///
@@ -40,15 +41,16 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     ///   - credential: The credential to start with.
     ///   - refreshWindow: Seconds after a refresh during which the new credential being
     ///     refused fails the request instead of refreshing again.
-    public convenience init(authenticator: Base, credential: Base.Credential, refreshWindow: TimeInterval = 30) {
-        self.init(authenticator: authenticator, credential: credential, refreshWindow: refreshWindow, now: Date.init)
-    }
-
-    /// - Parameter now: The clock the refresh window is measured on; tests pass their own.
-    init(authenticator: Base, credential: Base.Credential, refreshWindow: TimeInterval, now: @escaping @Sendable () -> Date) {
+    ///   - clock: Where the refresh window is measured; the real clock by default.
+    public init(
+        authenticator: Base,
+        credential: Base.Credential,
+        refreshWindow: TimeInterval = 30,
+        clock: any KringleClock = .system
+    ) {
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
-        self.now = now
+        self.clock = clock
         state = Mutex(State(credential: credential))
     }
 
@@ -74,13 +76,13 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
 
     public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         guard authenticator.isAuthenticationFailure(error) else { return Promise(.doNotRetry) }
-        let refusedAt = now()
+        let refusedAt = clock.uptimeNanoseconds
         let action: RefreshAction = state.withLock { state in
             if let refreshing = state.refreshing { return .wait(refreshing) }
             guard authenticator.isRequest(request, authenticatedWith: state.credential) else {
                 return .retryNow   // refused with an older credential: the current one is newer
             }
-            if let last = state.lastRefresh, refusedAt.timeIntervalSince(last) < refreshWindow { return .giveUp }
+            if let last = state.lastRefresh, Double(refusedAt &- last) / 1e9 < refreshWindow { return .giveUp }
             let refreshing = Promise<Base.Credential>.pending()
             state.refreshing = refreshing
             return .start(refreshing, state.credential)
@@ -100,7 +102,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
                     state.refreshing = nil
                     if case .success(let fresh) = result {
                         state.credential = fresh
-                        state.lastRefresh = now()
+                        state.lastRefresh = clock.uptimeNanoseconds
                     }
                 }
                 refreshing.resolve(result)

@@ -25,22 +25,27 @@ public struct RetryPolicy: RequestInterceptor {
     public var baseDelay: TimeInterval
     /// The longest delay, in seconds, for backoff and for `Retry-After` alike.
     public var maximumDelay: TimeInterval
+    /// Where an HTTP-date `Retry-After` is compared with the time; the real clock by default.
+    /// (The delay itself runs on the client's clock.)
+    public var clock: any KringleClock
 
     /// Creates a policy.
     public init(
         retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options],
         retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
         baseDelay: TimeInterval = 0.5,
-        maximumDelay: TimeInterval = 30
+        maximumDelay: TimeInterval = 30,
+        clock: any KringleClock = .system
     ) {
         self.retryableMethods = retryableMethods
         self.retryableStatusCodes = retryableStatusCodes
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
+        self.clock = clock
     }
 
     public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
-        Promise(decision(for: request, dueTo: error, attempt: attempt, now: Date()))
+        Promise(decision(for: request, dueTo: error, attempt: attempt, now: clock.now))
     }
 
     func decision(for request: URLRequest, dueTo error: any Error, attempt: Int, now: Date) -> RetryDecision {

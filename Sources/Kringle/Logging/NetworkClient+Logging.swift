@@ -18,13 +18,13 @@ extension NetworkClient {
         ))
     }
 
-    func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: DispatchTime) {
+    func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: UInt64) {
         guard configuration.logger != nil else { return }
         log(.responseReceived(
             method: request.httpMethod ?? "GET",
             url: response.url,
             statusCode: response.statusCode,
-            duration: Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9,
+            duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
             bodySize: response.body.count,
             headers: response.headers.redacting(configuration.redactedHeaders)
         ))

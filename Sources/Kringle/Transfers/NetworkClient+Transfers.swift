@@ -82,7 +82,7 @@ extension NetworkClient {
             request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         }
         request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
-        let reporter = progress.map { ProgressReporter(.upload(total: body.length), callback: $0) }
+        let reporter = progress.map { ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0) }
         let options = TransferOptions(body: body, progress: reporter)
         return runPipeline(for: request, options: options) { response, configuration in
             reporter?.finish(completed: body.length)
@@ -109,7 +109,7 @@ extension NetworkClient {
         if resumeOffset > 0 {
             request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range")
         }
-        let reporter = progress.map { ProgressReporter(.download, callback: $0) }
+        let reporter = progress.map { ProgressReporter(.download, clock: configuration.clock, callback: $0) }
         let options = TransferOptions(responseBodyFile: temporary, progress: reporter)
         let downloaded = runPipeline(for: request, options: options) { response, _ in
             let resumed = resumeOffset > 0 && response.statusCode == 206

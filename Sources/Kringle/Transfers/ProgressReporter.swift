@@ -14,7 +14,8 @@ final class ProgressReporter: Sendable {
 
     private struct State {
         var delivered: Int64 = -1
-        var lastDelivery: UInt64 = 0
+        /// The clock's uptime at the last callback; `nil` before the first, which goes at once.
+        var lastDelivery: UInt64?
         var finished = false
     }
 
@@ -25,15 +26,15 @@ final class ProgressReporter: Sendable {
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "kringle.progress")
     /// Nanoseconds on a monotonic clock; tests pass a clock they move by hand.
-    private let uptime: @Sendable () -> UInt64
+    private let clock: any KringleClock
 
     init(
         _ direction: Direction,
-        uptime: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+        clock: any KringleClock,
         callback: @escaping @Sendable (TransferProgress) -> Void
     ) {
         self.direction = direction
-        self.uptime = uptime
+        self.clock = clock
         self.callback = callback
     }
 
@@ -47,9 +48,9 @@ final class ProgressReporter: Sendable {
         state.withLock { state in
             // The clock is read under the lock, so the times compared never go backwards, and
             // callbacks are queued under it too, so they arrive in the order decided here.
-            let now = uptime()
+            let now = clock.uptimeNanoseconds
             guard !state.finished, progress.completedBytes > max(state.delivered, 0),
-                  now &- state.lastDelivery >= Self.interval
+                  state.lastDelivery.map({ now &- $0 >= Self.interval }) ?? true
             else { return }
             state.delivered = progress.completedBytes
             state.lastDelivery = now

@@ -210,11 +210,11 @@ struct AuthenticationInterceptorTests {
 
     @Test("a fresh credential refused within the refresh window is not refreshed again; after it, it is")
     func refreshWindow() async throws {
-        let clock = InterceptorBox(Date(timeIntervalSince1970: 1_000_000))
+        let clock = ManualClock()
         let generation = ClientCounter()
         let authenticator = InterceptorTokenAuthenticator { _ in Promise("token-\(generation.increment())") }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0", refreshWindow: 30,
-                                             now: { clock.value })
+                                             clock: clock)
         let refused = KringleError.unacceptableStatusCode(401, Response(value: Data(), statusCode: 401, headers: HTTPHeaders(),
                                                                          body: Data(), url: interceptorStubBase))
         func request(with token: String) -> URLRequest {
@@ -225,10 +225,10 @@ struct AuthenticationInterceptorTests {
 
         #expect(try await auth.retry(request(with: "token-0"), dueTo: refused, attempt: 1).valueWithin() == .retry)
         #expect(auth.credential == "token-1")
-        clock.update { $0 += 29 }
+        clock.advance(by: 29)
         #expect(try await auth.retry(request(with: "token-1"), dueTo: refused, attempt: 2).valueWithin() == .doNotRetry)
         #expect(authenticator.refreshes.value == 1)
-        clock.update { $0 += 1 }
+        clock.advance(by: 1)
         #expect(try await auth.retry(request(with: "token-1"), dueTo: refused, attempt: 3).valueWithin() == .retry)
         #expect(auth.credential == "token-2")
         #expect(authenticator.refreshes.value == 2)

@@ -68,22 +68,6 @@ func streamingContents(of url: URL) -> Data? {
     try? Data(contentsOf: url)
 }
 
-/// A monotonic clock that moves only when the test moves it, for the types that take an
-/// `uptime` closure (``ProgressReporter``, ``IdleWatchdog``).
-final class StreamingManualClock: Sendable {
-    /// Starts a second in, so "the last event was at 0" is already long ago.
-    private let nanoseconds = Mutex<UInt64>(1_000_000_000)
-
-    /// The clock, to pass as `uptime`.
-    var uptime: @Sendable () -> UInt64 {
-        { [self] in nanoseconds.withLock { $0 } }
-    }
-
-    func advance(milliseconds: UInt64) {
-        nanoseconds.withLock { $0 += milliseconds * 1_000_000 }
-    }
-}
-
 /// An identifier of the calling thread.
 func streamingCurrentThreadID() -> UInt {
     #if canImport(Darwin)

@@ -1,0 +1,74 @@
+import Dispatch
+import Foundation
+
+/// Where Kringle reads the time and schedules its timers: the real clock by default, a
+/// `ManualClock` (from `KringleTesting`) in tests, which moves only when told.
+///
+/// Everything in Kringle that depends on time takes one: ``Promise/timeout(_:clock:)``,
+/// ``Promise/delay(_:clock:)`` and ``Promise/retry(on:attempts:delay:clock:condition:_:)``,
+/// and in `Kringle` the client's timeouts, retry backoff, `Retry-After`, cookie expiry,
+/// log durations, transfer progress and the authentication refresh window.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let late = work.timeout(30, clock: clock)
+/// clock.advance(by: 30)   // `late` rejects with PromiseError.timedOut, at once
+/// ```
+public protocol KringleClock: Sendable {
+    /// Monotonic time in nanoseconds from an arbitrary start: for timers and durations. It
+    /// never goes backwards.
+    var uptimeNanoseconds: UInt64 { get }
+
+    /// The calendar date: for times a protocol states as dates (a cookie's `Expires`, an
+    /// HTTP-date `Retry-After`).
+    var now: Date { get }
+
+    /// Runs `work` once `delay` seconds have passed on this clock, unless cancelled first.
+    ///
+    /// `work` is tiny (it settles a promise or queues a job) and may run on any thread.
+    func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer
+
+    /// Calls off `timer`'s work if it has not run yet, and releases it at once.
+    func cancel(_ timer: ClockTimer)
+}
+
+/// A timer scheduled on a ``KringleClock``; only that clock gives it a meaning.
+public struct ClockTimer: Hashable, Sendable {
+    /// The clock's number for the timer.
+    public let id: UInt64
+
+    /// A timer with the clock's own number for it.
+    public init(id: UInt64) {
+        self.id = id
+    }
+}
+
+/// The real clock: `DispatchTime` for timers and durations, `Date()` for dates.
+///
+/// Its timers share one dispatch timer source (see `TimerScheduler`), so a request's
+/// timeout costs a heap insertion, not a system call.
+public struct SystemClock: KringleClock {
+    /// The real clock.
+    public init() {}
+
+    public var uptimeNanoseconds: UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    public var now: Date {
+        Date()
+    }
+
+    public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer {
+        ClockTimer(id: TimerScheduler.shared.schedule(after: delay, work))
+    }
+
+    public func cancel(_ timer: ClockTimer) {
+        TimerScheduler.shared.cancel(timer.id)
+    }
+}
+
+extension KringleClock where Self == SystemClock {
+    /// The real clock.
+    public static var system: SystemClock { SystemClock() }
+}
