@@ -28,7 +28,7 @@ let package = Package(
             dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess"],
             path: "Benchmarks"
         ),
-        .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise"]),
+        .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting"]),
         .testTarget(name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess"]),
         .testTarget(name: "KringleCurlTests", dependencies: ["KringleCurl", "KringleTesting", "ChildProcess"]),
         .testTarget(

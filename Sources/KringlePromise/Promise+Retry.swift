@@ -68,6 +68,9 @@ private final class RetryLoop<Value: Sendable>: Sendable {
         guard outcome.isPending else { return }
         let attempt = work()
         outcome.addDependency(attempt)
+        // A cancel that ran while `work` was starting the attempt came before the dependency
+        // that would have carried it: pass it on now.
+        if outcome.isCancelled { attempt.cancel() }
         attempt.observe(on: queue) { result in
             guard case .failure(let error) = result, self.shouldRetry(after: number, error) else {
                 self.outcome.settle(result)

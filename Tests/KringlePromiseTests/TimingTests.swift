@@ -1,58 +1,92 @@
 import Foundation
 import KringlePromise
+import KringleTesting
 import Testing
 
 @Suite("timeout, delay, retry")
 struct TimingTests {
     @Test func timeoutRejectsAndCancelsUpstream() async throws {
+        let clock = ManualClock()
         let work = Promise<Int>.pending()
         let stopped = Flag()
         work.onCancel { stopped.set() }
-        let outcome = await work.timeout(0.05).settled()
+        let limited = work.timeout(5, clock: clock)
+
+        clock.advance(by: 4.999)
+        #expect(limited.isPending && work.isPending)
+        clock.advance(by: 0.001)
+        let outcome = await limited.settled()
         #expect(throws: PromiseError.timedOut) { try outcome.get() }
         #expect(stopped.isSet)
         #expect(work.isCancelled)
     }
 
-    @Test func timeoutPassesAnEarlierResult() async throws {
-        #expect(try await Promise(1).delay(0.01).timeout(5).valueWithin() == 1)
+    @Test func timeoutPassesAnEarlierResultAndCallsItsTimerOff() async throws {
+        let clock = ManualClock()
+        let work = Promise<Int>.pending()
+        let limited = work.timeout(5, clock: clock)
+        #expect(clock.pendingTimers == 1)
+        work.fulfill(1)
+        #expect(try await limited.valueWithin() == 1)
+        #expect(clock.pendingTimers == 0)
+        clock.advance(by: 10)
+        #expect(try await limited.valueWithin() == 1)
     }
 
-    @Test func delayFulfilsLater() async throws {
-        let start = Date()
-        #expect(try await Promise(3).delay(0.1).valueWithin() == 3)
-        #expect(Date().timeIntervalSince(start) >= 0.1)
+    @Test func delayFulfilsAfterItsTimeAndNotBefore() async throws {
+        let clock = ManualClock()
+        let delayed = Promise(3).delay(0.1, clock: clock)
+        await clock.untilTimersPending(1)
+        #expect(clock.pendingDelays == [0.1])
+        clock.advance(by: 0.099)
+        #expect(delayed.isPending)
+        clock.advance(by: 0.001)
+        #expect(try await delayed.valueWithin() == 3)
     }
 
     @Test func delayPassesErrorsAtOnce() async throws {
-        let outcome = await Promise<Int>(error: TestError(code: 2)).delay(60).settled(within: 5)
+        let clock = ManualClock()
+        let outcome = await Promise<Int>(error: TestError(code: 2)).delay(60, clock: clock).settled(within: 5)
         #expect(throws: TestError(code: 2)) { try outcome.get() }
+        #expect(clock.pendingTimers == 0)
     }
 
     @Test func cancellingADelayStopsIt() async throws {
+        let clock = ManualClock()
         let ran = Flag()
-        let delayed = Promise(1).delay(60)
+        let delayed = Promise(1).delay(60, clock: clock)
         let after = delayed.tap { _ in ran.set() }
+        await clock.untilTimersPending(1)
         after.cancel()
         let outcome = await after.settled()
         #expect(throws: PromiseError.cancelled) { try outcome.get() }
         #expect(delayed.isCancelled)
+        #expect(clock.pendingTimers == 0, "the cancelled delay's timer is called off")
+        clock.advance(by: 60)
         #expect(!ran.isSet)
     }
 
-    @Test func retryStopsAtTheFirstSuccess() async throws {
+    @Test func retryWaitsItsDelayAndStopsAtTheFirstSuccess() async throws {
+        let clock = ManualClock()
         let attempts = Counter()
-        let value = try await Promise.retry(attempts: 5, delay: 0.001) {
+        let retrying = Promise.retry(attempts: 5, delay: 2, clock: clock) {
             let attempt = attempts.increment()
             return attempt < 3 ? Promise(error: TestError(code: attempt)) : Promise(attempt)
-        }.valueWithin()
-        #expect(value == 3)
+        }
+        for expected in 1...2 {
+            await clock.untilTimersPending(1)
+            #expect(attempts.value == expected)
+            clock.advance(by: 1.999)
+            #expect(attempts.value == expected, "no attempt before the delay has passed")
+            clock.advance(by: 0.001)
+        }
+        #expect(try await retrying.valueWithin() == 3)
         #expect(attempts.value == 3)
     }
 
     @Test func retryGivesUpAfterTheLimitWithTheLastError() async throws {
         let attempts = Counter()
-        let outcome = await Promise<Int>.retry(attempts: 4, delay: 0.001) {
+        let outcome = await Promise<Int>.retry(attempts: 4, delay: 0) {
             Promise(error: TestError(code: attempts.increment()))
         }.settled()
         #expect(throws: TestError(code: 4)) { try outcome.get() }
@@ -61,7 +95,7 @@ struct TimingTests {
 
     @Test func retryConditionSeesAttemptAndError() async throws {
         let seen = Recorder<Int>()
-        let outcome = await Promise<Int>.retry(attempts: 10, delay: 0.001, condition: { attempt, error in
+        let outcome = await Promise<Int>.retry(attempts: 10, delay: 0, condition: { attempt, error in
             seen.append(attempt)
             return (error as? TestError)?.code != 2
         }) { Promise(error: TestError(code: seen.elements.count + 1)) }.settled()
@@ -70,29 +104,46 @@ struct TimingTests {
     }
 
     @Test func cancellingRetryDuringItsDelayStopsFurtherAttempts() async throws {
+        let clock = ManualClock()
         let attempts = Counter()
-        let firstFailed = Promise<Void>.pending()
-        let retrying = Promise<Int>.retry(attempts: 5, delay: 60) {
+        let retrying = Promise<Int>.retry(attempts: 5, delay: 60, clock: clock) {
             attempts.increment()
-            let attempt = Promise<Int>(error: TestError())
-            attempt.catch { _ in firstFailed.fulfill(()) }
-            return attempt
+            return Promise<Int>(error: TestError())
         }
-        try await firstFailed.valueWithin(30)
+        await clock.untilTimersPending(1)
         retrying.cancel()
         let outcome = await retrying.settled()
         #expect(throws: PromiseError.cancelled) { try outcome.get() }
+        #expect(clock.pendingTimers == 0)
+        clock.advance(by: 60)
         #expect(attempts.value == 1)
     }
 
     @Test func cancellingRetryCancelsTheRunningAttempt() async throws {
         let attempt = Promise<Int>.pending()
-        let retrying = Promise.retry(attempts: 3, delay: 0) { attempt }
         let started = Flag()
-        attempt.onCancel { started.set() }
-        try await Task.sleep(nanoseconds: 20_000_000)
+        let retrying = Promise.retry(attempts: 3, delay: 0) {
+            started.set()
+            return attempt
+        }
+        #expect(await eventually { started.isSet })
         retrying.cancel()
-        #expect(started.isSet)
-        #expect(attempt.isCancelled)
+        #expect(await eventually { attempt.isCancelled })
+    }
+
+    @Test func cancellingRetryWhileItsWorkIsStartingAnAttemptCancelsThatAttempt() async throws {
+        let attempt = Promise<Int>.pending()
+        let started = Flag()
+        let cancelled = DispatchSemaphore(value: 0)
+        let retrying = Promise.retry(attempts: 3, delay: 0) {
+            started.set()
+            // Held here until the retry is cancelled: the attempt is returned afterwards.
+            _ = cancelled.wait(timeout: .now() + 30)
+            return attempt
+        }
+        #expect(await eventually { started.isSet })
+        retrying.cancel()
+        cancelled.signal()
+        #expect(await eventually { attempt.isCancelled })
     }
 }
