@@ -100,7 +100,7 @@ final class Connection {
         let response = Self.validated(core.handler(request))
 
         if response.delay > 0 {
-            switch waitOut(response.delay) {
+            switch waitOut(.seconds(response.delay)) {
             case .elapsed: break
             case .peerGone: return .peerGone
             case .shutdown: return .abrupt
@@ -127,7 +127,7 @@ final class Connection {
         switch response.behavior {
         case .closeWithoutResponse: return .abrupt
         case .resetWithoutResponse: return .reset
-        case .normal, .chunked, .closeMidBody: break
+        case .normal, .chunked, .closeMidBody, .paced: break
         }
         let plan = ResponseSerializer.plan(
             for: response,
@@ -142,6 +142,11 @@ final class Connection {
                 if plan.sendsBody { try writer.write(response.body.prefix(response.body.count / 2)) }
                 try writer.flush()
                 return .abrupt
+            }
+            if case let .paced(steps, ending) = response.behavior, plan.sendsBody {
+                if let early = try sendPaced(response.body, steps, ending) { return early }
+                core.record(\.responsesCompleted)
+                return plan.closesConnection ? .graceful : nil
             }
             if plan.sendsBody {
                 if case let .chunked(chunkSize) = response.behavior, plan.chunked {
@@ -171,20 +176,60 @@ final class Connection {
         return .graceful
     }
 
-    /// Waits `delay` seconds before a response, watching for the peer giving up and for
-    /// server shutdown (which shuts the socket down and so wakes `poll`).
-    private func waitOut(_ delay: TimeInterval) -> DelayOutcome {
+    /// Sends a paced body after its head: each step's bytes, then its pause, then the rest
+    /// or nothing. Returns how the connection ends when it ends early (the peer left, the
+    /// server shut down, or the response stalls on purpose), `nil` when the body is complete.
+    private func sendPaced(
+        _ body: Data,
+        _ steps: [LoopbackServer.PacedStep],
+        _ ending: LoopbackServer.PacedEnding
+    ) throws(WriteFailure) -> Ending? {
+        var offset = body.startIndex
+        for step in steps {
+            let end = min(body.endIndex, offset + max(0, step.bytes))
+            try writer.write(body[offset..<end])
+            try writer.flush()
+            offset = end
+            switch waitOut(step.pause) {
+            case .elapsed: continue
+            case .peerGone: return .peerGone
+            case .shutdown: return .abrupt
+            }
+        }
+        switch ending {
+        case .sendRest:
+            try writer.write(body[offset...])
+            try writer.flush()
+            return nil
+        case .holdUntilHangUp:
+            return waitOut(.seconds(.infinity)) == .peerGone ? .peerGone : .abrupt
+        }
+    }
+
+    /// Waits out a pause (before a response, or between the steps of a paced body),
+    /// watching for the peer giving up and for server shutdown (which shuts the socket down
+    /// and so wakes `poll`).
+    private func waitOut(_ pause: LoopbackServer.Pause) -> DelayOutcome {
+        let gate: LoopbackServer.Gate?
+        let delay: TimeInterval
+        switch pause {
+        case .none: return .elapsed
+        case let .seconds(seconds): (gate, delay) = (nil, seconds)
+        case let .until(waitedFor): (gate, delay) = (waitedFor, .infinity)
+        }
         // Clamped so absurd delays cannot overflow the nanosecond arithmetic.
-        let nanoseconds = UInt64(min(delay, 1_000_000) * 1_000_000_000)
+        let nanoseconds = UInt64(min(max(0, delay), 1_000_000) * 1_000_000_000)
         let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
         var watchForData = true
         while true {
             if core.isShuttingDown { return .shutdown }
+            if gate?.isOpen == true { return .elapsed }
             let now = DispatchTime.now().uptimeNanoseconds
             if now >= deadline { return .elapsed }
             // Once a pipelined request is queued, readability no longer signals a hang-up,
-            // so only errors are watched and the wait is sliced to stay responsive.
-            let sliceMilliseconds: UInt64 = watchForData ? 60_000 : 50
+            // so only errors are watched and the wait is sliced to stay responsive; a gate
+            // is looked at every few milliseconds.
+            let sliceMilliseconds: UInt64 = gate != nil ? 5 : watchForData ? 60_000 : 50
             let milliseconds = Int32(min((deadline - now + 999_999) / 1_000_000, sliceMilliseconds))
             switch Socket.waitForHangUp(descriptor, milliseconds: milliseconds, watchForData: watchForData) {
             case .quiet: continue

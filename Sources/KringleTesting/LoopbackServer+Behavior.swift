@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 extension LoopbackServer {
     /// How a ``Response`` is written, including ways to fail on purpose.
     ///
@@ -29,5 +32,77 @@ extension LoopbackServer {
 
         /// Reset the connection (TCP RST) without sending anything.
         case resetWithoutResponse
+
+        /// Send the header section with the full `Content-Length`, then the body step by step
+        /// (each step's bytes, then its pause), then what `afterLast` says: the rest of the
+        /// body, or nothing more until the client hangs up (a stalled transfer). A client
+        /// that hangs up during a pause is noticed at once and counted in
+        /// ``Statistics/connectionsClosedByPeer``.
+        ///
+        /// ```swift
+        /// let released = LoopbackServer.Gate()
+        /// let server = try LoopbackServer { _ in
+        ///     .data(body).withBehavior(.paced([.init(bytes: 1_000, then: .until(released))], afterLast: .sendRest))
+        /// }
+        /// ```
+        case paced(_ steps: [PacedStep], afterLast: PacedEnding)
+    }
+
+    /// Some bytes of a ``Behavior/paced(_:afterLast:)`` body, then a pause.
+    public struct PacedStep: Sendable, Equatable {
+        /// How many bytes of the body to send (fewer if the body ends first).
+        public var bytes: Int
+        /// What to wait for before the next step.
+        public var pause: Pause
+
+        /// A step of `bytes` bytes followed by `pause`.
+        public init(bytes: Int, then pause: Pause = .none) {
+            self.bytes = bytes
+            self.pause = pause
+        }
+    }
+
+    /// A pause between the steps of a ``Behavior/paced(_:afterLast:)`` body.
+    public enum Pause: Sendable, Equatable {
+        /// No pause.
+        case none
+        /// A pause of this many seconds of real time.
+        case seconds(TimeInterval)
+        /// A pause until the test opens the gate: for tests that must not depend on how
+        /// fast the machine is.
+        case until(Gate)
+    }
+
+    /// What a ``Behavior/paced(_:afterLast:)`` response does after its last step.
+    public enum PacedEnding: Sendable, Equatable {
+        /// Send the rest of the body: the response completes.
+        case sendRest
+        /// Send nothing more and keep the connection open until the client hangs up or the
+        /// server shuts down: a transfer that stalls.
+        case holdUntilHangUp
+    }
+
+    /// A latch a test opens to release a paced response (see ``Pause/until(_:)``).
+    ///
+    /// Once open it stays open; a response waiting on it goes on within a few milliseconds.
+    public final class Gate: Sendable, Equatable {
+        private let opened = Atomic(false)
+
+        /// A closed gate.
+        public init() {}
+
+        /// Opens the gate.
+        public func open() {
+            opened.store(true, ordering: .releasing)
+        }
+
+        /// Whether the gate has been opened.
+        public var isOpen: Bool {
+            opened.load(ordering: .acquiring)
+        }
+
+        public static func == (lhs: Gate, rhs: Gate) -> Bool {
+            lhs === rhs
+        }
     }
 }

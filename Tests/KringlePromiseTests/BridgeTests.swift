@@ -14,7 +14,7 @@ struct BridgeTests {
         let stopped = Flag()
         promise.onCancel { stopped.set() }
         let task = Task { try await promise.value }
-        try await Task.sleep(nanoseconds: 20_000_000)
+        // Cancelled before or while it awaits: either way the promise is cancelled.
         task.cancel()
         await #expect(throws: PromiseError.cancelled) { try await task.value }
         #expect(stopped.isSet)
@@ -22,7 +22,7 @@ struct BridgeTests {
 
     @Test func promiseFromAsyncWork() async throws {
         let promise = Promise {
-            try await Task.sleep(nanoseconds: 1_000_000)
+            await Task.yield()
             return 5
         }
         #expect(try await promise.valueWithin() == 5)
@@ -37,7 +37,8 @@ struct BridgeTests {
         let promise = Promise {
             started.set()
             do {
-                try await Task.sleep(nanoseconds: 10_000_000_000)
+                // Work that only ends by being cancelled.
+                try await Task.sleep(nanoseconds: 60_000_000_000)
             } catch {
                 sawCancellation.set()
                 throw error

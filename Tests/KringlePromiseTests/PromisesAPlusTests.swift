@@ -185,8 +185,12 @@ struct PromisesAPlusTests {
     @Test("2.3.2 returning a promise adopts its state")
     func adoption() async throws {
         let inner = Promise<String>.pending()
-        let outer = Promise(1).then { _ in inner }
-        try await Task.sleep(nanoseconds: 10_000_000)
+        let returned = Flag()
+        let outer = Promise(1).then { _ in
+            returned.set()
+            return inner
+        }
+        #expect(await eventually { returned.isSet })
         #expect(outer.isPending)
         inner.fulfill("inner")
         #expect(try await outer.valueWithin() == "inner")

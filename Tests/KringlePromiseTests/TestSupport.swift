@@ -85,6 +85,7 @@ func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async
     let deadline = Date(timeIntervalSinceNow: seconds)
     while Date() < deadline {
         if condition() { return true }
+        // Polling: real time between looks; the deadline only bounds a wait that has failed.
         try? await Task.sleep(nanoseconds: 1_000_000)
     }
     return condition()
@@ -96,4 +97,11 @@ func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async 
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
+}
+
+/// Waits a moment of real time: a window for an event that must not happen (a handler that
+/// should be skipped, a second settlement) to show up before the check that follows. A slow
+/// machine can only make that check miss a bug, never fail correct code.
+func allowTimeForAWrongEvent(_ seconds: TimeInterval = 0.02) async {
+    try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
 }

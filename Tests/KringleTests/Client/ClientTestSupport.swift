@@ -154,6 +154,17 @@ extension Promise {
         }
     }
 
+    /// The outcome, moving `clock` on by `step` each time the code under test waits on it
+    /// (a timeout armed, a backoff delay scheduled) until the promise settles: retries and
+    /// time-outs run without sleeping. At most `rounds` steps.
+    func outcome(advancing clock: ManualClock, by step: TimeInterval, rounds: Int = 50) async -> Result<Value, any Error> {
+        for _ in 0..<rounds where isPending {
+            guard await eventually({ !self.isPending || clock.pendingTimers > 0 }) else { break }
+            clock.advance(by: step)
+        }
+        return await outcome()
+    }
+
     /// The value, waiting at most `seconds`.
     func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
         try await outcome(within: seconds).get()
@@ -191,8 +202,16 @@ func eventually(within seconds: TimeInterval = 15, _ condition: @Sendable () -> 
     while true {
         if condition() { return true }
         if ContinuousClock.now >= deadline { return false }
+        // Polling: real time between looks; the deadline only bounds a wait that has failed.
         try? await Task.sleep(for: .milliseconds(5))
     }
+}
+
+/// Waits a moment of real time: a window for an event that must not happen (a second
+/// completion, a second refresh, a request sent too early) to show up before the check that
+/// follows. A slow machine can only make that check miss a bug, never fail a correct client.
+func allowTimeForAWrongEvent(_ seconds: TimeInterval = 0.1) async {
+    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
 }
 
 extension KringleError {

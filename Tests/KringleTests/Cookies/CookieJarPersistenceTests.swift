@@ -137,6 +137,7 @@ struct CookieJarPersistenceTests {
         let jar = try CookieJar(fileURL: file, limits: .default, now: TestSupport.now, saveDelay: .milliseconds(20))
         jar.store("a=1; Max-Age=60", from: Self.https)
         for _ in 0..<200 where jar.persistenceWriteCount == 0 {
+            // Polling for the debounced write, which the persister schedules in real time.
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(jar.persistenceWriteCount == 1)
@@ -217,6 +218,7 @@ struct CookieJarPersistenceTests {
                         _ = try JSONDecoder().decode(CookieJarFile.self, from: data)
                         reads += 1
                     }
+                    // Spreads the reads over the writers' work; how many land is not asserted.
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 return reads

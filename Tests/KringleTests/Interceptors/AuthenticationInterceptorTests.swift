@@ -88,12 +88,16 @@ struct AuthenticationInterceptorTests {
         let seen = InterceptorBox<[String]>([])
         let server = try Self.server(accepting: "fresh", seen: seen)
         defer { server.shutdown() }
-        // The refresh takes a while, so that the other 401s arrive while it is in flight.
-        let authenticator = InterceptorTokenAuthenticator { _ in Promise(()).delay(0.3).map { "fresh" } }
+        // The refresh ends only once all 20 refusals have asked for one: all of them arrive while
+        // it is in flight, however slow the machine.
+        let refresh = Promise<String>.pending()
+        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(URLSessionTransport(), auth: auth)
 
         let calls = (0..<20).map { client.get(server.interceptorEndpoint("/item/\($0)"), as: [String: Bool].self) }
+        #expect(await eventually { authenticator.failureChecks.value == 20 })
+        refresh.fulfill("fresh")
         let outcomes = try await Promise<[Result<[String: Bool], any Error>]>.allSettled(calls).outcome().get()
 
         #expect(outcomes.allSatisfy { (try? $0.get()) == ["ok": true] }, "\(outcomes)")
@@ -123,7 +127,7 @@ struct AuthenticationInterceptorTests {
         transport.releaseAll(status: 401)
         // All 20 have asked the interceptor about their 401 (the first started the refresh).
         #expect(await eventually { authenticator.failureChecks.value == 20 })
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await allowTimeForAWrongEvent(0.2)
         #expect(authenticator.refreshes.value == 1)
         refresh.reject(InterceptorTestError(label: "refresh token revoked"))
 
@@ -132,7 +136,7 @@ struct AuthenticationInterceptorTests {
             #expect(outcome.failure as? InterceptorTestError == InterceptorTestError(label: "refresh token revoked"),
                     "call \(index): \(outcome)")
         }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await allowTimeForAWrongEvent()
         #expect(settlements.map(\.value) == Array(repeating: 1, count: 20))
         #expect(authenticator.refreshes.value == 1, "no second refresh, no loop")
         #expect(transport.waitingCount == 0, "no request was sent again")
@@ -173,7 +177,7 @@ struct AuthenticationInterceptorTests {
         #expect(await eventually { authenticator.refreshes.value == 1 })
 
         let later = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/later"))
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await allowTimeForAWrongEvent()
         #expect(later.isPending)
         #expect(transport.waitingCount == 0, "the later request waits for the refresh instead of going out with the stale token")
 

@@ -220,55 +220,88 @@ struct RetryPolicyTests {
     // MARK: - Against a real server
 
     /// A server that answers the first request with `first` and the others with 200, and
-    /// notes when each request arrived.
-    private static func server(first: LoopbackServer.Response, arrivals: InterceptorBox<[DispatchTime]>) throws -> LoopbackServer {
+    /// counts the requests.
+    private static func server(first: LoopbackServer.Response, requests: ClientCounter) throws -> LoopbackServer {
         try LoopbackServer { _ in
-            let count = arrivals.update { $0.append(.now()); return $0.count }
-            return count == 1 ? first : .json(#"{"ok": true}"#)
+            requests.increment() == 1 ? first : .json(#"{"ok": true}"#)
         }
     }
 
-    private static func gap(_ arrivals: [DispatchTime]) -> TimeInterval {
-        guard arrivals.count >= 2 else { return -1 }
-        return Double(arrivals[1].uptimeNanoseconds - arrivals[0].uptimeNanoseconds) / 1e9
-    }
-
-    @Test("503 with Retry-After: 1 waits about a second before the one retry")
+    @Test("503 with Retry-After: 1 waits a second before the one retry")
     func retryAfterOneSecond() async throws {
-        let arrivals = InterceptorBox<[DispatchTime]>([])
-        let server = try Self.server(first: LoopbackServer.Response.status(503).addingHeader("Retry-After", "1"), arrivals: arrivals)
+        let requests = ClientCounter()
+        let server = try Self.server(first: LoopbackServer.Response.status(503).addingHeader("Retry-After", "1"), requests: requests)
         defer { server.shutdown() }
         let log = InterceptorEventLog()
+        let clock = ManualClock()
         var configuration = NetworkClient.Configuration()
         configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 30)]
         configuration.logger = log
+        configuration.clock = clock
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        _ = try await client.get(server.interceptorEndpoint("/busy")).outcome().get()
-        let gap = Self.gap(arrivals.value)
-        #expect(arrivals.value.count == 2)
-        #expect(gap >= 0.9, "waited \(gap) s")
-        #expect(gap < 5, "waited \(gap) s, far from the 1 s asked for")
+        let call = client.get(server.interceptorEndpoint("/busy"))
+        // The 503 has arrived and its request's timeout is off: only the retry's delay is left.
+        #expect(await eventually { clock.pendingDelays == [1] }, "\(clock.pendingDelays)")
+        clock.advance(by: 0.999)
+        #expect(requests.value == 1, "no retry before the second is up")
+        clock.advance(by: 0.001)
+        _ = try await call.outcome().get()
+        #expect(requests.value == 2)
         #expect(log.retries.map(\.delay) == [1])
         #expect(Result<Void, any Error>.failure(try #require(log.retries.first).reason).rejectedStatus == 503, "\(log.retries)")
     }
 
     @Test("a cap below the Retry-After is honoured")
     func retryAfterCapped() async throws {
-        let arrivals = InterceptorBox<[DispatchTime]>([])
-        let server = try Self.server(first: LoopbackServer.Response.status(429).addingHeader("Retry-After", "10"), arrivals: arrivals)
+        let requests = ClientCounter()
+        let server = try Self.server(first: LoopbackServer.Response.status(429).addingHeader("Retry-After", "10"), requests: requests)
         defer { server.shutdown() }
         let log = InterceptorEventLog()
+        let clock = ManualClock()
         var configuration = NetworkClient.Configuration()
         configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 0.5)]
         configuration.logger = log
+        configuration.clock = clock
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        _ = try await client.get(server.interceptorEndpoint("/busy")).outcome().get()
-        let gap = Self.gap(arrivals.value)
-        #expect(gap >= 0.45, "waited \(gap) s")
-        #expect(gap < 5, "waited \(gap) s: the 10 s Retry-After was not capped at 0.5 s")
+        let call = client.get(server.interceptorEndpoint("/busy"))
+        #expect(await eventually { clock.pendingDelays == [0.5] }, "the 10 s Retry-After capped at 0.5 s: \(clock.pendingDelays)")
+        clock.advance(by: 0.5)
+        _ = try await call.outcome().get()
+        #expect(requests.value == 2)
         #expect(log.retries.map(\.delay) == [0.5])
+    }
+
+    /// An HTTP-date (RFC 9110 §5.6.7), as a server sends it.
+    private static func imfFixdate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    @Test("an HTTP-date Retry-After is measured against the policy's clock")
+    func retryAfterDate() async throws {
+        let requests = ClientCounter()
+        let clock = ManualClock()
+        let inThreeSeconds = clock.now.addingTimeInterval(3)
+        let server = try Self.server(
+            first: LoopbackServer.Response.status(503).addingHeader("Retry-After", Self.imfFixdate(inThreeSeconds)),
+            requests: requests
+        )
+        defer { server.shutdown() }
+        var configuration = NetworkClient.Configuration()
+        configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 30, clock: clock)]
+        configuration.clock = clock
+        let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
+
+        let call = client.get(server.interceptorEndpoint("/busy"))
+        #expect(await eventually { clock.pendingDelays == [3] }, "\(clock.pendingDelays)")
+        clock.advance(by: 3)
+        _ = try await call.outcome().get()
+        #expect(requests.value == 2)
     }
 
     @Test("POST and PATCH are not retried by default", arguments: [HTTPMethod.post, .patch])
@@ -301,20 +334,25 @@ struct RetryPolicyTests {
 
     @Test("a request that times out is retried, then fails with timedOut")
     func timeoutRetried() async {
-        let transport = StubTransport()
+        let clock = ManualClock()
+        let transport = StubTransport(clock: clock)
         transport.stub(.get, "/slow", with: .init(status: 200, delay: 5))
         var configuration = NetworkClient.Configuration()
         configuration.timeout = 0.05
         configuration.interceptors = [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)]
         configuration.maxRetryCount = 2
+        configuration.clock = clock
         let client = NetworkClient(configuration: configuration, transport: transport)
 
-        let outcome = await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow")).outcome()
+        // Each round fires the attempt's timeout (0.05 s), or the backoff before the next one.
+        let outcome = await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow"))
+            .outcome(advancing: clock, by: 0.05)
         guard case KringleError.timedOut? = outcome.failure else {
             Issue.record("expected timedOut, got \(outcome)")
             return
         }
         #expect(transport.requests.count == 3, "three attempts, each cut short long before the stub's 5 s")
+        #expect(clock.uptimeNanoseconds < 5_000_000_000)
     }
 
     @Test("a refused connection is retried, then fails with the transport error")

@@ -100,6 +100,8 @@ extension ExclusiveClientTests {
             let response = try await transport.transfer(TransferRequest(
                 request: URLRequest(url: server.url("/body")),
                 responseBodyFile: file,
+                // Real time on purpose: a delegate slower than the loopback network, which is
+                // what the pacing must hold FoundationNetworking back for.
                 progress: { _ in usleep(300) }
             )).valueWithin(120)
 
@@ -124,7 +126,7 @@ extension ExclusiveClientTests {
                 responseBodyFile: file,
                 progress: { _ in
                     firstReport.fulfill(())
-                    usleep(300)
+                    usleep(300)   // a slow delegate, as above
                 }
             ))
             try await firstReport.valueWithin(30)
