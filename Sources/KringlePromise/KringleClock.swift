@@ -30,6 +30,16 @@ public protocol KringleClock: Sendable {
 
     /// Calls off `timer`'s work if it has not run yet, and releases it at once.
     func cancel(_ timer: ClockTimer)
+
+    /// Whether this clock's seconds are real seconds. Timers that only real time drives (a
+    /// transport's own time-out inside URLSession or libcurl) are given a limit only when
+    /// they are; on any other clock, the clock's own timers are the only limits. `false`
+    /// unless a clock says otherwise.
+    var measuresRealTime: Bool { get }
+}
+
+extension KringleClock {
+    public var measuresRealTime: Bool { false }
 }
 
 /// A timer scheduled on a ``KringleClock``; only that clock gives it a meaning.
@@ -66,6 +76,8 @@ public struct SystemClock: KringleClock {
     public func cancel(_ timer: ClockTimer) {
         TimerScheduler.shared.cancel(timer.id)
     }
+
+    public var measuresRealTime: Bool { true }
 }
 
 extension KringleClock where Self == SystemClock {

@@ -23,8 +23,11 @@ import Testing
             Issue.record("expected KringleError.timedOut, got \(result)")
             return
         }
+        // Real time: libcurl's own timer, which no clock of Kringle's drives. It cannot fire
+        // early; how late a loaded machine lets it fire says nothing about the transport (the
+        // millisecond precision itself is CurlRequestPlanTests' to check).
         #expect(elapsed >= .milliseconds(290))
-        #expect(elapsed < .seconds(1))
+        #expect(elapsed < .seconds(10))
     }
 
     @Test func defaultTimeoutReplacesURLRequestDefault() async throws {

@@ -30,7 +30,7 @@ enum RequestAssembly {
         )
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
-        request.timeoutInterval = configuration.timeout
+        request.timeoutInterval = configuration.transportTimeout
         for (name, value) in configuration.defaultHeaders {
             request.setValue(value, forHTTPHeaderField: name)
         }

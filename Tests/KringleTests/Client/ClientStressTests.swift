@@ -7,117 +7,115 @@ import Synchronization
 import Testing
 @testable import Kringle
 
-extension ExclusiveClientTests {
-    @Suite("Concurrency and cancellation stress")
-    struct ClientStressTests {
-        @Test("200 concurrent requests all succeed with the right bodies", arguments: TransportUnderTest.allCases)
-        func twoHundredConcurrent(_ transport: TransportUnderTest) async throws {
-            let server = try LoopbackServer { request in
-                let id = request.path.split(separator: "/").last.map(String.init) ?? "?"
-                if request.method == "POST" { return .json(request.bodyText) }
-                return .json(#"{"name": "cat \#(id)", "mood": "\#(request.method)"}"#)
+@Suite("Concurrency and cancellation stress")
+struct ClientStressTests {
+    @Test("200 concurrent requests all succeed with the right bodies", arguments: TransportUnderTest.allCases)
+    func twoHundredConcurrent(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { request in
+            let id = request.path.split(separator: "/").last.map(String.init) ?? "?"
+            if request.method == "POST" { return .json(request.bodyText) }
+            return .json(#"{"name": "cat \#(id)", "mood": "\#(request.method)"}"#)
+        }
+        defer { server.shutdown() }
+        let client = transport.client()
+        let promises = (0..<200).map { index in
+            let endpoint = server.clientEndpoint("/cats/\(index)")
+            return index.isMultiple(of: 2)
+                ? client.get(endpoint, as: ClientCat.self)
+                : client.post(ClientCat(name: "cat \(index)", mood: "POST"), to: endpoint, as: ClientCat.self)
+        }
+        let cats = try await Promise<[ClientCat]>.all(promises).valueWithin(60)
+        #expect(cats == (0..<200).map { ClientCat(name: "cat \($0)", mood: $0.isMultiple(of: 2) ? "GET" : "POST") })
+        #expect(server.statistics.requestsReceived == 200)
+    }
+
+    @Test("URLSessionTransport survives 1,000 randomly timed cancels and 200 cancels as responses finish; every promise settles exactly once")
+    func cancellationStress() async throws {
+        let canceller = FinishCanceller()
+        let server = try LoopbackServer { request in
+            let id = Int(request.path.split(separator: "/").last ?? "") ?? -1
+            if request.path.hasPrefix("/finish/") {
+                canceller.serverResponding(id)
+                return .text("item \(id)")
             }
-            defer { server.shutdown() }
-            let client = transport.client()
-            let promises = (0..<200).map { index in
-                let endpoint = server.clientEndpoint("/cats/\(index)")
-                return index.isMultiple(of: 2)
-                    ? client.get(endpoint, as: ClientCat.self)
-                    : client.post(ClientCat(name: "cat \(index)", mood: "POST"), to: endpoint, as: ClientCat.self)
+            // Answers take 0–4 ms, so that the 0–5 ms cancels land before, during and after.
+            return LoopbackServer.Response.text("item \(id)").delayed(by: Double.random(in: 0...0.004))
+        }
+        defer { server.shutdown() }
+        let transportLedger = SettlementLedger()
+        let transport = SettlementCountingTransport(base: URLSessionTransport(), ledger: transportLedger) { request in
+            // Cancel from inside a `then` on the transport's promise, i.e. as it finishes.
+            let path = request.url?.path ?? ""
+            guard path.hasPrefix("/finish/"), let id = Int(path.split(separator: "/").last ?? ""),
+                  FinishCanceller.mode(of: id) == .transportThen else { return }
+            canceller.cancel(id)
+        }
+        let client = NetworkClient(transport: transport)
+        let clientLedger = SettlementLedger()
+        let clock = ContinuousClock()
+        let start = clock.now
+
+        // 1,000 requests, each cancelled 0–5 ms after it was sent, 50 at a time.
+        var randomOutcomes: [Result<Data, any Error>] = []
+        for wave in 0..<20 {
+            let observed = (0..<50).map { offset in
+                let id = wave * 50 + offset
+                let promise = client.get(server.clientEndpoint("/random/\(id)"), as: Data.self)
+                let delay = DispatchTimeInterval.microseconds(Int.random(in: 0...5_000))
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { promise.cancel() }
+                return clientLedger.track(id, promise)
             }
-            let cats = try await Promise<[ClientCat]>.all(promises).valueWithin(60)
-            #expect(cats == (0..<200).map { ClientCat(name: "cat \($0)", mood: $0.isMultiple(of: 2) ? "GET" : "POST") })
-            #expect(server.statistics.requestsReceived == 200)
+            randomOutcomes += try await Promise<[Result<Data, any Error>]>.allSettled(observed).valueWithin(30)
         }
 
-        @Test("URLSessionTransport survives 1,000 randomly timed cancels and 200 cancels as responses finish; every promise settles exactly once")
-        func cancellationStress() async throws {
-            let canceller = FinishCanceller()
-            let server = try LoopbackServer { request in
-                let id = Int(request.path.split(separator: "/").last ?? "") ?? -1
-                if request.path.hasPrefix("/finish/") {
-                    canceller.serverResponding(id)
-                    return .text("item \(id)")
-                }
-                // Answers take 0–4 ms, so that the 0–5 ms cancels land before, during and after.
-                return LoopbackServer.Response.text("item \(id)").delayed(by: Double.random(in: 0...0.004))
+        // 200 requests cancelled just as they finish, 20 at a time: from the server handler
+        // right before it answers (at once, or within a millisecond), or from a `then` on the
+        // transport's promise.
+        var finishOutcomes: [Result<Data, any Error>] = []
+        for wave in 0..<10 {
+            let observed = (0..<20).map { offset in
+                let id = 10_000 + wave * 20 + offset
+                let promise = client.get(server.clientEndpoint("/finish/\(id)"), as: Data.self)
+                canceller.register(id, promise)
+                return clientLedger.track(id, promise)
             }
-            defer { server.shutdown() }
-            let transportLedger = SettlementLedger()
-            let transport = SettlementCountingTransport(base: URLSessionTransport(), ledger: transportLedger) { request in
-                // Cancel from inside a `then` on the transport's promise, i.e. as it finishes.
-                let path = request.url?.path ?? ""
-                guard path.hasPrefix("/finish/"), let id = Int(path.split(separator: "/").last ?? ""),
-                      FinishCanceller.mode(of: id) == .transportThen else { return }
-                canceller.cancel(id)
-            }
-            let client = NetworkClient(transport: transport)
-            let clientLedger = SettlementLedger()
-            let clock = ContinuousClock()
-            let start = clock.now
-
-            // 1,000 requests, each cancelled 0–5 ms after it was sent, 50 at a time.
-            var randomOutcomes: [Result<Data, any Error>] = []
-            for wave in 0..<20 {
-                let observed = (0..<50).map { offset in
-                    let id = wave * 50 + offset
-                    let promise = client.get(server.clientEndpoint("/random/\(id)"), as: Data.self)
-                    let delay = DispatchTimeInterval.microseconds(Int.random(in: 0...5_000))
-                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { promise.cancel() }
-                    return clientLedger.track(id, promise)
-                }
-                randomOutcomes += try await Promise<[Result<Data, any Error>]>.allSettled(observed).valueWithin(30)
-            }
-
-            // 200 requests cancelled just as they finish, 20 at a time: from the server handler
-            // right before it answers (at once, or within a millisecond), or from a `then` on the
-            // transport's promise.
-            var finishOutcomes: [Result<Data, any Error>] = []
-            for wave in 0..<10 {
-                let observed = (0..<20).map { offset in
-                    let id = 10_000 + wave * 20 + offset
-                    let promise = client.get(server.clientEndpoint("/finish/\(id)"), as: Data.self)
-                    canceller.register(id, promise)
-                    return clientLedger.track(id, promise)
-                }
-                finishOutcomes += try await Promise<[Result<Data, any Error>]>.allSettled(observed).valueWithin(30)
-            }
-            let elapsed = clock.now - start
-
-            // Every client promise settled exactly once, as success with its own body or as a cancel.
-            #expect(clientLedger.counts.count == 1_200)
-            #expect(clientLedger.counts.values.allSatisfy { $0 == 1 }, "\(clientLedger.counts.filter { $0.value != 1 })")
-            for (index, outcome) in randomOutcomes.enumerated() {
-                Self.check(outcome, expected: "item \(index)")
-            }
-            for (index, outcome) in finishOutcomes.enumerated() {
-                Self.check(outcome, expected: "item \(10_000 + index)")
-            }
-            // The transport settled every promise it handed out exactly once too.
-            let transportCounts = await transportLedger.settledCounts(within: 30)
-            #expect(transportCounts.allSatisfy { $0 == 1 }, "\(transportCounts.filter { $0 != 1 }.count) unsettled or doubly settled")
-            #expect(transportCounts.count >= 1, "at least one request reached the transport")
-
-            let cancelled = (randomOutcomes + finishOutcomes).filter(\.isCancellation).count
-            #expect(cancelled > 0, "some cancels must have landed")
-            #expect(await server.awaitStatistics { $0.connectionsClosedByPeer > 0 },
-                    "some cancels must have stopped a transfer: \(server.statistics)")
-            #expect(canceller.unfired.isEmpty, "the server saw every /finish request: \(canceller.unfired.sorted())")
-            #expect(elapsed < .seconds(30), "\(elapsed)")
-
-            // The client still works afterwards.
-            let after = try await client.get(server.clientEndpoint("/random/7"), as: Data.self).valueWithin()
-            #expect(after == Data("item 7".utf8))
+            finishOutcomes += try await Promise<[Result<Data, any Error>]>.allSettled(observed).valueWithin(30)
         }
+        let elapsed = clock.now - start
 
-        private static func check(_ outcome: Result<Data, any Error>, expected: String,
-                                  sourceLocation: SourceLocation = #_sourceLocation) {
-            switch outcome {
-            case .success(let body):
-                #expect(String(decoding: body, as: UTF8.self) == expected, sourceLocation: sourceLocation)
-            case .failure(let error):
-                #expect(error.isCancellation, "\(expected): \(error)", sourceLocation: sourceLocation)
-            }
+        // Every client promise settled exactly once, as success with its own body or as a cancel.
+        #expect(clientLedger.counts.count == 1_200)
+        #expect(clientLedger.counts.values.allSatisfy { $0 == 1 }, "\(clientLedger.counts.filter { $0.value != 1 })")
+        for (index, outcome) in randomOutcomes.enumerated() {
+            Self.check(outcome, expected: "item \(index)")
+        }
+        for (index, outcome) in finishOutcomes.enumerated() {
+            Self.check(outcome, expected: "item \(10_000 + index)")
+        }
+        // The transport settled every promise it handed out exactly once too.
+        let transportCounts = await transportLedger.settledCounts(within: 30)
+        #expect(transportCounts.allSatisfy { $0 == 1 }, "\(transportCounts.filter { $0 != 1 }.count) unsettled or doubly settled")
+        #expect(transportCounts.count >= 1, "at least one request reached the transport")
+
+        let cancelled = (randomOutcomes + finishOutcomes).filter(\.isCancellation).count
+        #expect(cancelled > 0, "some cancels must have landed")
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer > 0 },
+                "some cancels must have stopped a transfer: \(server.statistics)")
+        #expect(canceller.unfired.isEmpty, "the server saw every /finish request: \(canceller.unfired.sorted())")
+        #expect(elapsed < .seconds(30), "\(elapsed)")
+
+        // The client still works afterwards.
+        let after = try await client.get(server.clientEndpoint("/random/7"), as: Data.self).valueWithin()
+        #expect(after == Data("item 7".utf8))
+    }
+
+    private static func check(_ outcome: Result<Data, any Error>, expected: String,
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        switch outcome {
+        case .success(let body):
+            #expect(String(decoding: body, as: UTF8.self) == expected, sourceLocation: sourceLocation)
+        case .failure(let error):
+            #expect(error.isCancellation, "\(expected): \(error)", sourceLocation: sourceLocation)
         }
     }
 }

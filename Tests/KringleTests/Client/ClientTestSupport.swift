@@ -35,11 +35,6 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
     var testDescription: String { rawValue }
 }
 
-/// Client tests that must not overlap one another: the load tests would delay the timers of
-/// the timing tests on this two-core machine. Suites nest inside it by extension.
-@Suite("Client tests run one at a time", .serialized)
-struct ExclusiveClientTests {}
-
 /// An endpoint built from parts, so each test states exactly what it asks for.
 struct ClientTestEndpoint: Endpoint {
     var baseURL: URL

@@ -7,98 +7,96 @@ import Synchronization
 import Testing
 @testable import Kringle
 
-extension ExclusiveClientTests {
-    @Suite("Request timeouts")
-    struct ClientTimeoutTests {
-        @Test("a sub-second timeout rejects with timedOut on time and drops the connection",
-              arguments: TransportUnderTest.allCases)
-        func subSecondTimeout(_ transport: TransportUnderTest) async throws {
-            let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 60) }
-            defer { server.shutdown() }
-            let clock = ManualClock()
-            let client = transport.client {
-                $0.timeout = 0.3
-                $0.clock = clock
-            }
-            let call = client.get(server.clientEndpoint("/slow"), as: Data.self)
-            #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
-            clock.advance(by: 0.299)
-            #expect(call.isPending, "not before the timeout")
-            clock.advance(by: 0.001)
-            let outcome = await call.outcome()
-            #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
-            // The task was cancelled, not left running in the background.
-            #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
-            #expect(server.statistics.responsesCompleted == 0)
+@Suite("Request timeouts")
+struct ClientTimeoutTests {
+    @Test("a sub-second timeout rejects with timedOut on time and drops the connection",
+          arguments: TransportUnderTest.allCases)
+    func subSecondTimeout(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 60) }
+        defer { server.shutdown() }
+        let clock = ManualClock()
+        let client = transport.client {
+            $0.timeout = 0.3
+            $0.clock = clock
         }
+        let call = client.get(server.clientEndpoint("/slow"), as: Data.self)
+        #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
+        clock.advance(by: 0.299)
+        #expect(call.isPending, "not before the timeout")
+        clock.advance(by: 0.001)
+        let outcome = await call.outcome()
+        #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
+        // The task was cancelled, not left running in the background.
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
+        #expect(server.statistics.responsesCompleted == 0)
+    }
 
-        @Test("the timeout applies to each redirect hop anew", arguments: TransportUnderTest.allCases)
-        func timeoutPerHop(_ transport: TransportUnderTest) async throws {
-            // Two hops of 1.5 s each: 3 s in all, more than the 2.5 s timeout, but each hop is within.
-            let firstAnswer = LoopbackServer.Gate()
-            let secondAnswer = LoopbackServer.Gate()
-            let server = try LoopbackServer { request in
-                request.path == "/first"
-                    ? LoopbackServer.Response(status: 302, headers: [("Location", "/second")], body: Data("x".utf8),
-                                              behavior: .paced([.init(bytes: 0, then: .until(firstAnswer))], afterLast: .sendRest))
-                    : LoopbackServer.Response.text("made it")
-                        .withBehavior(.paced([.init(bytes: 0, then: .until(secondAnswer))], afterLast: .sendRest))
-            }
-            defer { server.shutdown() }
-            let clock = ManualClock()
-            let client = transport.client {
-                $0.timeout = 2.5
-                $0.clock = clock
-            }
-            let call = client.get(server.clientEndpoint("/first"), as: Data.self)
-            #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
-            clock.advance(by: 1.5)
-            firstAnswer.open()
-            // The second hop has its own 2.5 s.
-            #expect(await server.awaitStatistics { $0.requestsReceived == 2 })
-            #expect(await eventually { clock.pendingDelays == [2.5] }, "\(clock.pendingDelays)")
-            clock.advance(by: 1.5)
-            secondAnswer.open()
-            let body = try await call.valueWithin()
-            #expect(String(decoding: body, as: UTF8.self) == "made it")
+    @Test("the timeout applies to each redirect hop anew", arguments: TransportUnderTest.allCases)
+    func timeoutPerHop(_ transport: TransportUnderTest) async throws {
+        // Two hops of 1.5 s each: 3 s in all, more than the 2.5 s timeout, but each hop is within.
+        let firstAnswer = LoopbackServer.Gate()
+        let secondAnswer = LoopbackServer.Gate()
+        let server = try LoopbackServer { request in
+            request.path == "/first"
+                ? LoopbackServer.Response(status: 302, headers: [("Location", "/second")], body: Data("x".utf8),
+                                          behavior: .paced([.init(bytes: 0, then: .until(firstAnswer))], afterLast: .sendRest))
+                : LoopbackServer.Response.text("made it")
+                    .withBehavior(.paced([.init(bytes: 0, then: .until(secondAnswer))], afterLast: .sendRest))
         }
+        defer { server.shutdown() }
+        let clock = ManualClock()
+        let client = transport.client {
+            $0.timeout = 2.5
+            $0.clock = clock
+        }
+        let call = client.get(server.clientEndpoint("/first"), as: Data.self)
+        #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
+        clock.advance(by: 1.5)
+        firstAnswer.open()
+        // The second hop has its own 2.5 s.
+        #expect(await server.awaitStatistics { $0.requestsReceived == 2 })
+        #expect(await eventually { clock.pendingDelays == [2.5] }, "\(clock.pendingDelays)")
+        clock.advance(by: 1.5)
+        secondAnswer.open()
+        let body = try await call.valueWithin()
+        #expect(String(decoding: body, as: UTF8.self) == "made it")
+    }
 
-        @Test("StubTransport: a sub-second timeout rejects with timedOut on time, cancelling the stub's delay")
-        func stubTimeout() async throws {
-            let clock = ManualClock()
-            let transport = StubTransport(clock: clock)
-            transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
-            var configuration = NetworkClient.Configuration()
-            configuration.timeout = 0.2
-            configuration.clock = clock
-            let client = NetworkClient(configuration: configuration, transport: transport)
-            let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow")
-            let call = client.get(endpoint)
-            await clock.untilTimersPending(2)
-            #expect(clock.pendingDelays == [0.2, 5])
-            clock.advance(by: 0.199)
-            #expect(call.isPending)
-            clock.advance(by: 0.001)
-            let outcome = await call.outcome()
-            #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
-            #expect(clock.pendingTimers == 0, "the stub's delay was cancelled with the request")
-        }
+    @Test("StubTransport: a sub-second timeout rejects with timedOut on time, cancelling the stub's delay")
+    func stubTimeout() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(clock: clock)
+        transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = 0.2
+        configuration.clock = clock
+        let client = NetworkClient(configuration: configuration, transport: transport)
+        let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow")
+        let call = client.get(endpoint)
+        await clock.untilTimersPending(2)
+        #expect(clock.pendingDelays == [0.2, 5])
+        clock.advance(by: 0.199)
+        #expect(call.isPending)
+        clock.advance(by: 0.001)
+        let outcome = await call.outcome()
+        #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
+        #expect(clock.pendingTimers == 0, "the stub's delay was cancelled with the request")
+    }
 
-        @Test("a transport alone honours the request's timeoutInterval with KringleError.timedOut",
-              arguments: TransportUnderTest.allCases)
-        func transportOwnTimeout(_ transport: TransportUnderTest) async throws {
-            // Real time: this is the transport's own timer (URLSession's or libcurl's), which no
-            // clock of Kringle's drives. The bounds only say "not early, not wildly late".
-            let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 20) }
-            defer { server.shutdown() }
-            var request = URLRequest(url: server.url("/slow"))
-            request.timeoutInterval = 1
-            let adapter = transport.make()
-            let (outcome, elapsed) = await SettlementTimer.measure { adapter.send(request) }
-            #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
-            #expect(elapsed >= .milliseconds(990), "\(elapsed)")
-            #expect(elapsed < .seconds(8), "\(elapsed)")
-        }
+    @Test("a transport alone honours the request's timeoutInterval with KringleError.timedOut",
+          arguments: TransportUnderTest.allCases)
+    func transportOwnTimeout(_ transport: TransportUnderTest) async throws {
+        // Real time: this is the transport's own timer (URLSession's or libcurl's), which no
+        // clock of Kringle's drives. The bounds only say "not early, not wildly late".
+        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 20) }
+        defer { server.shutdown() }
+        var request = URLRequest(url: server.url("/slow"))
+        request.timeoutInterval = 1
+        let adapter = transport.make()
+        let (outcome, elapsed) = await SettlementTimer.measure { adapter.send(request) }
+        #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
+        #expect(elapsed >= .milliseconds(990), "\(elapsed)")
+        #expect(elapsed < .seconds(8), "\(elapsed)")
     }
 }
 

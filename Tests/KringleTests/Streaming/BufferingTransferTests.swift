@@ -81,46 +81,44 @@ struct BufferingTransferTests {
     }
 }
 
-extension ExclusiveClientTests {
-    @Suite("The buffering default against a real server")
-    struct BufferingTransferServerTests {
-        @Test("download, upload and multipart work through a send-only wrapper of the transport",
-              arguments: TransportUnderTest.allCases)
-        func sendOnly(_ transport: TransportUnderTest) async throws {
-            let file = streamingRandomData(count: 5 << 20, seed: 43)
-            let received = ReceivedRequests()
-            let server = try LoopbackServer { request in
-                received.append(request)
-                return request.method == "GET" ? .data(file) : .streamingReceipt(for: request)
-            }
-            defer { server.shutdown() }
-            let scratch = try StreamingScratchDirectory()
-            defer { scratch.remove() }
-            let client = transport.streamingClient(wrapping: { StreamingSendOnlyTransport(base: $0) })
-
-            let destination = scratch.file("down.bin")
-            let log = StreamingProgressLog(total: Int64(file.count))
-            _ = try await client.download(server.clientEndpoint("/down"), to: destination, progress: log.callback).valueWithin(30)
-            #expect(streamingContents(of: destination) == file)
-            #expect(await log.awaitCompletion())
-
-            let source = try scratch.write(file, to: "up.bin")
-            let receipt = try await client.upload(source, to: server.clientEndpoint("/up"), as: StreamingReceipt.self)
-                .valueWithin(30)
-            #expect(receipt.bytes == file.count)
-            #expect(received.all.last?.body == file)
-
-            _ = try await client.request(.post, server.clientEndpoint("/form"), body: .multipart([
-                .field(name: "n", value: "v"),
-                .file(name: "f", fileURL: source, filename: "up.bin"),
-            ]), as: StreamingReceipt.self).valueWithin(30)
-            let form = try #require(received.all.last)
-            let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: form.header("Content-Type")))
-            let parts = try StreamingMultipartParser.parse(form.body, boundary: boundary)
-            #expect(parts.map(\.name) == ["n", "f"])
-            #expect(parts.last?.body == file)
-            #expect(received.all.map(\.path) == ["/down", "/up", "/form"])
-            #expect(scratch.entries == ["down.bin", "up.bin"])
+@Suite("The buffering default against a real server")
+struct BufferingTransferServerTests {
+    @Test("download, upload and multipart work through a send-only wrapper of the transport",
+          arguments: TransportUnderTest.allCases)
+    func sendOnly(_ transport: TransportUnderTest) async throws {
+        let file = streamingRandomData(count: 5 << 20, seed: 43)
+        let received = ReceivedRequests()
+        let server = try LoopbackServer { request in
+            received.append(request)
+            return request.method == "GET" ? .data(file) : .streamingReceipt(for: request)
         }
+        defer { server.shutdown() }
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let client = transport.streamingClient(wrapping: { StreamingSendOnlyTransport(base: $0) })
+
+        let destination = scratch.file("down.bin")
+        let log = StreamingProgressLog(total: Int64(file.count))
+        _ = try await client.download(server.clientEndpoint("/down"), to: destination, progress: log.callback).valueWithin(30)
+        #expect(streamingContents(of: destination) == file)
+        #expect(await log.awaitCompletion())
+
+        let source = try scratch.write(file, to: "up.bin")
+        let receipt = try await client.upload(source, to: server.clientEndpoint("/up"), as: StreamingReceipt.self)
+            .valueWithin(30)
+        #expect(receipt.bytes == file.count)
+        #expect(received.all.last?.body == file)
+
+        _ = try await client.request(.post, server.clientEndpoint("/form"), body: .multipart([
+            .field(name: "n", value: "v"),
+            .file(name: "f", fileURL: source, filename: "up.bin"),
+        ]), as: StreamingReceipt.self).valueWithin(30)
+        let form = try #require(received.all.last)
+        let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: form.header("Content-Type")))
+        let parts = try StreamingMultipartParser.parse(form.body, boundary: boundary)
+        #expect(parts.map(\.name) == ["n", "f"])
+        #expect(parts.last?.body == file)
+        #expect(received.all.map(\.path) == ["/down", "/up", "/form"])
+        #expect(scratch.entries == ["down.bin", "up.bin"])
     }
 }

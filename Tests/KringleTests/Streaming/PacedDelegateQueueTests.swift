@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import KringleTesting
+import Synchronization
 import Testing
 @testable import Kringle
 
@@ -81,59 +82,65 @@ struct PacedDelegateQueueTests {
 }
 
 #if canImport(FoundationNetworking)
-extension ExclusiveClientTests {
-    /// `URLSessionTransport` reports progress on its delegate queue, so a slow report stands
-    /// for a slow disk: without pacing, FoundationNetworking would queue the whole body.
-    /// (Apple's URLSession is not paced.)
-    @Suite("URLSessionTransport backpressure")
-    struct URLSessionBackpressureTests {
-        static let body = patternedData(count: 16 << 20)
+/// `URLSessionTransport` reports progress on its delegate queue, so a slow report stands
+/// for a slow disk: without pacing, FoundationNetworking would queue the whole body.
+/// (Apple's URLSession is not paced.)
+@Suite("URLSessionTransport backpressure")
+struct URLSessionBackpressureTests {
+    static let body = patternedData(count: 16 << 20)
 
-        @Test func aSlowDelegateHoldsTheTransferBack() async throws {
-            let server = try LoopbackServer { _ in .data(Self.body) }
-            defer { server.shutdown() }
-            let scratch = try StreamingScratchDirectory()
-            defer { scratch.remove() }
-            let file = try scratch.write(Data(), to: "body.bin")
-            let transport = URLSessionTransport()
+    @Test func aSlowDelegateHoldsTheTransferBack() async throws {
+        let server = try LoopbackServer { _ in .data(Self.body) }
+        defer { server.shutdown() }
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let file = try scratch.write(Data(), to: "body.bin")
+        let transport = URLSessionTransport()
 
-            let response = try await transport.transfer(TransferRequest(
-                request: URLRequest(url: server.url("/body")),
-                responseBodyFile: file,
-                // Real time on purpose: a delegate slower than the loopback network, which is
-                // what the pacing must hold FoundationNetworking back for.
-                progress: { _ in usleep(300) }
-            )).valueWithin(120)
+        let response = try await transport.transfer(TransferRequest(
+            request: URLRequest(url: server.url("/body")),
+            responseBodyFile: file,
+            // Real time on purpose: a delegate slower than the loopback network, which is
+            // what the pacing must hold FoundationNetworking back for.
+            progress: { _ in usleep(300) }
+        )).valueWithin(120)
 
-            #expect(response.statusCode == 200)
-            #expect(streamingContents(of: file) == Self.body)
-            // Unpaced, about a thousand chunks pile up; a starved delegate thread may let a
-            // few more through (the patience), never that many.
-            let queue = transport.delegateQueue
-            #expect(queue.highWaterMark <= 2 * queue.limit, "\(queue.highWaterMark) operations were queued")
-        }
+        #expect(response.statusCode == 200)
+        #expect(streamingContents(of: file) == Self.body)
+        // Unpaced, about a thousand chunks pile up; a starved delegate thread may let a
+        // few more through (the patience), never that many.
+        let queue = transport.delegateQueue
+        #expect(queue.highWaterMark <= 2 * queue.limit, "\(queue.highWaterMark) operations were queued")
+    }
 
-        @Test func cancellingAHeldBackTransferStopsIt() async throws {
-            let server = try LoopbackServer { _ in .data(Self.body) }
-            defer { server.shutdown() }
-            let scratch = try StreamingScratchDirectory()
-            defer { scratch.remove() }
-            let file = try scratch.write(Data(), to: "body.bin")
-            let firstReport = Promise<Void>.pending()
+    @Test func cancellingAHeldBackTransferStopsIt() async throws {
+        let server = try LoopbackServer { _ in .data(Self.body) }
+        defer { server.shutdown() }
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let file = try scratch.write(Data(), to: "body.bin")
+        // Cancelled from a queue of its own as soon as the first chunk is reported, while the
+        // slow delegate has a thousand chunks (about a second) still to go: no wait on the
+        // test's own task, which a busy test runner may resume late.
+        let transfer = Mutex<Promise<HTTPResponse>?>(nil)
+        let canceller = DispatchQueue(label: "kringle.tests.canceller")
+        let cancelSent = Atomic(false)
 
-            let transfer = URLSessionTransport().transfer(TransferRequest(
-                request: URLRequest(url: server.url("/body")),
-                responseBodyFile: file,
-                progress: { _ in
-                    firstReport.fulfill(())
-                    usleep(300)   // a slow delegate, as above
+        let started = URLSessionTransport().transfer(TransferRequest(
+            request: URLRequest(url: server.url("/body")),
+            responseBodyFile: file,
+            progress: { _ in
+                if cancelSent.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+                    canceller.async { transfer.withLock { $0 }?.cancel() }
                 }
-            ))
-            try await firstReport.valueWithin(30)
-            transfer.cancel()
+                usleep(1_000)   // a slow delegate, as above
+            }
+        ))
+        transfer.withLock { $0 = started }
+        if cancelSent.load(ordering: .relaxed) { started.cancel() }   // reported before it was stored
 
-            #expect(await transfer.outcome(within: 15).isCancellation)
-        }
+        let outcome = await started.outcome(within: 15)
+        #expect(outcome.isCancellation, "\(outcome)")
     }
 }
 #endif
