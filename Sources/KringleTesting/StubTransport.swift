@@ -4,8 +4,8 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A ``Transport`` that answers with canned responses, for unit tests of code that uses
-/// ``NetworkClient``.
+/// A ``/Kringle/Transport`` that answers with canned responses, for unit tests of code that uses
+/// ``/Kringle/NetworkClient``.
 ///
 /// Stubs are matched by method and URL path; the first stub added for a pair wins until it
 /// is replaced. Unmatched requests go to the fallback handler, or reject with
@@ -43,7 +43,7 @@ public final class StubTransport: Transport {
         }
 
         /// A failure: the transport rejects with `error` (wrap network failures in
-        /// ``KringleError/transport(_:)`` to imitate a real adapter).
+        /// ``/Kringle/KringleError/transport(_:)`` to imitate a real adapter).
         public static func failure(_ error: any Error, delay: TimeInterval = 0) -> Stub {
             var stub = Stub(delay: delay)
             stub.error = error

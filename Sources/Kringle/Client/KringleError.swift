@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything that can go wrong with a Kringle request, apart from cancellation (which
-/// surfaces as ``PromiseError/cancelled``).
+/// surfaces as ``/KringlePromise/PromiseError/cancelled``).
 ///
 /// ```swift
 /// client.get(.cat(name: "Tom"), as: Cat.self).catch { error in
