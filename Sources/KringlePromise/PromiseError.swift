@@ -17,6 +17,7 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ever settle it.
     case emptyInput
 
+    /// A sentence saying what happened.
     public var description: String {
         switch self {
         case .cancelled:

@@ -68,6 +68,7 @@ public final class StubTransport: Transport {
         /// The URL of the unmatched request.
         public let url: URL?
 
+        /// Names the method and URL that no stub matched.
         public var description: String {
             "StubTransport has no stub for \(method) \(url?.absoluteString ?? "(no URL)")"
         }
@@ -99,6 +100,11 @@ public final class StubTransport: Transport {
         state.withLock { $0.requests }
     }
 
+    /// Records `request` and answers it with the matching stub, the fallback handler's
+    /// stub, or a ``NoStubError``.
+    ///
+    /// - Returns: A promise of the stubbed response, after the stub's delay; it rejects with
+    ///   the stub's error, the handler's error, or ``NoStubError``.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
         let method = request.httpMethod ?? "GET"
         let found = state.withLock { state -> (Stub?, (@Sendable (URLRequest) throws -> Stub)?) in

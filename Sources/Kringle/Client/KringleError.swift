@@ -27,6 +27,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// `Location` it was sent to.
     case tooManyRedirects(URL)
 
+    /// What went wrong, for a person: the case, the URL and status where there is one, the
+    /// decoding path, and the start of the body.
     public var description: String {
         switch self {
         case .invalidRequest(let reason):
