@@ -14,8 +14,8 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let transport = StubTransport()
-/// transport.stub(.get, "/cuddle", with: .json(#"{"name": "Tom"}"#))
-/// transport.stub(.post, "/cats/Tom/food", with: .init(status: 503))
+/// transport.stub(.get, "/api/v2/cuddle", with: .json(#"{"name": "Tom", "mood": "purring"}"#))
+/// transport.stub(.post, "/api/v2/cats/Tom/food", with: .init(status: 503))
 /// let client = NetworkClient(transport: transport)
 /// let cat = try client.get(CatEndpoint.cuddle, as: Cat.self).wait()
 /// #expect(transport.requests.count == 1)
