@@ -9,7 +9,7 @@ extension Promise {
     ///
     /// ```swift
     /// Promise.retry(attempts: 3, delay: 0.2) {
-    ///     client.get(.cats, as: [Cat].self)
+    ///     client.get(CatEndpoint.cats, as: [Cat].self)
     /// }
     /// ```
     /// - Parameters:

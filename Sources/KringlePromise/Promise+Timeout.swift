@@ -5,7 +5,7 @@ extension Promise {
     /// and then cancels this promise and the work it depends on.
     ///
     /// ```swift
-    /// client.get(.cats, as: [Cat].self).timeout(2.5)
+    /// client.get(CatEndpoint.cats, as: [Cat].self).timeout(2.5)
     /// ```
     /// - Parameter seconds: The time allowed, with sub-second precision.
     /// - Returns: A promise settled like this one, or rejected on time-out.

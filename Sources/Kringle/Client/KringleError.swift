@@ -4,7 +4,7 @@ import Foundation
 /// surfaces as ``/KringlePromise/PromiseError/cancelled``).
 ///
 /// ```swift
-/// client.get(.cat(name: "Tom"), as: Cat.self).catch { error in
+/// client.get(CatEndpoint.pet(catName: "Tom"), as: Cat.self).catch { error in
 ///     if case KringleError.unacceptableStatusCode(404, _) = error { print("no such cat") }
 /// }
 /// ```
