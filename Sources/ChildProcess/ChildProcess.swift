@@ -97,6 +97,8 @@ public final class ChildProcess: Sendable {
 
 /// A child process that could not be started or read from.
 public struct ChildProcessError: Error, CustomStringConvertible {
+    /// What failed and the system's reason, such as
+    /// `cannot start /usr/bin/nginx: No such file or directory`.
     public let description: String
 
     init(_ what: String, code: Int32) {

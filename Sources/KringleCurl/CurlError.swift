@@ -44,7 +44,7 @@ public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible, Tra
     public static let operationTimedOut = 28
 
     /// Whether the request surely did not complete, so that sending it again is safe for an
-    /// idempotent method (``Kringle/RetryPolicy`` retries these): the proxy or host did not
+    /// idempotent method (``/Kringle/RetryPolicy`` retries these): the proxy or host did not
     /// resolve, the connection or the TLS handshake failed, or the connection broke or
     /// came back empty before a response (the cases URLSession reports as
     /// `cannotFindHost`, `cannotConnectToHost`, `secureConnectionFailed` and

@@ -4,7 +4,7 @@ import Kringle
 import FoundationNetworking
 #endif
 
-/// A ``Transport`` that sends requests with libcurl, loaded at run time.
+/// A ``/Kringle/Transport`` that sends requests with libcurl, loaded at run time.
 ///
 /// ```swift
 /// let client = NetworkClient(transport: CurlTransport())
@@ -12,9 +12,9 @@ import FoundationNetworking
 ///
 /// Each transport has one curl multi handle, driven by one thread of its own, and its own
 /// pool of keep-alive connections. Any thread may call ``send(_:)`` or cancel the promise it
-/// returns. The transport follows the ``Transport`` contract: it follows no redirect, keeps
-/// no cookies, keeps repeated response headers apart, decodes gzip, deflate and br bodies
-/// (leaving `Content-Length` and `Content-Encoding` as the server sent them, so
+/// returns. The transport follows the ``/Kringle/Transport`` contract: it follows no
+/// redirect, keeps no cookies, keeps repeated response headers apart, decodes gzip, deflate
+/// and br bodies (leaving `Content-Length` and `Content-Encoding` as the server sent them, so
 /// `Content-Length` then counts the encoded bytes), and stops a transfer when its promise is
 /// cancelled.
 ///

@@ -5,7 +5,7 @@ extension Promise {
     /// An empty array fulfils with `[]`.
     ///
     /// ```swift
-    /// Promise.all(names.map { client.get(.cat($0), as: Cat.self) })
+    /// Promise.all(names.map { client.get(CatEndpoint.pet(catName: $0), as: Cat.self) })
     ///     .done { cats in print(cats) }
     /// ```
     @inlinable

@@ -5,7 +5,7 @@ extension Promise {
     ///
     /// ```swift
     /// spinner.start()
-    /// client.get(.cats, as: [Cat].self).always { spinner.stop() }
+    /// client.get(CatEndpoint.cats, as: [Cat].self).always { spinner.stop() }
     /// ```
     @inlinable
     @discardableResult

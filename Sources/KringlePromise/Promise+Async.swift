@@ -28,7 +28,7 @@ extension Promise {
     /// ``PromiseError/cancelled``.
     ///
     /// ```swift
-    /// let cats = try await client.get(.cats, as: [Cat].self).value
+    /// let cats = try await client.get(CatEndpoint.cats, as: [Cat].self).value
     /// ```
     public var value: Value {
         get async throws {

@@ -6,7 +6,7 @@ extension Promise {
     /// Cancellation is a rejection too: `body` sees ``PromiseError/cancelled``.
     ///
     /// ```swift
-    /// client.get(.cats, as: [Cat].self)
+    /// client.get(CatEndpoint.cats, as: [Cat].self)
     ///     .done { show($0) }
     ///     .catch { error in print("Could not load cats: \(error)") }
     /// ```

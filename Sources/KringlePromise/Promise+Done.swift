@@ -38,10 +38,10 @@ extension Promise where Value == Void {
     /// client.get(CatEndpoint.cuddle).then { _ in print("🐱") }.catch { error in print("You gotta be kitten me!") }
     /// ```
     ///
-    /// Only on `Promise<Void>`, and ranked below the promise-returning ``then(on:_:)``, so
-    /// that a closure returning a promise always chains it and a long chain still compiles
-    /// at once. On promises of other values, a closure that returns nothing goes to
-    /// ``done(on:_:)`` or ``tap(on:_:)``.
+    /// Only on `Promise<Void>`, and ranked below the promise-returning
+    /// ``then(on:_:)->Promise<Next>``, so that a closure returning a promise always chains it
+    /// and a long chain still compiles at once. On promises of other values, a closure that
+    /// returns nothing goes to ``done(on:_:)`` or ``tap(on:_:)``.
     ///
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.

@@ -5,7 +5,7 @@ extension Promise {
     ///
     /// A rejection skips `body` and rejects the returned promise with the same error; a
     /// throw from `body` rejects it with the thrown error. For a closure that starts more
-    /// asynchronous work and returns its promise, use ``then(on:_:)``.
+    /// asynchronous work and returns its promise, use ``then(on:_:)->Promise<Next>``.
     ///
     /// ```swift
     /// let names = client.get(CatEndpoint.cats, as: [Cat].self)

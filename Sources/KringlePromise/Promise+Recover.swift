@@ -36,8 +36,9 @@ extension Promise {
     ///     .recoverWith { _ in mirror.get(CatEndpoint.cats, as: [Cat].self) }
     /// ```
     ///
-    /// `recover` is to `recoverWith` what ``map(on:_:)`` is to ``then(on:_:)``: the first
-    /// takes a closure that returns a value, the second one that returns a promise.
+    /// `recover` is to `recoverWith` what ``map(on:_:)`` is to
+    /// ``then(on:_:)->Promise<Next>``: the first takes a closure that returns a value, the
+    /// second one that returns a promise.
     ///
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.

@@ -4,7 +4,7 @@ extension Promise {
     /// Rejects with ``PromiseError/validationFailure`` when `predicate` returns `false`.
     ///
     /// ```swift
-    /// client.get(.cats, as: [Cat].self).validate { !$0.isEmpty }
+    /// client.get(CatEndpoint.cats, as: [Cat].self).validate { !$0.isEmpty }
     /// ```
     ///
     /// The result is not discardable: a check whose outcome nobody reads checks nothing.

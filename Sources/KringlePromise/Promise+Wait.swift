@@ -6,7 +6,7 @@ extension Promise {
     /// Meant for scripts and command-line tools that chain promises and then need the
     /// answer before they exit:
     /// ```swift
-    /// let cats = try client.get(.cats, as: [Cat].self).wait()
+    /// let cats = try client.get(CatEndpoint.cats, as: [Cat].self).wait()
     /// ```
     /// While it waits, the calling thread runs pending handlers bound for
     /// ``Dispatch/DispatchQueue/promises`` (and, on the main thread, those bound for

@@ -4,9 +4,9 @@ import Synchronization
 /// A value that will be available later, or an error explaining why it will not.
 ///
 /// A promise starts pending and settles exactly once: fulfilled with a value or rejected
-/// with an error. Handlers attached with ``then(on:_:)``, ``map(on:_:)``, ``catch(on:_:)`` and the
-/// other operators run asynchronously on a dispatch queue (by default
-/// ``Dispatch/DispatchQueue/promises``, never the main queue) once it settles.
+/// with an error. Handlers attached with ``then(on:_:)->Promise<Next>``, ``map(on:_:)``,
+/// ``catch(on:_:)`` and the other operators run asynchronously on a dispatch queue (by
+/// default ``Dispatch/DispatchQueue/promises``, never the main queue) once it settles.
 ///
 /// ```swift
 /// let answer = Promise<Int>.pending()
@@ -27,7 +27,7 @@ import Synchronization
 ///
 /// | closure returns | operator |
 /// |---|---|
-/// | a `Promise` (the next asynchronous step) | ``then(on:_:)`` |
+/// | a `Promise` (the next asynchronous step) | ``then(on:_:)->Promise<Next>`` |
 /// | a value | ``map(on:_:)`` |
 /// | nothing, passing the value on | ``tap(on:_:)`` |
 /// | nothing, at the end of a chain | ``done(on:_:)`` |

@@ -6,7 +6,7 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The promise was cancelled with ``Promise/cancel()`` before it settled, or it depends
     /// on a promise that was.
     case cancelled
-    /// A ``Promise/timeout(_:)`` or ``Promise/wait(timeout:)`` ran out before the promise settled.
+    /// A ``Promise/timeout(_:clock:)`` or ``Promise/wait(timeout:)`` ran out before the promise settled.
     case timedOut
     /// A ``Promise/validate(on:_:)`` predicate returned `false`.
     case validationFailure
@@ -17,6 +17,7 @@ public enum PromiseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// ever settle it.
     case emptyInput
 
+    /// A sentence saying what happened.
     public var description: String {
         switch self {
         case .cancelled:

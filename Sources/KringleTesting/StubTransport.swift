@@ -4,8 +4,8 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A ``Transport`` that answers with canned responses, for unit tests of code that uses
-/// ``NetworkClient``.
+/// A ``/Kringle/Transport`` that answers with canned responses, for unit tests of code that uses
+/// ``/Kringle/NetworkClient``.
 ///
 /// Stubs are matched by method and URL path; the first stub added for a pair wins until it
 /// is replaced. Unmatched requests go to the fallback handler, or reject with
@@ -14,8 +14,8 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let transport = StubTransport()
-/// transport.stub(.get, "/cuddle", with: .json(#"{"name": "Tom"}"#))
-/// transport.stub(.post, "/cats/Tom/food", with: .init(status: 503))
+/// transport.stub(.get, "/api/v2/cuddle", with: .json(#"{"name": "Tom", "mood": "purring"}"#))
+/// transport.stub(.post, "/api/v2/cats/Tom/food", with: .init(status: 503))
 /// let client = NetworkClient(transport: transport)
 /// let cat = try client.get(CatEndpoint.cuddle, as: Cat.self).wait()
 /// #expect(transport.requests.count == 1)
@@ -44,7 +44,7 @@ public final class StubTransport: Transport {
         }
 
         /// A failure: the transport rejects with `error` (wrap network failures in
-        /// ``KringleError/transport(_:)`` to imitate a real adapter).
+        /// ``/Kringle/KringleError/transport(_:)`` to imitate a real adapter).
         public static func failure(_ error: any Error, delay: TimeInterval = 0) -> Stub {
             var stub = Stub(delay: delay)
             stub.error = error
@@ -69,6 +69,7 @@ public final class StubTransport: Transport {
         /// The URL of the unmatched request.
         public let url: URL?
 
+        /// Names the method and URL that no stub matched.
         public var description: String {
             "StubTransport has no stub for \(method) \(url?.absoluteString ?? "(no URL)")"
         }
@@ -106,6 +107,11 @@ public final class StubTransport: Transport {
         state.withLock { $0.requests }
     }
 
+    /// Records `request` and answers it with the matching stub, the fallback handler's
+    /// stub, or a ``NoStubError``.
+    ///
+    /// - Returns: A promise of the stubbed response, after the stub's delay; it rejects with
+    ///   the stub's error, the handler's error, or ``NoStubError``.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
         let method = request.httpMethod ?? "GET"
         let found = state.withLock { state -> (Stub?, (@Sendable (URLRequest) throws -> Stub)?) in

@@ -10,7 +10,8 @@ public enum NetworkResult: Sendable {
     /// The ``Disposable`` was disposed before the request finished.
     case cancelled
 
-    /// The outcome as a `Result`, with cancellation as ``PromiseError/cancelled``.
+    /// The outcome as a `Result`, with cancellation as
+    /// ``/KringlePromise/PromiseError/cancelled``.
     public var result: Result<Response<Data>, any Error> {
         switch self {
         case .success(let response): return .success(response)

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Everything that can go wrong with a Kringle request, apart from cancellation (which
-/// surfaces as ``PromiseError/cancelled``).
+/// surfaces as ``/KringlePromise/PromiseError/cancelled``).
 ///
 /// ```swift
-/// client.get(.cat(name: "Tom"), as: Cat.self).catch { error in
+/// client.get(CatEndpoint.pet(catName: "Tom"), as: Cat.self).catch { error in
 ///     if case KringleError.unacceptableStatusCode(404, _) = error { print("no such cat") }
 /// }
 /// ```
@@ -55,6 +55,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             self.found = found
         }
 
+        /// What changed, for a person.
         public var description: String {
             found > expected
                 ? "the file grew while it was being sent (\(expected) bytes expected, more found)"
@@ -62,6 +63,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// What went wrong, for a person: the case, the URL and status where there is one, the
+    /// decoding path, and the start of the body.
     public var description: String {
         switch self {
         case .invalidRequest(let reason):

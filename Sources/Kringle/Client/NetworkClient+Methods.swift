@@ -107,8 +107,9 @@ extension NetworkClient {
 }
 
 extension RequestBody {
-    /// `Data` as it is (`application/octet-stream`), a ``RequestBody`` as itself, anything
-    /// else as JSON.
+    /// The body for an `Encodable` value: `Data` as it is (`application/octet-stream`),
+    /// anything else as JSON. A `RequestBody` never comes here (it is not `Encodable`): the
+    /// `post`, `put` and `patch` overloads that take one send it as it is.
     init(_ value: some Encodable & Sendable) {
         if let data = value as? Data {
             self = .data(data, contentType: "application/octet-stream")

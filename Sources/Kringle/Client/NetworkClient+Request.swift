@@ -19,7 +19,7 @@ extension NetworkClient {
     ///   - body: What to send, if anything; JSON is encoded off the caller's thread.
     ///   - type: What to decode the body into (off the caller's thread).
     /// - Returns: A promise of the decoded response. It rejects with a ``KringleError`` (or
-    ///   ``PromiseError/cancelled`` when cancelled).
+    ///   ``/KringlePromise/PromiseError/cancelled`` when cancelled).
     public func request<Value: Decodable & Sendable>(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,

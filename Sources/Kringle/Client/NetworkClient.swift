@@ -9,8 +9,8 @@ import Foundation
 ///     .catch { error in print(error) }
 /// ```
 ///
-/// Every call returns a ``Promise``: cancelling it (or any promise chained from it) cancels
-/// the request. Responses are checked against
+/// Every call returns a ``/KringlePromise/Promise``: cancelling it (or any promise chained
+/// from it) cancels the request. Responses are checked against
 /// ``Configuration-swift.struct/acceptableStatusCodes`` and decoded off the caller's thread.
 /// Redirects are followed by the client itself, so cookies are stored and sent on every hop.
 /// The network is reached only through the ``Transport`` given at creation.

@@ -59,6 +59,10 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
         state.withLock { $0.credential }
     }
 
+    /// Applies the current credential to `request`, waiting first for a refresh in flight.
+    ///
+    /// - Returns: The request with the credential; it rejects when the refresh it waited for
+    ///   failed.
     public func adapt(_ request: URLRequest) -> Promise<URLRequest> {
         let (credential, refreshing) = state.withLock { ($0.credential, $0.refreshing) }
         let authenticator = authenticator
@@ -74,6 +78,17 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
         }
     }
 
+    /// Asks for a retry when `error` means the credential was refused, refreshing it first
+    /// if the request carried the current one.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it was sent.
+    ///   - error: Why it failed; only an authentication failure (see
+    ///     ``Authenticator/isAuthenticationFailure(_:)``) leads to a retry.
+    ///   - attempt: The number of the attempt that failed, from 1.
+    /// - Returns: ``RetryDecision/retry`` once a credential is ready,
+    ///   ``RetryDecision/doNotRetry`` for other errors or a credential refused within the
+    ///   refresh window; it rejects with the refresh's error when the refresh fails.
     public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         guard authenticator.isAuthenticationFailure(error) else { return Promise(.doNotRetry) }
         let refusedAt = clock.uptimeNanoseconds

@@ -38,11 +38,14 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    /// Whether `error` is a 401 response
+    /// (``KringleError/unacceptableStatusCode(_:_:)`` with status 401).
     public func isAuthenticationFailure(_ error: any Error) -> Bool {
         if case KringleError.unacceptableStatusCode(401, _) = error { return true }
         return false
     }
 
+    /// Whether applying `credential` to `request` again would leave its headers unchanged.
     public func isRequest(_ request: URLRequest, authenticatedWith credential: Credential) -> Bool {
         var reapplied = request
         apply(credential, to: &reapplied)

@@ -44,6 +44,15 @@ public struct RetryPolicy: RequestInterceptor {
         self.clock = clock
     }
 
+    /// Decides whether a failed attempt is sent again, and after how long.
+    ///
+    /// - Parameters:
+    ///   - request: The request as it was sent; only ``retryableMethods`` are retried.
+    ///   - error: Why it failed: a status in ``retryableStatusCodes``, a time-out, or a
+    ///     ``TransportFailure`` whose request never completed leads to a retry.
+    ///   - attempt: The number of the attempt that failed, from 1; the backoff doubles with it.
+    /// - Returns: ``RetryDecision/retryAfter(_:)`` with the backoff (or the server's
+    ///   `Retry-After`, capped by ``maximumDelay``), or ``RetryDecision/doNotRetry``.
     public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         Promise(decision(for: request, dueTo: error, attempt: attempt, now: clock.now))
     }

@@ -29,6 +29,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// A call failed for good (cancellation included).
     case failure(method: String, url: URL, error: any Error)
 
+    /// The event on one line, such as
+    /// `← 200 GET https://cats.example/cuddle (12.3 ms, 42 bytes)`.
     public var description: String {
         switch self {
         case .requestSent(let method, let url, let headers):
@@ -53,6 +55,7 @@ public struct PrintLogger: KringleLogger {
     /// Creates a logger that prints.
     public init() {}
 
+    /// Prints `event` on one line, prefixed with `[Kringle]`.
     public func log(_ event: KringleLogEvent) {
         print("[Kringle] \(event.description)")
     }

@@ -8,7 +8,7 @@ extension URLRequest {
     ///
     /// ```swift
     /// print(request.curlDescription)
-    /// // curl -X POST 'https://cats.example/cats' -H 'Authorization: <redacted>' --data-binary '{"name":"Tom"}'
+    /// // curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' --data-binary '{"name":"Tom"}'
     /// ```
     public var curlDescription: String {
         curlDescription(redacting: NetworkClient.Configuration.defaultRedactedHeaders)

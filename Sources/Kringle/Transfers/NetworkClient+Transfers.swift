@@ -21,8 +21,11 @@ extension NetworkClient {
     ///     print(progress.completedBytes, progress.totalBytes ?? -1)
     /// }.done { response in print("saved to \(response.value.path)") }
     /// ```
-    /// - Parameter progress: Called at most about 20 times a second plus once at the end,
-    ///   never going backwards, on a queue of its own.
+    /// - Parameters:
+    ///   - endpoint: What to download.
+    ///   - destination: The file to create or replace once the whole body has arrived.
+    ///   - progress: Called at most about 20 times a second plus once at the end, never
+    ///     going backwards, on a queue of its own.
     /// - Returns: The response, whose `value` is `destination`.
     @discardableResult
     public func download(

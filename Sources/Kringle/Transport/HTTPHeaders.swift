@@ -75,10 +75,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
+    /// Iterates over the fields in order, repeated names included.
     public func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
     }
 
+    /// One `Name: value` line per field, in order.
     public var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }

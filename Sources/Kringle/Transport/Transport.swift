@@ -12,7 +12,8 @@ import FoundationNetworking
 ///   hop;
 /// - handle no cookies: neither store `Set-Cookie` nor add a `Cookie` header;
 /// - keep repeated response headers as separate fields where the platform allows;
-/// - stop the transfer when the returned promise is cancelled (``Promise/onCancel(_:)``);
+/// - stop the transfer when the returned promise is cancelled
+///   (``/KringlePromise/Promise/onCancel(_:)``);
 /// - reject with ``KringleError/transport(_:)`` when no response arrives, or
 ///   ``KringleError/timedOut`` when the request's `timeoutInterval` passes.
 ///

@@ -15,6 +15,8 @@ public protocol TransportFailure: Error {
 }
 
 extension URLError: TransportFailure {
+    /// Whether the code says the request never completed: a time-out, a lost or refused
+    /// connection, a host that did not resolve, no network, or a failed TLS handshake.
     public var requestNeverCompleted: Bool {
         switch code {
         case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,

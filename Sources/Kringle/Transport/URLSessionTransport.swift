@@ -55,6 +55,10 @@ public final class URLSessionTransport: Transport {
         delegateQueue.withoutPacing { session.finishTasksAndInvalidate() }
     }
 
+    /// Sends `request` once with a data task and reports the response, whatever its status.
+    ///
+    /// - Parameter request: Sent as it is; a redirect comes back as the 3xx response.
+    /// - Returns: A promise of the response; cancel it to cancel the task.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request)) }
         return start(task, delegate.register(task))
