@@ -1,6 +1,7 @@
 import Foundation
 import Kringle
 import KringleTesting
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,7 +12,8 @@ import FoundationNetworking
 /// the memory growth over 10,000 requests; and decoding a 50 MB JSON body.
 func runClientBenchmarks() throws {
     print("## Client (median of 3 alternating rounds, LoopbackServer on 127.0.0.1)\n")
-    let payload = Data(#"{"id": 42, "name": "Tom", "mood": "purring", "tags": ["tabby", "indoor"], "weight": 4.2}"#.utf8)
+    let payload = Data(
+        #"{"id": 42, "name": "Tom", "mood": "purring", "tags": ["tabby", "indoor"], "weight": 4.2}"#.utf8)
     let server = try LoopbackServer { _ in .data(payload, contentType: "application/json") }
     defer { server.shutdown() }
     let endpoint = BenchmarkEndpoint(baseURL: server.baseURL, path: "/cat")
@@ -24,10 +26,13 @@ func runClientBenchmarks() throws {
         let timings = try Timing.compare(rounds: 3) {
             try runConcurrently(2_000, inFlight: inFlight) { _ = try raw.get(url, as: BenchmarkCat.self) }
         } candidate: {
-            try runConcurrently(2_000, inFlight: inFlight) { _ = try client.get(endpoint, as: BenchmarkCat.self).wait() }
+            try runConcurrently(2_000, inFlight: inFlight) {
+                _ = try client.get(endpoint, as: BenchmarkCat.self).wait()
+            }
         }
-        table.row("2,000 GETs, \(inFlight) in flight", milliseconds(timings.baseline.wall),
-                  milliseconds(timings.candidate.wall), ratio(timings.candidate.wall, timings.baseline.wall), "≤ 1.05x")
+        table.row(
+            "2,000 GETs, \(inFlight) in flight", milliseconds(timings.baseline.wall),
+            milliseconds(timings.candidate.wall), ratio(timings.candidate.wall, timings.baseline.wall), "≤ 1.05x")
     }
 
     let before = peakResidentMegabytes()
@@ -48,8 +53,9 @@ func runClientBenchmarks() throws {
         let stubbed = NetworkClient(transport: transport)
         blackHole(try stubbed.get(bigEndpoint, as: [BenchmarkCat].self).wait().count)
     }
-    table.row("decode a \(body.count / 1_000_000) MB JSON body", milliseconds(decoding.baseline.wall),
-              milliseconds(decoding.candidate.wall), ratio(decoding.candidate.wall, decoding.baseline.wall), "≤ 1.1x")
+    table.row(
+        "decode a \(body.count / 1_000_000) MB JSON body", milliseconds(decoding.baseline.wall),
+        milliseconds(decoding.candidate.wall), ratio(decoding.candidate.wall, decoding.baseline.wall), "≤ 1.1x")
     print("")
 }
 
@@ -74,10 +80,11 @@ final class RawURLSession: Sendable {
         let done = DispatchSemaphore(value: 0)
         let outcome = Locked<Result<Value, any Error>>(.failure(URLError(.unknown)))
         session.dataTask(with: url) { data, _, error in
-            outcome.set(Result {
-                if let error { throw error }
-                return try JSONDecoder().decode(Value.self, from: data ?? Data())
-            })
+            outcome.set(
+                Result {
+                    if let error { throw error }
+                    return try JSONDecoder().decode(Value.self, from: data ?? Data())
+                })
             done.signal()
         }.resume()
         done.wait()

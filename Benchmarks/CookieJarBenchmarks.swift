@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -35,8 +36,9 @@ func runCookieJarBenchmarks() {
         }
         let storage = freshFoundationStorage()
         for response in responses {
-            let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": response.headers.joined(separator: ", ")],
-                                             for: response.url)
+            let cookies = HTTPCookie.cookies(
+                withResponseHeaderFields: ["Set-Cookie": response.headers.joined(separator: ", ")],
+                for: response.url)
             storage.setCookies(cookies, for: response.url, mainDocumentURL: nil)
         }
 
@@ -48,9 +50,11 @@ func runCookieJarBenchmarks() {
             let cookies = storage.cookies(for: requests[index % requests.count]) ?? []
             sink &+= HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]?.utf8.count ?? 0
         }
-        rows.append(BenchmarkRow(name: "cookieHeader, \(total) cookies / \(domains) domains",
-                                 kringle: kringle, foundation: foundation, sink: sink,
-                                 check: "jar \(jar.allCookies.count), Foundation \(storage.cookies?.count ?? 0)"))
+        rows.append(
+            BenchmarkRow(
+                name: "cookieHeader, \(total) cookies / \(domains) domains",
+                kringle: kringle, foundation: foundation, sink: sink,
+                check: "jar \(jar.allCookies.count), Foundation \(storage.cookies?.count ?? 0)"))
     }
 
     // Parsing 100,000 Set-Cookie strings.
@@ -62,11 +66,16 @@ func runCookieJarBenchmarks() {
         parseJar.store(setCookieHeaders: [headers[index]], from: origins[index % origins.count], now: now)
     }
     let foundationParse = measure(iterations: headers.count) { index in
-        parsed &+= HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": headers[index]],
-                                      for: origins[index % origins.count]).count
+        parsed &+=
+            HTTPCookie.cookies(
+                withResponseHeaderFields: ["Set-Cookie": headers[index]],
+                for: origins[index % origins.count]
+            ).count
     }
-    rows.append(BenchmarkRow(name: "parse 100,000 Set-Cookie", kringle: kringleParse, foundation: foundationParse,
-                             sink: parsed, check: "jar \(parseJar.allCookies.count), Foundation parsed \(parsed)"))
+    rows.append(
+        BenchmarkRow(
+            name: "parse 100,000 Set-Cookie", kringle: kringleParse, foundation: foundationParse,
+            sink: parsed, check: "jar \(parseJar.allCookies.count), Foundation parsed \(parsed)"))
 
     print(BenchmarkRow.table(rows))
 }
@@ -86,8 +95,9 @@ private struct BenchmarkRow {
         ]
         for row in rows {
             let ratio = row.foundation.perOperation / row.kringle.perOperation
-            lines.append("| \(row.name) | \(format(row.kringle)) | \(format(row.foundation)) | "
-                + "\(String(format: "%.1f", ratio))x | \(row.check) |")
+            lines.append(
+                "| \(row.name) | \(format(row.kringle)) | \(format(row.foundation)) | "
+                    + "\(String(format: "%.1f", ratio))x | \(row.check) |")
         }
         return lines.joined(separator: "\n")
     }

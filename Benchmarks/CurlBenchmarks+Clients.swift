@@ -1,6 +1,7 @@
 import Foundation
 import KringleCurl
 import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

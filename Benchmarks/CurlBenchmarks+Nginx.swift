@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import KringleCurl
 import KringleTesting
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -36,14 +37,17 @@ extension CurlBenchmark {
             guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
                 return .failure(NginxError("nginx is not installed (apt-get install -y nginx-light)"))
             }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-nginx-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "kringle-nginx-\(UUID().uuidString)")
             do {
                 let port = try freePort()
-                try FileManager.default.createDirectory(at: directory.appendingPathComponent("www/uploads"), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: directory.appendingPathComponent("www/uploads"), withIntermediateDirectories: true)
                 // nginx started as root runs its worker as `nobody`, which must write uploads.
                 for writable in ["", "www/uploads"] {
-                    try FileManager.default.setAttributes([.posixPermissions: 0o777],
-                                                          ofItemAtPath: directory.appendingPathComponent(writable).path)
+                    try FileManager.default.setAttributes(
+                        [.posixPermissions: 0o777],
+                        ofItemAtPath: directory.appendingPathComponent(writable).path)
                 }
                 try prepare(directory.appendingPathComponent("www"))
                 try configuration(directory: directory, port: port)
@@ -51,13 +55,19 @@ extension CurlBenchmark {
                 guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
                     throw NginxError("no URL for port \(port)")
                 }
-                let process = try ChildProcess(binary, ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
-                                                        "-e", directory.appendingPathComponent("error.log").path])
+                let process = try ChildProcess(
+                    binary,
+                    [
+                        "-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
+                        "-e", directory.appendingPathComponent("error.log").path,
+                    ])
                 let server = NginxServer(url: url, process: process, directory: directory)
                 guard server.waitUntilServing() else {
-                    let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+                    let log =
+                        (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
                     server.stop()
-                    return .failure(NginxError("nginx did not start: \(log.trimmingCharacters(in: .whitespacesAndNewlines))"))
+                    return .failure(
+                        NginxError("nginx did not start: \(log.trimmingCharacters(in: .whitespacesAndNewlines))"))
                 }
                 return .success(server)
             } catch {
@@ -80,7 +90,8 @@ extension CurlBenchmark {
             probe.httpMethod = "HEAD"
             for _ in 0..<200 where process.isRunning {
                 if let response = try? transport.send(probe).wait(timeout: 2),
-                   response.statusCode == 200 {
+                    response.statusCode == 200
+                {
                     return true
                 }
                 Thread.sleep(forTimeInterval: 0.05)

@@ -1,5 +1,6 @@
 import Foundation
 import KringleTesting
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -16,7 +17,9 @@ import Glibc
 /// CPU time is `getrusage(RUSAGE_SELF)`, so against LoopbackServer it includes the server's
 /// threads, which run in this process; against nginx it is the client's alone.
 func runCurlBenchmarks() {
-    print("KringleCurl: CurlTransport vs URLSession, \(CurlBenchmark.requests) GETs of a \(CurlBenchmark.payload.utf8.count)-byte JSON")
+    print(
+        "KringleCurl: CurlTransport vs URLSession, \(CurlBenchmark.requests) GETs of a \(CurlBenchmark.payload.utf8.count)-byte JSON"
+    )
     var rows: [CurlBenchmark.Row] = []
     do {
         let loopback = try LoopbackServer { _ in .json(CurlBenchmark.payload) }
@@ -44,8 +47,9 @@ enum CurlBenchmark {
     /// Measured runs per client and mode; the table shows the median one.
     static let rounds = 3
     /// A small JSON document of about 200 bytes, like a typical API answer.
-    static let payload = #"{"id":12345,"name":"Kringle benchmark item","tags":["swift","curl","promise","http"],"# +
-        #""price":19.99,"available":true,"updated":"2026-11-30T12:00:00Z","description":"two hundred bytes of JSON."}"#
+    static let payload =
+        #"{"id":12345,"name":"Kringle benchmark item","tags":["swift","curl","promise","http"],"#
+        + #""price":19.99,"available":true,"updated":"2026-11-30T12:00:00Z","description":"two hundred bytes of JSON."}"#
 
     /// How many requests are outstanding at once.
     enum Mode: String {
@@ -126,7 +130,9 @@ enum CurlBenchmark {
 
     static func printTable(_ rows: [Row]) {
         print("")
-        print("Median of \(rounds) runs of \(requests) requests each; CPU is getrusage(RUSAGE_SELF) (includes LoopbackServer's threads).")
+        print(
+            "Median of \(rounds) runs of \(requests) requests each; CPU is getrusage(RUSAGE_SELF) (includes LoopbackServer's threads)."
+        )
         print("| server | mode | client | wall (s) | wall/req (µs) | CPU/req (µs) | curl/URLSession wall | target |")
         print("|---|---|---|---:|---:|---:|---:|---|")
         for row in rows {

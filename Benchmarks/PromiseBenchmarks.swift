@@ -16,20 +16,25 @@ func runPromiseBenchmarks() {
     let handlers = handlerOnSerialQueue(count: 1_000_000)
     let peak = peakResidentMegabytes()
     let table = Table("case", "closures + Dispatch", "KringlePromise", "ratio", "target")
-    table.row("(b) 1M promises, one `done` each on a serial queue", milliseconds(handlers.baseline.wall),
-              milliseconds(handlers.candidate.wall), ratio(handlers.candidate.wall, handlers.baseline.wall), "≤ 3x")
+    table.row(
+        "(b) 1M promises, one `done` each on a serial queue", milliseconds(handlers.baseline.wall),
+        milliseconds(handlers.candidate.wall), ratio(handlers.candidate.wall, handlers.baseline.wall), "≤ 3x")
     let creation = createAndFulfil(count: 1_000_000)
-    table.row("(a) create and fulfil 1M promises, read values", milliseconds(creation.baseline.wall),
-              milliseconds(creation.candidate.wall), ratio(creation.candidate.wall, creation.baseline.wall), "≤ 10x")
+    table.row(
+        "(a) create and fulfil 1M promises, read values", milliseconds(creation.baseline.wall),
+        milliseconds(creation.candidate.wall), ratio(creation.candidate.wall, creation.baseline.wall), "≤ 10x")
     let chain = chainOfMaps(length: 100_000)
-    table.row("(c) chain of 100,000 `map` steps", milliseconds(chain.baseline.wall),
-              milliseconds(chain.candidate.wall), ratio(chain.candidate.wall, chain.baseline.wall), "≤ 3x")
+    table.row(
+        "(c) chain of 100,000 `map` steps", milliseconds(chain.baseline.wall),
+        milliseconds(chain.candidate.wall), ratio(chain.candidate.wall, chain.baseline.wall), "≤ 3x")
     let all = allOver(count: 100_000)
-    table.row("(d) `all` over 100,000 promises", milliseconds(all.baseline.wall),
-              milliseconds(all.candidate.wall), ratio(all.candidate.wall, all.baseline.wall), "≤ 3x")
+    table.row(
+        "(d) `all` over 100,000 promises", milliseconds(all.baseline.wall),
+        milliseconds(all.candidate.wall), ratio(all.candidate.wall, all.baseline.wall), "≤ 3x")
     let serial = chainOnSerialQueue(length: 100_000)
-    table.row("(e) chain of 100,000 `map(on: q)` steps, q serial", milliseconds(serial.baseline.wall),
-              milliseconds(serial.candidate.wall), ratio(serial.candidate.wall, serial.baseline.wall), "≤ 3x")
+    table.row(
+        "(e) chain of 100,000 `map(on: q)` steps, q serial", milliseconds(serial.baseline.wall),
+        milliseconds(serial.candidate.wall), ratio(serial.candidate.wall, serial.baseline.wall), "≤ 3x")
     print(String(format: "\nPeak RSS after (b): %.0f MB (target < 200 MB)\n", peak))
 }
 

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import Kringle
 import KringleCurl
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,7 +21,9 @@ func runTransferBenchmarks() throws {
     try makeSparseFile(source, size: size)
 
     let nginx: CurlBenchmark.NginxServer
-    switch CurlBenchmark.NginxServer.start(path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) }) {
+    switch CurlBenchmark.NginxServer.start(
+        path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) })
+    {
     case .success(let server): nginx = server
     case .failure(let error):
         print("Skipped: \(error)\n")
@@ -32,20 +35,40 @@ func runTransferBenchmarks() throws {
     let destination = work.appendingPathComponent("downloaded.bin")
 
     var cases: [(name: String, direction: String, run: () throws -> Run)] = [
-        ("curl CLI download", "download", {
-            Run(seconds: try timeCommand("/usr/bin/curl", ["-s", "-o", destination.path, downloadURL.absoluteString]))
-        }),
-        ("curl CLI upload", "upload", {
-            Run(seconds: try timeCommand("/usr/bin/curl", ["-s", "-o", "/dev/null", "-T", source.path, uploadURL.absoluteString]))
-        }),
+        (
+            "curl CLI download", "download",
+            {
+                Run(
+                    seconds: try timeCommand(
+                        "/usr/bin/curl", ["-s", "-o", destination.path, downloadURL.absoluteString]))
+            }
+        ),
+        (
+            "curl CLI upload", "upload",
+            {
+                Run(
+                    seconds: try timeCommand(
+                        "/usr/bin/curl", ["-s", "-o", "/dev/null", "-T", source.path, uploadURL.absoluteString]))
+            }
+        ),
     ]
     for transport in ["urlsession", "curl"] {
-        cases.append(("\(transport) download", "download", {
-            try runChild(["transfer-child", "download", transport, downloadURL.absoluteString, destination.path])
-        }))
-        cases.append(("\(transport) upload", "upload", {
-            try runChild(["transfer-child", "upload", transport, uploadURL.absoluteString, source.path])
-        }))
+        cases.append(
+            (
+                "\(transport) download", "download",
+                {
+                    try runChild([
+                        "transfer-child", "download", transport, downloadURL.absoluteString, destination.path,
+                    ])
+                }
+            ))
+        cases.append(
+            (
+                "\(transport) upload", "upload",
+                {
+                    try runChild(["transfer-child", "upload", transport, uploadURL.absoluteString, source.path])
+                }
+            ))
     }
 
     // Each case writes 1 GiB, and the kernel makes a writer wait while earlier cases' dirty
@@ -66,9 +89,11 @@ func runTransferBenchmarks() throws {
             let all = runs[item.name] ?? []
             let median = Run.median(all).seconds
             let peak = all.compactMap(\.peakMegabytes).max()
-            let target = item.name.hasPrefix("curl CLI") ? "" : item.name == "curl download" ? "≥ 0.8x, < 64 MB" : "< 64 MB"
-            table.row(item.name, seconds(median), throughput(size, median), peak.map { String(format: "%.0f MB", $0) } ?? "",
-                      String(format: "%.2fx", reference / median), target)
+            let target =
+                item.name.hasPrefix("curl CLI") ? "" : item.name == "curl download" ? "≥ 0.8x, < 64 MB" : "< 64 MB"
+            table.row(
+                item.name, seconds(median), throughput(size, median), peak.map { String(format: "%.0f MB", $0) } ?? "",
+                String(format: "%.2fx", reference / median), target)
         }
     }
     print("\nTimes are medians of \(rounds) rounds; peak RSS is the highest of them. Every round:")

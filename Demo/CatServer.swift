@@ -14,7 +14,8 @@ enum CatServer {
             case ("GET", "/cuddle"):
                 return .json(#"{"name": "Tom", "mood": "purring"}"#)
             case ("POST", "/cats"):
-                return LoopbackServer.Response(status: 201, headers: [("Content-Type", "application/json")], body: request.body)
+                return LoopbackServer.Response(
+                    status: 201, headers: [("Content-Type", "application/json")], body: request.body)
             case ("PUT", let path) where path.hasSuffix("/food"):
                 return .json(#"{"name": "Tom", "mood": "fed"}"#)
             case ("PATCH", let path) where path.hasPrefix("/cats/"):

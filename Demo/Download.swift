@@ -15,7 +15,8 @@ enum DemoDownload {
                 let width = 30
                 let filled = Int(fraction * Double(width))
                 let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-                print(String(format: "\rDOWNLOAD /big-file     → [%@] %3d %%", bar, Int(fraction * 100)), terminator: "")
+                print(
+                    String(format: "\rDOWNLOAD /big-file     → [%@] %3d %%", bar, Int(fraction * 100)), terminator: "")
                 if fraction >= 1 { print("") }
                 fflush(nil)
             } else {

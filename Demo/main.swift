@@ -39,7 +39,8 @@ let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
     }
 
 let destination = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-demo-big-file")
-let download = tour
+let download =
+    tour
     .then { _ in
         client.download(CatEndpoint.bigFile, to: destination, progress: DemoDownload.progressPrinter())
     }

@@ -1,3 +1,7 @@
+import Dispatch
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,9 +9,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import Foundation
-import Synchronization
 
 extension ChildProcess {
     /// What a program printed and how it ended.
@@ -33,14 +34,17 @@ extension ChildProcess {
     ///   - includingStandardError: captures standard error too (else it goes to this process's).
     ///   - seconds: kills the program's whole process group after this long.
     /// - Throws: ``ChildProcessError`` when the program cannot be started.
-    public static func run(_ executable: String, _ arguments: [String], includingStandardError: Bool = false,
-                           killAfter seconds: Double = 60) throws -> Outcome {
+    public static func run(
+        _ executable: String, _ arguments: [String], includingStandardError: Bool = false,
+        killAfter seconds: Double = 60
+    ) throws -> Outcome {
         let pipe = try PipeEnds()
         let child: ChildProcess
         do {
             defer { close(pipe.writing) }
-            child = try ChildProcess(executable, arguments, output: pipe.writing,
-                                     includingStandardError: includingStandardError)
+            child = try ChildProcess(
+                executable, arguments, output: pipe.writing,
+                includingStandardError: includingStandardError)
         } catch {
             close(pipe.reading)
             throw error

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import Synchronization
 
 /// A program started in a process group of its own with `posix_spawn`, for Kringle's tests and
 /// benchmarks (this target is not a product).
@@ -32,8 +33,10 @@ public final class ChildProcess: Sendable {
     ///   - output: where the child's standard output goes; nil keeps this process's.
     ///   - includingStandardError: sends standard error to `output` too.
     /// - Throws: ``ChildProcessError`` when the program cannot be started.
-    public init(_ executable: String, _ arguments: [String], output: Int32? = nil,
-                includingStandardError: Bool = false) throws {
+    public init(
+        _ executable: String, _ arguments: [String], output: Int32? = nil,
+        includingStandardError: Bool = false
+    ) throws {
         var actions = try SpawnFileActions()
         defer { actions.destroy() }
         try actions.readNothing()

@@ -23,8 +23,9 @@ struct SpawnFileActions {
 
     /// Gives the child an empty standard input, so that nothing it runs waits for a terminal.
     mutating func readNothing() throws {
-        try check(posix_spawn_file_actions_addopen(&raw, STDIN_FILENO, "/dev/null", O_RDONLY, 0),
-                  "posix_spawn_file_actions_addopen")
+        try check(
+            posix_spawn_file_actions_addopen(&raw, STDIN_FILENO, "/dev/null", O_RDONLY, 0),
+            "posix_spawn_file_actions_addopen")
     }
 
     mutating func duplicate(_ descriptor: Int32, to target: Int32) throws {
@@ -38,7 +39,8 @@ struct SpawnFileActions {
         // glibc 2.34 and later; the Glibc module does not declare it (it is a GNU extension).
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            throw ChildProcessError("posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later) is missing", code: ENOSYS)
+            throw ChildProcessError(
+                "posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later) is missing", code: ENOSYS)
         }
         try check(unsafeBitCast(symbol, to: CloseFrom.self)(&raw, 3), "posix_spawn_file_actions_addclosefrom_np")
         #endif

@@ -56,7 +56,8 @@ final class CurlDriver {
         // Cancelled (or otherwise settled) while queued: nothing to send.
         guard submission.promise.isPending else { return }
         guard let easy = idleHandles.popLast() ?? EasyHandle() else {
-            reject(submission.promise, CurlError(code: CurlError.failedInitialization, message: "curl_easy_init failed"))
+            reject(
+                submission.promise, CurlError(code: CurlError.failedInitialization, message: "curl_easy_init failed"))
             return
         }
         let transfer = CurlTransfer(submission, easy: easy)
@@ -75,7 +76,9 @@ final class CurlDriver {
         guard code == 0 else {
             recycle(easy)
             let reason = String(cString: kcurl_multi_strerror(code))
-            reject(submission.promise, CurlError(code: CurlError.failedInitialization, message: "curl_multi_add_handle failed: \(reason)"))
+            reject(
+                submission.promise,
+                CurlError(code: CurlError.failedInitialization, message: "curl_multi_add_handle failed: \(reason)"))
             return
         }
         transfers[submission.id] = transfer
@@ -99,7 +102,8 @@ final class CurlDriver {
         var code: Int32 = 0
         while kcurl_multi_next_done(multi, &easy, &code) == 1 {
             guard let easy, let id = idsByHandle.removeValue(forKey: easy),
-                  let transfer = transfers.removeValue(forKey: id) else { continue }
+                let transfer = transfers.removeValue(forKey: id)
+            else { continue }
             // Settle first and tidy up after, so that whoever waits for the response (and
             // perhaps sends the next request) runs while this thread resets the handle.
             // A transfer cancelled a moment ago loses here: its promise has settled already.

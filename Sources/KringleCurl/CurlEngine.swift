@@ -135,7 +135,6 @@ final class CurlEngine: Sendable {
         }
     }
 
-
     /// Marks the engine finished if no command is waiting, in which case the driving
     /// thread exits.
     func finishIfIdle() -> Bool {

@@ -27,7 +27,7 @@ enum CurlLibrary {
     static func probe(_ names: [String]) -> (opened: String?, report: String) {
         // C strings that outlive the call; strdup'd copies keep the code free of nested closures.
         let copies: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         let pointers = copies.map { $0.map { UnsafePointer($0) } }
         var report = [CChar](repeating: 0, count: 2048)
         let index = kcurl_probe(pointers, Int32(pointers.count), &report, report.count)

@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -74,7 +75,8 @@ struct CurlRequestPlan: Sendable {
             body = data.map { .data($0) }
         }
         headerLines = try Self.headerLines(request.allHTTPHeaderFields ?? [:], hasBody: body != nil)
-        let interval = request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval
+        let interval =
+            request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval
         timeoutMilliseconds = Self.milliseconds(interval)
         self.timeoutIsIdle = timeoutIsIdle
     }
@@ -145,9 +147,11 @@ struct CurlRequestPlan: Sendable {
 
     /// RFC 9110 §5.1: a field name is a token.
     private static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && scalar.value > 32 && scalar.value < 127 && !"\"(),/:;<=>?@[\\]{}".unicodeScalars.contains(scalar)
-        }
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && scalar.value > 32 && scalar.value < 127
+                    && !"\"(),/:;<=>?@[\\]{}".unicodeScalars.contains(scalar)
+            }
     }
 
     private static func isLineBreakOrNull(_ character: Character) -> Bool {

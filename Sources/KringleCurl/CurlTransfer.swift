@@ -83,7 +83,8 @@ final class CurlTransfer {
             progress.statusCode = { [easy] in easy.responseCode }
             try easy.set(KCURLOPT_NOPROGRESS, false)
             try easy.set(KCURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress)
-            try easy.set(KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
+            try easy.set(
+                KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
         try configureConnection(configuration)
     }
@@ -104,14 +105,17 @@ final class CurlTransfer {
         switch Int(code) {
         case KCURLE_OK:
             if let progress {
-                progress.update(sent: easy.uploadedBytes, received: easy.downloadedBytes, expectedToReceive: easy.expectedDownloadBytes)
+                progress.update(
+                    sent: easy.uploadedBytes, received: easy.downloadedBytes,
+                    expectedToReceive: easy.expectedDownloadBytes)
             }
-            return .success(HTTPResponse(
-                statusCode: easy.responseCode,
-                headers: collector.headers,
-                body: collector.body,
-                url: effectiveURL
-            ))
+            return .success(
+                HTTPResponse(
+                    statusCode: easy.responseCode,
+                    headers: collector.headers,
+                    body: collector.body,
+                    url: effectiveURL
+                ))
         case KCURLE_OPERATION_TIMEDOUT:
             return .failure(KringleError.timedOut)
         default:

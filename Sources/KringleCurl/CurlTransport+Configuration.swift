@@ -80,6 +80,8 @@ extension CurlTransport {
         /// libcurl's choice: HTTP/2 over TLS when the server offers it, HTTP/1.1 otherwise.
         case automatic
         /// HTTP/1.1 only.
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // (Spelled as the protocol is: `http11` would read as a version eleven.)
         case http1_1
         /// HTTP/2 over TLS (negotiated with ALPN), HTTP/1.1 for plain `http://` URLs. With a
         /// libcurl built without HTTP/2, requests fail with a ``CurlError``.

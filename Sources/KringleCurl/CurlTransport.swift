@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -132,7 +133,8 @@ public final class CurlTransport: Transport {
                 streamedBody: transfer.body,
                 timeoutIsIdle: true
             )
-            engine.submit(plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, promise: promise)
+            engine.submit(
+                plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, promise: promise)
         }
     }
 

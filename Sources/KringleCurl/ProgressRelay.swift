@@ -25,11 +25,12 @@ final class ProgressRelay {
         lastSent = sent
         lastReceived = received
         let status = statusCode()
-        report(TransferReport(
-            sent: sent,
-            received: received,
-            expectedToReceive: expectedToReceive > 0 ? expectedToReceive : nil,
-            statusCode: status > 0 ? status : nil
-        ))
+        report(
+            TransferReport(
+                sent: sent,
+                received: received,
+                expectedToReceive: expectedToReceive > 0 ? expectedToReceive : nil,
+                statusCode: status > 0 ? status : nil
+            ))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -101,7 +101,9 @@ final class JobQueue: Sendable {
 
     /// Makes `semaphore` signalled whenever a job is queued on any of `queues`, while
     /// `body` runs.
-    static func whileWaking<T>(_ semaphore: DispatchSemaphore, on queues: [JobQueue], _ body: () throws -> T) rethrows -> T {
+    static func whileWaking<T>(_ semaphore: DispatchSemaphore, on queues: [JobQueue], _ body: () throws -> T) rethrows
+        -> T
+    {
         let key = ObjectIdentifier(semaphore)
         for queue in queues { queue.state.withLock { $0.waiters[key] = semaphore } }
         defer {

@@ -39,6 +39,7 @@ public protocol KringleClock: Sendable {
 }
 
 extension KringleClock {
+    /// `false`: a clock's seconds are not taken for real ones unless it says so.
     public var measuresRealTime: Bool { false }
 }
 
@@ -61,22 +62,27 @@ public struct SystemClock: KringleClock {
     /// The real clock.
     public init() {}
 
+    /// `DispatchTime.now()`'s uptime.
     public var uptimeNanoseconds: UInt64 {
         DispatchTime.now().uptimeNanoseconds
     }
 
+    /// `Date()`.
     public var now: Date {
         Date()
     }
 
+    /// Runs `work` on the library's timer queue after `delay` seconds.
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer {
         ClockTimer(id: TimerScheduler.shared.schedule(after: delay, work))
     }
 
+    /// Calls `timer`'s work off.
     public func cancel(_ timer: ClockTimer) {
         TimerScheduler.shared.cancel(timer.id)
     }
 
+    /// `true`: these are real seconds.
     public var measuresRealTime: Bool { true }
 }
 

@@ -25,7 +25,9 @@ extension Promise {
     @inlinable
     public static func allSettled<Element>(_ promises: [Promise<Element>]) -> Promise<[Result<Element, any Error>]>
     where Value == [Result<Element, any Error>] {
-        gather(promises) { _ in nil } finish: { slots in
+        gather(promises) { _ in
+            nil
+        } finish: { slots in
             .success(slots.compactMap { $0 })
         }
     }

@@ -40,10 +40,11 @@ extension Promise {
     @inlinable
     public convenience init(
         on queue: DispatchQueue = .promises,
-        _ body: @escaping @Sendable (
-            _ fulfill: @escaping @Sendable (Value) -> Void,
-            _ reject: @escaping @Sendable (any Error) -> Void
-        ) throws -> Void
+        _ body:
+            @escaping @Sendable (
+                _ fulfill: @escaping @Sendable (Value) -> Void,
+                _ reject: @escaping @Sendable (any Error) -> Void
+            ) throws -> Void
     ) {
         self.init()
         JobQueue.async(on: queue) {

@@ -47,11 +47,11 @@ extension Promise where Value == Void {
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: The work to do.
     /// - Returns: A promise fulfilled after `body` has run.
-    // `@_disfavoredOverload`: measured, a plain overload makes a chain of ten `Promise<Void>`
-    // links fail to type-check, and makes `then { somePromise }` pick this overload (dropping
-    // the promise); disfavoured, a 50-link chain type-checks in a fraction of a second
-    // (Scripts/typecheck-chains.sh).
     @_disfavoredOverload
+    // Disfavoured, measured: a plain overload makes a chain of ten `Promise<Void>` links fail
+    // to type-check, and makes `then { somePromise }` pick this overload (dropping the
+    // promise); disfavoured, a 50-link chain type-checks in a fraction of a second
+    // (Scripts/typecheck-chains.sh).
     @inlinable
     @discardableResult
     public func then(

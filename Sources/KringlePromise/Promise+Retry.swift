@@ -30,7 +30,8 @@ extension Promise {
         condition: (@Sendable (_ attempt: Int, _ error: any Error) -> Bool)? = nil,
         _ work: @escaping @Sendable () -> Promise<Value>
     ) -> Promise<Value> {
-        let loop = RetryLoop(queue: queue, attempts: attempts, delay: delay, clock: clock, condition: condition, work: work)
+        let loop = RetryLoop(
+            queue: queue, attempts: attempts, delay: delay, clock: clock, condition: condition, work: work)
         JobQueue.async(on: queue) { loop.attempt(1) }
         return loop.outcome
     }
@@ -76,7 +77,9 @@ private final class RetryLoop<Value: Sendable>: Sendable {
                 self.outcome.settle(result)
                 return
             }
-            let timer = PromiseTimer(after: self.delay, on: self.clock) { JobQueue.async(on: self.queue) { self.attempt(number + 1) } }
+            let timer = PromiseTimer(after: self.delay, on: self.clock) {
+                JobQueue.async(on: self.queue) { self.attempt(number + 1) }
+            }
             self.timer.withLock { $0 = timer }
             // A cancel that ran between the check above and storing the timer missed it.
             if !self.outcome.isPending { timer.cancel() }

@@ -25,7 +25,12 @@ extension Promise {
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
         derive(on: queue, passing: body) { result, body in
-            .settle(result.flatMap { value in Result { try body(value); return value } })
+            .settle(
+                result.flatMap { value in
+                    Result {
+                        try body(value); return value
+                    }
+                })
         }
     }
 }

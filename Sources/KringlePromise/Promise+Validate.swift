@@ -14,12 +14,13 @@ extension Promise {
         _ predicate: @escaping @Sendable (Value) throws -> Bool
     ) -> Promise<Value> {
         derive(on: queue, passing: predicate) { result, predicate in
-            .settle(result.flatMap { value in
-                Result {
-                    guard try predicate(value) else { throw PromiseError.validationFailure }
-                    return value
-                }
-            })
+            .settle(
+                result.flatMap { value in
+                    Result {
+                        guard try predicate(value) else { throw PromiseError.validationFailure }
+                        return value
+                    }
+                })
         }
     }
 }

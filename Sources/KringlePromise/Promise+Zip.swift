@@ -13,7 +13,9 @@ extension Promise {
         observeInline { result in
             switch result {
             case .success(let value):
-                if let otherValue = slots.withLock({ slots -> Other? in slots.0 = value; return slots.1 }) {
+                if let otherValue = slots.withLock({ slots -> Other? in
+                    slots.0 = value; return slots.1
+                }) {
                     next.settle(.success((value, otherValue)))
                 }
             case .failure(let error):
@@ -23,7 +25,9 @@ extension Promise {
         other.observeInline { result in
             switch result {
             case .success(let otherValue):
-                if let value = slots.withLock({ slots -> Value? in slots.1 = otherValue; return slots.0 }) {
+                if let value = slots.withLock({ slots -> Value? in
+                    slots.1 = otherValue; return slots.0
+                }) {
                     next.settle(.success((value, otherValue)))
                 }
             case .failure(let error):

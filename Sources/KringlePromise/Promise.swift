@@ -33,8 +33,10 @@ import Synchronization
 /// | nothing, at the end of a chain | ``done(on:_:)`` |
 /// | a value instead of an error | ``recover(on:_:)`` |
 /// | a promise instead of an error | ``recoverWith(on:_:)`` |
-// Guarded by `lock`; the details are in the comment below.
-public final class Promise<Value: Sendable>: @unchecked Sendable {
+public final class Promise<Value: Sendable>:
+    // Guarded by `lock`; the details are in the comment below.
+    @unchecked Sendable
+{
     // Unchecked because `lock` guards `state`, `dependency`, `outcomeReference` and
     // `inlineValue`. Two kinds of access need no lock: the last two are written once, with
     // the lock held, before `phase` leaves `.pending` (a releasing store), and never again,

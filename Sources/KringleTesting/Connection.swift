@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -83,7 +84,7 @@ final class Connection {
         } catch {
             switch error {
             case .connectionLost: return .peerGone
-            case let .rejected(rejection): return reject(rejection)
+            case .rejected(let rejection): return reject(rejection)
             }
         }
 
@@ -113,7 +114,7 @@ final class Connection {
         switch framing {
         case .none:
             return Data()
-        case let .length(count):
+        case .length(let count):
             var body = Data()
             try reader.readBody(count: count, into: &body)
             return body
@@ -143,13 +144,13 @@ final class Connection {
                 try writer.flush()
                 return .abrupt
             }
-            if case let .paced(steps, ending) = response.behavior, plan.sendsBody {
+            if case .paced(let steps, let ending) = response.behavior, plan.sendsBody {
                 if let early = try sendPaced(response.body, steps, ending) { return early }
                 core.record(\.responsesCompleted)
                 return plan.closesConnection ? .graceful : nil
             }
             if plan.sendsBody {
-                if case let .chunked(chunkSize) = response.behavior, plan.chunked {
+                if case .chunked(let chunkSize) = response.behavior, plan.chunked {
                     try ResponseSerializer.writeChunked(response.body, chunkSize: chunkSize, to: writer)
                 } else {
                     try writer.write(response.body)
@@ -214,8 +215,8 @@ final class Connection {
         let delay: TimeInterval
         switch pause {
         case .none: return .elapsed
-        case let .seconds(seconds): (gate, delay) = (nil, seconds)
-        case let .until(waitedFor): (gate, delay) = (waitedFor, .infinity)
+        case .seconds(let seconds): (gate, delay) = (nil, seconds)
+        case .until(let waitedFor): (gate, delay) = (waitedFor, .infinity)
         }
         // Clamped so absurd delays cannot overflow the nanosecond arithmetic.
         let nanoseconds = UInt64(min(max(0, delay), 1_000_000) * 1_000_000_000)
@@ -267,7 +268,7 @@ final class Connection {
         while discarded < 4 << 20, !core.isShuttingDown {
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline,
-                  Socket.waitReadable(descriptor, milliseconds: Int32((deadline - now) / 1_000_000 + 1))
+                Socket.waitReadable(descriptor, milliseconds: Int32((deadline - now) / 1_000_000 + 1))
             else { return }
             let count = scratch.withUnsafeMutableBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return -1 }

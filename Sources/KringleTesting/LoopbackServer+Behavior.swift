@@ -101,6 +101,7 @@ extension LoopbackServer {
             opened.load(ordering: .acquiring)
         }
 
+        /// Whether both are the same gate.
         public static func == (lhs: Gate, rhs: Gate) -> Bool {
             lhs === rhs
         }

@@ -90,7 +90,8 @@ public final class LoopbackServer: Sendable {
         var allowed = CharacterSet.urlQueryAllowed
         allowed.insert("%")
         if let encoded = suffix.addingPercentEncoding(withAllowedCharacters: allowed),
-           let url = URL(string: base + encoded) {
+            let url = URL(string: base + encoded)
+        {
             return url
         }
         return baseURL

@@ -28,7 +28,7 @@ public enum LoopbackServerError: Error, Sendable, Equatable, CustomStringConvert
     /// A readable explanation including the system's message for `errno`.
     public var description: String {
         switch self {
-        case let .socketCallFailed(call, code):
+        case .socketCallFailed(let call, let code):
             return "LoopbackServer: \(call) failed: \(String(cString: strerror(code))) (errno \(code))"
         }
     }

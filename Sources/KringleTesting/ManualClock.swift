@@ -57,10 +57,12 @@ public final class ManualClock: KringleClock, Sendable {
         state = Mutex(State(start: now))
     }
 
+    /// Nanoseconds advanced since the clock was made.
     public var uptimeNanoseconds: UInt64 {
         state.withLock { $0.uptime }
     }
 
+    /// The starting date plus the time advanced.
     public var now: Date {
         state.withLock { $0.nowDate }
     }
@@ -77,6 +79,8 @@ public final class ManualClock: KringleClock, Sendable {
         }
     }
 
+    /// Schedules `work` for `delay` seconds from now on this clock; it runs inside the
+    /// ``advance(by:)`` that reaches its deadline.
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer {
         let (id, ready) = state.withLock { state in
             state.nextID += 1
@@ -88,6 +92,7 @@ public final class ManualClock: KringleClock, Sendable {
         return ClockTimer(id: id)
     }
 
+    /// Calls `timer`'s work off.
     public func cancel(_ timer: ClockTimer) {
         // Released outside the lock: what the work captured may do anything in its deinit.
         let cancelled = state.withLock { $0.timers.removeValue(forKey: timer.id) }
@@ -121,7 +126,7 @@ public final class ManualClock: KringleClock, Sendable {
     private func nextDue(by target: UInt64) -> Timer? {
         state.withLock { state in
             guard let next = state.timers.values.min(by: { ($0.deadline, $0.order) < ($1.deadline, $1.order) }),
-                  next.deadline <= target
+                next.deadline <= target
             else { return nil }
             state.timers.removeValue(forKey: next.order)
             state.uptime = max(state.uptime, next.deadline)

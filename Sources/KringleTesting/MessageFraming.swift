@@ -39,8 +39,8 @@ extension RequestHead {
         // that one value; anything else is unrecoverable and gets 400.
         let lengths = listMembers("content-length")
         guard let first = lengths.first, lengths.allSatisfy({ $0 == first }),
-              first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let length = Int(first)
+            first.utf8.count <= 18, first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let length = Int(first)
         else { throw .badRequest("invalid Content-Length") }
         return length == 0 ? .none : .length(length)
     }

@@ -55,7 +55,7 @@ enum RequestHeadParser {
     private static func parseVersion(_ bytes: Substring.UTF8View) throws(RequestRejection) -> Int {
         let version = Array(bytes)
         guard version.count == 8, version[0..<5].elementsEqual("HTTP/".utf8), version[6] == UInt8(ascii: "."),
-              isDigit(version[5]), isDigit(version[7])
+            isDigit(version[5]), isDigit(version[7])
         else { throw .badRequest("malformed HTTP version") }
         // RFC 9110 §15.6.6: 505 for a major version the server does not support.
         guard version[5] == UInt8(ascii: "1") else {
@@ -108,7 +108,8 @@ enum RequestHeadParser {
     /// RFC 9110 §5.6.2: `tchar`, the characters of a token.
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(byte)

@@ -47,9 +47,11 @@ enum ResponseSerializer {
             case "date": hasDate = true
             case "connection":
                 hasConnection = true
-                handlerCloses = handlerCloses || value.lowercased().split(separator: ",").contains {
-                    Substring($0).normalizedListMember() == "close"
-                }
+                handlerCloses =
+                    handlerCloses
+                    || value.lowercased().split(separator: ",").contains {
+                        Substring($0).normalizedListMember() == "close"
+                    }
             default: break
             }
         }
@@ -72,7 +74,8 @@ enum ResponseSerializer {
         }
         if !hasDate { text += "Date: \(date)\r\n" }
 
-        let closesConnection = !clientKeepsAlive || handlerCloses || closeDelimited
+        let closesConnection =
+            !clientKeepsAlive || handlerCloses || closeDelimited
             || response.behavior == .closeMidBody
         if !hasConnection {
             // closeMidBody imitates a server that dies mid-response, so it does not announce
@@ -111,7 +114,8 @@ enum ResponseSerializer {
     /// A complete response refusing a request, closing the connection afterwards.
     static func rejection(_ rejection: RequestRejection, date: String) -> [UInt8] {
         let body = "\(rejection.status) \(HTTPStatus.reasonPhrase(for: rejection.status)): \(rejection.reason)\n"
-        let text = "HTTP/1.1 \(rejection.status) \(HTTPStatus.reasonPhrase(for: rejection.status))\r\n"
+        let text =
+            "HTTP/1.1 \(rejection.status) \(HTTPStatus.reasonPhrase(for: rejection.status))\r\n"
             + "Content-Type: text/plain; charset=utf-8\r\n"
             + "Content-Length: \(body.utf8.count)\r\n"
             + "Date: \(date)\r\n"

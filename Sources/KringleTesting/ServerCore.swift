@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -152,7 +153,7 @@ final class ServerCore: Sendable {
             // by a blocking socket (a test helper's double close once did exactly that).
             guard Socket.waitReadable(listener, wakePipe.reader) else { continue }
             switch Socket.accept(from: listener) {
-            case let .accepted(descriptor):
+            case .accepted(let descriptor):
                 startConnection(descriptor)
             case .tryAgain:
                 continue

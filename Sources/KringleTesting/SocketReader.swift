@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -157,7 +158,7 @@ final class SocketReader {
         guard start + offset < end else { return nil }
         return storage.withUnsafeBufferPointer { buffer -> Int? in
             guard let base = buffer.baseAddress,
-                  let found = memchr(base + start + offset, 0x0A, end - start - offset)
+                let found = memchr(base + start + offset, 0x0A, end - start - offset)
             else { return nil }
             return UnsafeRawPointer(found) - UnsafeRawPointer(base + start)
         }

@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// libcurl loads on this machine, and both ways of waiting work.
 @Suite struct CurlAvailabilityTests {

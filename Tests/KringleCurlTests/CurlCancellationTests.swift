@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// Cancelling a promise stops its transfer; every promise settles exactly once.
 @Suite struct CurlCancellationTests {
@@ -87,7 +88,9 @@ import Testing
                     DispatchQueue.global().async { promise.cancel() }
                 case 2:
                     let microseconds = Int.random(in: 0...3_000, using: &generator)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) { promise.cancel() }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(microseconds)) {
+                        promise.cancel()
+                    }
                 default:
                     break  // let it complete
                 }

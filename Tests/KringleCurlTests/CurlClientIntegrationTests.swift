@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// `NetworkClient(transport: CurlTransport())` end to end: the client does redirects and
 /// cookies on top of the transport.
@@ -43,11 +44,13 @@ import Testing
         let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let server = try LoopbackServer { _ in .data(bytes) }
         defer { server.shutdown() }
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-curl-\(UUID().uuidString)")
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kringle-curl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
         let client = NetworkClient(transport: CurlTransport())
 
-        let response = try await client.download(Place(baseURL: server.baseURL, path: "/file"), to: destination).valueWithin()
+        let response = try await client.download(Place(baseURL: server.baseURL, path: "/file"), to: destination)
+            .valueWithin()
 
         #expect(response.value == destination)
         #expect(try Data(contentsOf: destination) == bytes)

@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// The configuration's options reach curl.
 @Suite struct CurlConfigurationTests {
@@ -57,7 +58,8 @@ import Testing
             httpVersion: .http1_1
         )
 
-        let response = try await CurlTransport(configuration: configuration).send(makeRequest(server.url("/"))).valueWithin()
+        let response = try await CurlTransport(configuration: configuration).send(makeRequest(server.url("/")))
+            .valueWithin()
 
         #expect(response.statusCode == 204)
         #expect(versions.elements == ["HTTP/1.1"])

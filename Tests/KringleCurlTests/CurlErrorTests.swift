@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// Failures map to KringleError as the Transport contract says.
 @Suite struct CurlErrorTests {
@@ -60,7 +61,8 @@ import Testing
     }
 
     @Test func truncatedBodyIsATransportError() async throws {
-        let server = try LoopbackServer { _ in .text(String(repeating: "x", count: 10_000)).withBehavior(.closeMidBody) }
+        let server = try LoopbackServer { _ in .text(String(repeating: "x", count: 10_000)).withBehavior(.closeMidBody)
+        }
         defer { server.shutdown() }
 
         let result = await CurlTransport().send(makeRequest(server.url("/"))).settled()
@@ -100,7 +102,9 @@ import Testing
     }
 
     @Test func unavailableLibraryRejectsWithTheNamesTried() async throws {
-        let failure = CurlError(code: CurlError.failedInitialization, message: "libcurl could not be loaded; tried libcurl.so.4 (not found)")
+        let failure = CurlError(
+            code: CurlError.failedInitialization, message: "libcurl could not be loaded; tried libcurl.so.4 (not found)"
+        )
         let transport = CurlTransport(configuration: .init(), library: .failure(failure))
 
         let result = await transport.send(makeRequest(try #require(URL(string: "http://127.0.0.1:1/")))).settled()

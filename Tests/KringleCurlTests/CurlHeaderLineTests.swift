@@ -1,7 +1,8 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import Testing
+
+@testable import KringleCurl
 
 /// Header lines as curl delivers them, and how a response's header blocks are kept.
 @Suite struct CurlHeaderLineTests {
@@ -34,10 +35,10 @@ import Testing
     @Test func onlyTheLastBlockCounts() {
         let collector = ResponseCollector()
         let lines = [
-            "HTTP/1.1 100 Continue", "", // interim response
-            "HTTP/1.1 200 Connection established", "Proxy-Agent: p", "", // proxy CONNECT answer
+            "HTTP/1.1 100 Continue", "",  // interim response
+            "HTTP/1.1 200 Connection established", "Proxy-Agent: p", "",  // proxy CONNECT answer
             "HTTP/1.1 200 OK", "Set-Cookie: a=1", "X-Long: one", " two", "Set-Cookie: b=2", "",
-            "X-Trailer: ignored", "", // trailers after a chunked body
+            "X-Trailer: ignored", "",  // trailers after a chunked body
         ]
 
         for line in lines {

@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// Each method reaches the server as itself, with the body only where one was given.
 @Suite struct CurlMethodTests {
@@ -16,20 +17,21 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        // method, body, expected Content-Length at the server
-        ("GET", nil, "none"),
-        ("DELETE", nil, "none"),
-        ("OPTIONS", nil, "none"),
-        ("POST", "x=1", "3"),
-        ("POST", nil, "0"),
-        ("PUT", "put body", "8"),
-        ("PUT", nil, "0"),
-        ("PATCH", "{\"a\":1}", "7"),
-        ("DELETE", "gone", "4"),
-        ("PURGE", nil, "none"),
-        ("REPORT", "<r/>", "4"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            // method, body, expected Content-Length at the server
+            ("GET", nil, "none"),
+            ("DELETE", nil, "none"),
+            ("OPTIONS", nil, "none"),
+            ("POST", "x=1", "3"),
+            ("POST", nil, "0"),
+            ("PUT", "put body", "8"),
+            ("PUT", nil, "0"),
+            ("PATCH", "{\"a\":1}", "7"),
+            ("DELETE", "gone", "4"),
+            ("PURGE", nil, "none"),
+            ("REPORT", "<r/>", "4"),
+        ] as [(String, String?, String)])
     func methodArrivesAsSent(method: String, body: String?, contentLength: String) async throws {
         let server = try Self.echoServer()
         defer { server.shutdown() }

@@ -1,7 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import Testing
+
+@testable import KringleCurl
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -10,19 +12,20 @@ import FoundationNetworking
 @Suite struct CurlRequestPlanTests {
     static let url = URLComponents(string: "http://example.test/a?b=c")?.url ?? URL(fileURLWithPath: "/")
 
-    @Test(arguments: [
-        ("GET", nil, CurlRequestPlan.Method.get, nil),
-        ("GET", "", .get, nil),
-        ("GET", "body", .custom("GET"), "body"),
-        ("HEAD", "ignored", .head, nil),
-        ("POST", nil, .post, ""),
-        ("POST", "x", .post, "x"),
-        ("PUT", nil, .custom("PUT"), ""),
-        ("PATCH", "p", .custom("PATCH"), "p"),
-        ("DELETE", nil, .custom("DELETE"), nil),
-        ("OPTIONS", nil, .custom("OPTIONS"), nil),
-        ("MKCOL", "m", .custom("MKCOL"), "m"),
-    ] as [(String, String?, CurlRequestPlan.Method, String?)])
+    @Test(
+        arguments: [
+            ("GET", nil, CurlRequestPlan.Method.get, nil),
+            ("GET", "", .get, nil),
+            ("GET", "body", .custom("GET"), "body"),
+            ("HEAD", "ignored", .head, nil),
+            ("POST", nil, .post, ""),
+            ("POST", "x", .post, "x"),
+            ("PUT", nil, .custom("PUT"), ""),
+            ("PATCH", "p", .custom("PATCH"), "p"),
+            ("DELETE", nil, .custom("DELETE"), nil),
+            ("OPTIONS", nil, .custom("OPTIONS"), nil),
+            ("MKCOL", "m", .custom("MKCOL"), "m"),
+        ] as [(String, String?, CurlRequestPlan.Method, String?)])
     func methodMapping(method: String, body: String?, expected: CurlRequestPlan.Method, expectedBody: String?) {
         let (mapped, mappedBody) = CurlRequestPlan.method(method, body: body.map { Data($0.utf8) })
 
@@ -37,7 +40,8 @@ import FoundationNetworking
     }
 
     @Test func givenExpectAndContentTypeAreKept() throws {
-        let lines = try CurlRequestPlan.headerLines(["Expect": "100-continue", "Content-Type": "text/plain"], hasBody: true)
+        let lines = try CurlRequestPlan.headerLines(
+            ["Expect": "100-continue", "Content-Type": "text/plain"], hasBody: true)
 
         #expect(lines == ["Content-Type: text/plain", "Expect: 100-continue"])
     }
@@ -51,10 +55,11 @@ import FoundationNetworking
         }
     }
 
-    @Test(arguments: [
-        (0.3, 300), (0.0001, 1), (1.5, 1_500), (0.2995, 300), (0, 0), (-1, 0),
-        (.infinity, 0), (.nan, 0), (1e300, Int(Int32.max)),
-    ] as [(TimeInterval, Int)])
+    @Test(
+        arguments: [
+            (0.3, 300), (0.0001, 1), (1.5, 1_500), (0.2995, 300), (0, 0), (-1, 0),
+            (.infinity, 0), (.nan, 0), (1e300, Int(Int32.max)),
+        ] as [(TimeInterval, Int)])
     func timeoutMilliseconds(seconds: TimeInterval, milliseconds: Int) {
         #expect(CurlRequestPlan.milliseconds(seconds) == milliseconds)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// Headers, bodies and URLs arrive exactly as the request gave them.
 @Suite struct CurlRequestTests {
@@ -13,12 +14,14 @@ import Testing
             return .status(204)
         }
         defer { server.shutdown() }
-        let request = makeRequest(server.url("/"), headers: [
-            "X-Trace-ID": "abc-123",
-            "Authorization": "Bearer token",
-            "Accept": "application/json",
-            "X-Empty": "",
-        ])
+        let request = makeRequest(
+            server.url("/"),
+            headers: [
+                "X-Trace-ID": "abc-123",
+                "Authorization": "Bearer token",
+                "Accept": "application/json",
+                "X-Empty": "",
+            ])
 
         _ = try await CurlTransport().send(request).valueWithin()
 
@@ -43,7 +46,8 @@ import Testing
         // Large enough that curl would otherwise add "Expect: 100-continue".
         let body = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
-        let response = try await CurlTransport().send(makeRequest(server.url("/upload"), method: "POST", body: body)).valueWithin()
+        let response = try await CurlTransport().send(makeRequest(server.url("/upload"), method: "POST", body: body))
+            .valueWithin()
 
         #expect(response.body == body)
         #expect(expectations.elements == [nil])
@@ -55,7 +59,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let body = Data((0..<100 * 1024).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
 
-        let response = try await CurlTransport().send(makeRequest(server.url("/echo"), method: "PUT", body: body)).valueWithin()
+        let response = try await CurlTransport().send(makeRequest(server.url("/echo"), method: "PUT", body: body))
+            .valueWithin()
 
         #expect(response.body.count == body.count)
         #expect(response.body == body)
@@ -103,7 +108,9 @@ import Testing
         let transport = CurlTransport()
 
         _ = try await transport.send(makeRequest(server.url("/"), method: "HEAD")).valueWithin()
-        _ = try await transport.send(makeRequest(server.url("/"), method: "POST", body: Data("abc".utf8), headers: ["X-Once": "1"])).valueWithin()
+        _ = try await transport.send(
+            makeRequest(server.url("/"), method: "POST", body: Data("abc".utf8), headers: ["X-Once": "1"])
+        ).valueWithin()
         _ = try await transport.send(makeRequest(server.url("/"))).valueWithin()
         _ = try await transport.send(makeRequest(server.url("/"), method: "DELETE")).valueWithin()
         _ = try await transport.send(makeRequest(server.url("/"))).valueWithin()

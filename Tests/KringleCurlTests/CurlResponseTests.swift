@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// Status, headers and body come back as the server sent them.
 @Suite struct CurlResponseTests {
@@ -17,11 +18,12 @@ import Testing
 
         let response = try await CurlTransport().send(makeRequest(server.url("/"))).valueWithin()
 
-        #expect(response.headers.values(for: "set-cookie") == [
-            "a=1; Path=/",
-            "b=2; Expires=Wed, 09 Jun 2021 10:18:14 GMT",
-            "c=3; HttpOnly",
-        ])
+        #expect(
+            response.headers.values(for: "set-cookie") == [
+                "a=1; Path=/",
+                "b=2; Expires=Wed, 09 Jun 2021 10:18:14 GMT",
+                "c=3; HttpOnly",
+            ])
     }
 
     @Test func commaInSetCookieIsOneValue() async throws {
@@ -35,9 +37,11 @@ import Testing
 
     @Test func headersKeepTheirOrderAndRepeats() async throws {
         let server = try LoopbackServer { _ in
-            LoopbackServer.Response(status: 200, headers: [
-                ("X-First", "1"), ("Vary", "Accept"), ("X-Second", "  padded  "), ("Vary", "Origin"),
-            ], body: Data("b".utf8))
+            LoopbackServer.Response(
+                status: 200,
+                headers: [
+                    ("X-First", "1"), ("Vary", "Accept"), ("X-Second", "  padded  "), ("Vary", "Origin"),
+                ], body: Data("b".utf8))
         }
         defer { server.shutdown() }
 
@@ -58,7 +62,9 @@ import Testing
         }
         defer { server.shutdown() }
 
-        let response = try await CurlTransport().send(makeRequest(server.url("/old"), method: "POST", body: Data("x".utf8))).valueWithin()
+        let response = try await CurlTransport().send(
+            makeRequest(server.url("/old"), method: "POST", body: Data("x".utf8))
+        ).valueWithin()
 
         #expect(response.statusCode == status)
         #expect(response.headers["Location"] == "/new")
@@ -98,7 +104,8 @@ import Testing
 
     @Test(arguments: [204, 404, 500, 503])
     func everyStatusIsAResponse(status: Int) async throws {
-        let server = try LoopbackServer { _ in status == 204 ? .status(204) : .text("status \(status)", status: status) }
+        let server = try LoopbackServer { _ in status == 204 ? .status(204) : .text("status \(status)", status: status)
+        }
         defer { server.shutdown() }
 
         let response = try await CurlTransport().send(makeRequest(server.url("/s"))).valueWithin()

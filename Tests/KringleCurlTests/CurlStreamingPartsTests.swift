@@ -1,8 +1,9 @@
 import CCurlShim
 import Foundation
 import Kringle
-@testable import KringleCurl
 import Testing
+
+@testable import KringleCurl
 
 /// The objects curl's streaming callbacks work for, without curl.
 @Suite struct CurlStreamingPartsTests {

@@ -1,9 +1,11 @@
 import ChildProcess
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Synchronization
+
+@testable import KringleCurl
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,7 +16,9 @@ final class Counter: Sendable {
 
     @discardableResult
     func increment() -> Int {
-        storage.withLock { $0 += 1; return $0 }
+        storage.withLock {
+            $0 += 1; return $0
+        }
     }
 
     var value: Int {
@@ -92,7 +96,9 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
 extension LoopbackServer {
     /// ``LoopbackServer/waitForStatistics(timeout:until:)`` on a thread of its own, so that
     /// the wait does not hold one of the few threads Swift concurrency runs the tests on.
-    func statistics(within timeout: TimeInterval, until condition: @escaping @Sendable (Statistics) -> Bool) async -> Bool {
+    func statistics(within timeout: TimeInterval, until condition: @escaping @Sendable (Statistics) -> Bool) async
+        -> Bool
+    {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let thread = Thread {
                 continuation.resume(returning: self.waitForStatistics(timeout: timeout, until: condition))

@@ -1,8 +1,9 @@
 import Foundation
 import Kringle
-@testable import KringleCurl
 import KringleTesting
 import Testing
+
+@testable import KringleCurl
 
 /// `transfer(_:)`: streamed bodies, response bodies written to files, progress.
 @Suite struct CurlTransferTests {
@@ -28,7 +29,8 @@ import Testing
         let bytes = Self.randomBytes(1_500_000)
         let file = try Self.temporaryFile(bytes)
         defer { try? FileManager.default.removeItem(at: file) }
-        let transfer = TransferRequest(request: makeRequest(server.url("/upload"), method: "PUT"), body: try .file(file))
+        let transfer = TransferRequest(
+            request: makeRequest(server.url("/upload"), method: "PUT"), body: try .file(file))
 
         let response = try await CurlTransport().transfer(transfer).valueWithin()
 
@@ -49,9 +51,13 @@ import Testing
         let middle = Self.randomBytes(70_000)
         let file = try Self.temporaryFile(middle)
         defer { try? FileManager.default.removeItem(at: file) }
-        let body = StreamedBody(segments: [.data(Data("head-".utf8)), .file(file, size: Int64(middle.count)), .data(Data("-tail".utf8))])
+        let body = StreamedBody(segments: [
+            .data(Data("head-".utf8)), .file(file, size: Int64(middle.count)), .data(Data("-tail".utf8)),
+        ])
 
-        _ = try await CurlTransport().transfer(TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)).valueWithin()
+        _ = try await CurlTransport().transfer(
+            TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)
+        ).valueWithin()
 
         #expect(bodies.elements == [Data("head-".utf8) + middle + Data("-tail".utf8)])
     }
@@ -59,10 +65,13 @@ import Testing
     @Test func unreadableBodyRejectsWithTheReadersError() async throws {
         let server = try LoopbackServer { _ in .status(204) }
         defer { server.shutdown() }
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-missing-\(UUID().uuidString)")
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kringle-missing-\(UUID().uuidString)")
         let body = StreamedBody(segments: [.file(missing, size: 10)])
 
-        let result = await CurlTransport().transfer(TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)).settled()
+        let result = await CurlTransport().transfer(
+            TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)
+        ).settled()
 
         guard case .failure(KringleError.file(let failed, _)) = result else {
             Issue.record("expected KringleError.file, got \(result)")
@@ -98,9 +107,12 @@ import Testing
     @Test func missingResponseFileIsATransportError() async throws {
         let server = try LoopbackServer { _ in .text("body") }
         defer { server.shutdown() }
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-missing-\(UUID().uuidString)")
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "kringle-missing-\(UUID().uuidString)")
 
-        let result = await CurlTransport().transfer(TransferRequest(request: makeRequest(server.url("/")), responseBodyFile: missing)).settled()
+        let result = await CurlTransport().transfer(
+            TransferRequest(request: makeRequest(server.url("/")), responseBodyFile: missing)
+        ).settled()
 
         guard case .failure(KringleError.transport) = result else {
             Issue.record("expected KringleError.transport, got \(result)")
@@ -114,7 +126,8 @@ import Testing
         defer { server.shutdown() }
         let transport = CurlTransport()
 
-        let result = await transport.transfer(TransferRequest(request: makeRequest(server.url("/"), timeout: 1))).settled()
+        let result = await transport.transfer(TransferRequest(request: makeRequest(server.url("/"), timeout: 1)))
+            .settled()
 
         // The server answers after 20 s, so anything but `timedOut` means the silence went
         // unnoticed. (How soon curl notices, one to two seconds, is not asserted: a loaded

@@ -72,7 +72,8 @@ struct BridgeTests {
         // handlers check the queue, not the thread.
         let mainKey = DispatchSpecificKey<Int>()
         DispatchQueue.main.setSpecific(key: mainKey, value: 1)
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Int, any Error>, Never>) in
+        let outcome = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Int, any Error>, Never>) in
             DispatchQueue.main.async {
                 let onMain = Promise(20).map(on: .main) { value in
                     DispatchQueue.getSpecific(key: mainKey) == 1 ? value + 1 : -1

@@ -159,7 +159,9 @@ struct PromisesAPlusTests {
         let thens = Counter()
         let caught = Recorder<TestError?>()
         let outcome = await Promise<Int>(error: TestError(code: 3))
-            .map { value in thens.increment(); return value }
+            .map { value in
+                thens.increment(); return value
+            }
             .tap { _ in thens.increment() }
             .catch { caught.append($0 as? TestError) }
             .settled()
@@ -361,8 +363,13 @@ struct PromisesAPlusTests {
                 case 1: promise.reject(TestError(code: worker))
                 case 2: if worker == 3 { promise.cancel() }
                 default:
-                    derived.append(promise.map { value in handled.increment(); return value }
-                        .recover { _ in handled.increment(); return -1 })
+                    derived.append(
+                        promise.map { value in
+                            handled.increment(); return value
+                        }
+                        .recover { _ in
+                            handled.increment(); return -1
+                        })
                 }
             }
         }

@@ -44,7 +44,9 @@ final class Counter: Sendable {
 
     @discardableResult
     func increment() -> Int {
-        storage.withLock { $0 += 1; return $0 }
+        storage.withLock {
+            $0 += 1; return $0
+        }
     }
 
     var value: Int {

@@ -95,10 +95,13 @@ struct TimingTests {
 
     @Test func retryConditionSeesAttemptAndError() async throws {
         let seen = Recorder<Int>()
-        let outcome = await Promise<Int>.retry(attempts: 10, delay: 0, condition: { attempt, error in
-            seen.append(attempt)
-            return (error as? TestError)?.code != 2
-        }) { Promise(error: TestError(code: seen.elements.count + 1)) }.settled()
+        let outcome = await Promise<Int>.retry(
+            attempts: 10, delay: 0,
+            condition: { attempt, error in
+                seen.append(attempt)
+                return (error as? TestError)?.code != 2
+            }
+        ) { Promise(error: TestError(code: seen.elements.count + 1)) }.settled()
         #expect(seen.elements == [1, 2])
         #expect(throws: TestError(code: 2)) { try outcome.get() }
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KringleTesting
 
 @Suite("RFC 9110 §5.6.7 IMF-fixdate")

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
+import KringleTesting
+import Synchronization
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
-import Testing
-import KringleTesting
 
 @Suite("Concurrent connections")
 struct LoopbackServerConcurrencyTests {

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import KringleTesting
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import KringleTesting
 
 @Suite("Delayed responses and clients that give up")
 struct LoopbackServerDelayTests {

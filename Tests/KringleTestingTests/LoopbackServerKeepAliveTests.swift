@@ -1,9 +1,10 @@
 import Foundation
+import KringleTesting
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import KringleTesting
 
 @Suite("Persistent connections (RFC 9112 §9.3)")
 struct LoopbackServerKeepAliveTests {
@@ -30,7 +31,9 @@ struct LoopbackServerKeepAliveTests {
         let server = try Self.connectionEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
-        try client.send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nxyzGET /c HTTP/1.1\r\nHost: x\r\n\r\n")
+        try client.send(
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nxyzGET /c HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
         #expect(try client.readResponse().text == "1 /a")
         #expect(try client.readResponse().text == "1 /b")
         #expect(try client.readResponse().text == "1 /c")

@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
 @testable import KringleTesting
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import KringleTesting
+import Testing
 
 @Suite("Malformed requests are refused, never crash the server")
 struct LoopbackServerMalformedRequestTests {
@@ -33,20 +33,42 @@ struct LoopbackServerMalformedRequestTests {
         MalformedCase("§5 field line without colon", "GET / HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n"),
         MalformedCase("§5.1 whitespace before colon", "GET / HTTP/1.1\r\nHost : x\r\n\r\n"),
         MalformedCase("§5.2 obsolete line folding", "GET / HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  continued\r\n\r\n"),
-        MalformedCase("RFC 9110 §5.5 NUL in field value", Array("GET / HTTP/1.1\r\nHost: x\r\nX-A: a".utf8) + [0] + Array("b\r\n\r\n".utf8)),
-        MalformedCase("§6.3 Content-Length and Transfer-Encoding", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        MalformedCase(
+            "RFC 9110 §5.5 NUL in field value",
+            Array("GET / HTTP/1.1\r\nHost: x\r\nX-A: a".utf8) + [0] + Array("b\r\n\r\n".utf8)),
+        MalformedCase(
+            "§6.3 Content-Length and Transfer-Encoding",
+            "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
         MalformedCase("§6.3 non-numeric Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"),
         MalformedCase("§6.3 negative Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"),
-        MalformedCase("§6.3 conflicting Content-Length values", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6\r\n\r\nhello!"),
-        MalformedCase("§6.3 chunked is not the final coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
-        MalformedCase("§6.1 unknown transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501),
-        MalformedCase("§6.1 Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-        MalformedCase("§7.1 invalid chunk-size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
-        MalformedCase("§7.1 chunk longer than its size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n"),
-        MalformedCase("§7.1 overflowing chunk-size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n"),
-        MalformedCase("RFC 9110 §10.1.1 unknown expectation", "POST / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 1\r\n\r\nx", 417),
-        MalformedCase("binary garbage", [0x00, 0xFF, 0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x0A, 0x0D, 0x0A]),
-        MalformedCase("header section too large", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n", 431),
+        MalformedCase(
+            "§6.3 conflicting Content-Length values", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6\r\n\r\nhello!"
+        ),
+        MalformedCase(
+            "§6.3 chunked is not the final coding",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
+        MalformedCase(
+            "§6.1 unknown transfer coding", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+            501),
+        MalformedCase(
+            "§6.1 Transfer-Encoding in HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        MalformedCase(
+            "§7.1 invalid chunk-size", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+        MalformedCase(
+            "§7.1 chunk longer than its size",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n"),
+        MalformedCase(
+            "§7.1 overflowing chunk-size",
+            "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n"),
+        MalformedCase(
+            "RFC 9110 §10.1.1 unknown expectation",
+            "POST / HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 1\r\n\r\nx", 417),
+        MalformedCase(
+            "binary garbage",
+            [0x00, 0xFF, 0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x0A, 0x0D, 0x0A]),
+        MalformedCase(
+            "header section too large",
+            "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 70_000))\r\n\r\n", 431),
     ])
     func refusesWithStatusAndCloses(_ testCase: MalformedCase) throws {
         let handled = Recorder<String>()
@@ -81,7 +103,9 @@ struct LoopbackServerMalformedRequestTests {
             let client = try RawClient(port: server.port, timeout: 5)
             let length = Int(random.next() % 300)
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            if round % 3 == 0 { bytes = Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n".utf8) + bytes.prefix(10) }
+            if round % 3 == 0 {
+                bytes = Array("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n".utf8) + bytes.prefix(10)
+            }
             try? client.send(bytes)
             switch round % 4 {
             case 0: client.reset()

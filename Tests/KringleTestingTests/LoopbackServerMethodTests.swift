@@ -1,9 +1,10 @@
 import Foundation
+import KringleTesting
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import KringleTesting
 
 @Suite("Methods, bodies and headers through URLSession and curl")
 struct LoopbackServerMethodTests {
@@ -37,7 +38,9 @@ struct LoopbackServerMethodTests {
         let (data, response) = try await fetch(request)
         #expect(response.statusCode == 200)
         #expect(response.value(forHTTPHeaderField: "X-Content-Type-Seen") == "text/plain")
-        #expect(String(decoding: data, as: UTF8.self) == #"{"method":"\#(method)","path":"/items","body":"payload-\#(method)"}"#)
+        #expect(
+            String(decoding: data, as: UTF8.self)
+                == #"{"method":"\#(method)","path":"/items","body":"payload-\#(method)"}"#)
     }
 
     @Test func headAnnouncesLengthButSendsNoBody() async throws {
@@ -93,7 +96,9 @@ struct LoopbackServerMethodTests {
             .text("\(request.method) \(request.target) \(request.bodyText)", status: 201)
         }
         defer { server.shutdown() }
-        let result = try runCurl(["-X", "PUT", "--data-binary", "hello", "-w", " %{http_code}", server.url("/c?x=1").absoluteString])
+        let result = try runCurl([
+            "-X", "PUT", "--data-binary", "hello", "-w", " %{http_code}", server.url("/c?x=1").absoluteString,
+        ])
         #expect(result.status == 0)
         #expect(result.output == "PUT /c?x=1 hello 201")
     }

@@ -11,10 +11,12 @@ struct LoopbackServerPacingTests {
         let first = LoopbackServer.Gate()
         let second = LoopbackServer.Gate()
         let server = try LoopbackServer { _ in
-            .data(Self.body).withBehavior(.paced([
-                .init(bytes: 100, then: .until(first)),
-                .init(bytes: 300, then: .until(second)),
-            ], afterLast: .sendRest))
+            .data(Self.body).withBehavior(
+                .paced(
+                    [
+                        .init(bytes: 100, then: .until(first)),
+                        .init(bytes: 300, then: .until(second)),
+                    ], afterLast: .sendRest))
         }
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)

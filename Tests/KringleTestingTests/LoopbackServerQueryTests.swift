@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import KringleTesting
+import Testing
 
 @Suite("Request-target, path and query parsing")
 struct LoopbackServerQueryTests {
@@ -17,7 +17,8 @@ struct LoopbackServerQueryTests {
         TargetCase(target: "/search?q=swift", path: "/search", query: "q=swift", items: ["q=swift"]),
         TargetCase(target: "/a%2Fb/c?x=1&x=2", path: "/a%2Fb/c", query: "x=1&x=2", items: ["x=1", "x=2"]),
         TargetCase(target: "/s?q=a%20b&flag&e=", path: "/s", query: "q=a%20b&flag&e=", items: ["q=a b", "flag", "e="]),
-        TargetCase(target: "/p?plus=a+b&&amp=%26", path: "/p", query: "plus=a+b&&amp=%26", items: ["plus=a+b", "amp=&"]),
+        TargetCase(
+            target: "/p?plus=a+b&&amp=%26", path: "/p", query: "plus=a+b&&amp=%26", items: ["plus=a+b", "amp=&"]),
         TargetCase(target: "/empty?", path: "/empty", query: "", items: []),
         TargetCase(target: "/q?a=1?b=2", path: "/q", query: "a=1?b=2", items: ["a=1?b=2"]),
         TargetCase(target: "/bad?x=%zz", path: "/bad", query: "x=%zz", items: ["x=%zz"]),
@@ -45,10 +46,11 @@ struct LoopbackServerQueryTests {
         #expect(request.target == "/files/a%20b?name=J%C3%BCrgen&tag=x&tag=y")
         #expect(request.path == "/files/a%20b")
         #expect(request.query == "name=J%C3%BCrgen&tag=x&tag=y")
-        #expect(request.queryItems == [
-            URLQueryItem(name: "name", value: "Jürgen"),
-            URLQueryItem(name: "tag", value: "x"),
-            URLQueryItem(name: "tag", value: "y"),
-        ])
+        #expect(
+            request.queryItems == [
+                URLQueryItem(name: "name", value: "Jürgen"),
+                URLQueryItem(name: "tag", value: "x"),
+                URLQueryItem(name: "tag", value: "y"),
+            ])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import KringleTesting
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import KringleTesting
 
 @Suite("Request bodies: Content-Length, chunked, 100-continue, large")
 struct LoopbackServerRequestBodyTests {

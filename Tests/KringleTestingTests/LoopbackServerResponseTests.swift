@@ -1,9 +1,10 @@
 import Foundation
+import KringleTesting
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
-import KringleTesting
 
 @Suite("Responses: headers, framing and deliberate failures")
 struct LoopbackServerResponseTests {
@@ -17,7 +18,9 @@ struct LoopbackServerResponseTests {
         let client = try RawClient(port: server.port)
         try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         let response = try client.readResponse()
-        #expect(response.head.contains("\r\nSet-Cookie: a=1; Path=/\r\nSet-Cookie: b=2; Expires=Wed, 21 Oct 2099 07:28:00 GMT\r\n"))
+        #expect(
+            response.head.contains(
+                "\r\nSet-Cookie: a=1; Path=/\r\nSet-Cookie: b=2; Expires=Wed, 21 Oct 2099 07:28:00 GMT\r\n"))
         #expect(response.headers(named: "Set-Cookie").count == 2)
     }
 
@@ -37,7 +40,8 @@ struct LoopbackServerResponseTests {
 
     @Test func handlerSetContentLengthAndDateAreNotDuplicated() throws {
         let server = try LoopbackServer { _ in
-            LoopbackServer.Response(headers: [("content-length", "2"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: Data("ok".utf8))
+            LoopbackServer.Response(
+                headers: [("content-length", "2"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: Data("ok".utf8))
         }
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)

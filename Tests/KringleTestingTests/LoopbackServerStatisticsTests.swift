@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import KringleTesting
+import Testing
 
 @Suite("Statistics counters")
 struct LoopbackServerStatisticsTests {

@@ -73,6 +73,6 @@ struct ManualClockTests {
         await clock.untilTimersPending(2)
         #expect(clock.pendingTimers == 2)
         await scheduler.value
-        await clock.untilTimersPending(1)   // already true: returns at once
+        await clock.untilTimersPending(1)  // already true: returns at once
     }
 }

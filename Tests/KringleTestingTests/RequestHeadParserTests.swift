@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KringleTesting
 
 @Suite("RFC 9112 request head parsing and framing")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KringleTesting
 
 @Suite("RFC 9112 response serialization")
@@ -20,7 +21,10 @@ struct ResponseSerializerTests {
 
     @Test func plainResponse() {
         let (head, plan) = plan(.text("hi"))
-        #expect(head == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 2\r\nDate: \(date)\r\n\r\n")
+        #expect(
+            head
+                == "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 2\r\nDate: \(date)\r\n\r\n"
+        )
         #expect(plan.sendsBody && !plan.chunked && !plan.closesConnection)
     }
 
@@ -52,7 +56,8 @@ struct ResponseSerializerTests {
 
     @Test func rejectionIsACompleteClosingResponse() {
         let text = String(decoding: ResponseSerializer.rejection(.badRequest("nope"), date: date), as: UTF8.self)
-        #expect(text == "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 22\r\n"
-            + "Date: \(date)\r\nConnection: close\r\n\r\n400 Bad Request: nope\n")
+        #expect(
+            text == "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 22\r\n"
+                + "Date: \(date)\r\nConnection: close\r\n\r\n400 Bad Request: nope\n")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,7 +23,9 @@ extension NetworkClient {
     /// handle.dispose()   // cancels the request and any retry still to come
     /// ```
     @discardableResult
-    public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
+    public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void)
+        -> Disposable
+    {
         deliver(runPipeline(for: request) { response, _ in Response(response) }, to: completion)
     }
 
@@ -36,7 +39,9 @@ extension NetworkClient {
     /// ``KringleError/file(_:underlying:)`` for a multipart file that cannot be read), and
     /// the returned ``Disposable`` is already disposed.
     @discardableResult
-    public func sendRequest(_ builder: RequestBuilder, completion: @escaping @Sendable (NetworkResult) -> Void) -> Disposable {
+    public func sendRequest(_ builder: RequestBuilder, completion: @escaping @Sendable (NetworkResult) -> Void)
+        -> Disposable
+    {
         let built: RequestAssembly.Built
         do {
             built = try RequestAssembly.build(builder.method, builder, body: builder.body, configuration: configuration)
@@ -45,7 +50,8 @@ extension NetworkClient {
             return .disposed()
         }
         let options = TransferOptions(body: built.streamedBody)
-        return deliver(runPipeline(for: built.request, options: options) { response, _ in Response(response) }, to: completion)
+        return deliver(
+            runPipeline(for: built.request, options: options) { response, _ in Response(response) }, to: completion)
     }
 
     /// Calls `completion` exactly once with the outcome of `sending`; disposing cancels it.

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 @_spi(KringleInternals) import KringlePromise
+import Synchronization
 
 /// Rejects a transfer with ``PromiseError/timedOut`` (and cancels it) once it has made no
 /// progress for `timeout` seconds.

@@ -96,7 +96,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .typeMismatch(let type, let context):
             return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
         case .valueNotFound(let type, let context):
-            return "expected \(type) at \(path(context.codingPath)) but found null or nothing: \(context.debugDescription)"
+            return
+                "expected \(type) at \(path(context.codingPath)) but found null or nothing: \(context.debugDescription)"
         case .keyNotFound(let key, let context):
             return "missing key \"\(key.stringValue)\" at \(path(context.codingPath))"
         case .dataCorrupted(let context):

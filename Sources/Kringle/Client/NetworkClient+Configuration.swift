@@ -47,7 +47,9 @@ extension NetworkClient {
         public var redactedHeaders: Set<String> = Configuration.defaultRedactedHeaders
 
         /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
-        public static let defaultRedactedHeaders: Set<String> = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+        public static let defaultRedactedHeaders: Set<String> = [
+            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
+        ]
 
         /// The default configuration.
         public init() {}

@@ -20,13 +20,17 @@ extension NetworkClient {
     public func post<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.post, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.post, endpoint, body: RequestBody(body)) {
+            try ResponseDecoding.decode($0, as: type, configuration: $1).value
+        }
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func post(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.post, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.post, endpoint, body: RequestBody(body)) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 
     /// Posts a form or raw body and decodes the response.
@@ -39,20 +43,26 @@ extension NetworkClient {
     /// Posts a form or raw body, ignoring the response body.
     @discardableResult
     public func post(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.post, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.post, endpoint, body: body) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func put<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.put, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.put, endpoint, body: RequestBody(body)) {
+            try ResponseDecoding.decode($0, as: type, configuration: $1).value
+        }
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func put(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.put, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.put, endpoint, body: RequestBody(body)) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 
     /// Puts a form or raw body and decodes the response.
@@ -65,20 +75,26 @@ extension NetworkClient {
     /// Puts a form or raw body, ignoring the response body.
     @discardableResult
     public func put(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.put, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.put, endpoint, body: body) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func patch<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.patch, endpoint, body: RequestBody(body)) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(.patch, endpoint, body: RequestBody(body)) {
+            try ResponseDecoding.decode($0, as: type, configuration: $1).value
+        }
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func patch(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.patch, endpoint, body: RequestBody(body)) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.patch, endpoint, body: RequestBody(body)) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 
     /// Patches with a form or raw body and decodes the response.
@@ -91,7 +107,9 @@ extension NetworkClient {
     /// Patches with a form or raw body, ignoring the response body.
     @discardableResult
     public func patch(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.patch, endpoint, body: body) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.patch, endpoint, body: body) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 
     /// Deletes `endpoint` and decodes the response.
@@ -102,7 +120,9 @@ extension NetworkClient {
     /// Deletes `endpoint`, ignoring the response body.
     @discardableResult
     public func delete(_ endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.delete, endpoint, body: nil) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        runPipeline(.delete, endpoint, body: nil) {
+            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -24,15 +25,16 @@ struct Redirect {
     /// - `Authorization` and the caller's `Cookie` are dropped when the hop changes origin.
     init?(after response: HTTPResponse, to request: URLRequest) {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
-              let location = response.headers["Location"],
-              let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
-              target.scheme == "http" || target.scheme == "https"
+            let location = response.headers["Location"],
+            let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
+            target.scheme == "http" || target.scheme == "https"
         else { return nil }
 
         var next = request
         next.url = target
         let method = request.httpMethod ?? "GET"
-        let becomesGet = (response.statusCode == 303 && method != "HEAD")
+        let becomesGet =
+            (response.statusCode == 303 && method != "HEAD")
             || ([301, 302].contains(response.statusCode) && method == "POST")
         if becomesGet {
             next.httpMethod = "GET"

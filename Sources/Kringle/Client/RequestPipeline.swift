@@ -1,5 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -42,7 +43,8 @@ extension NetworkClient {
         }
         return built.flatMapResultInline { result in
             let built = try result.get()
-            return self.runPipeline(for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
+            return self.runPipeline(
+                for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
         }
     }
 
@@ -81,19 +83,24 @@ extension NetworkClient {
         let configuration = configuration
         return adapted(request).flatMapResultInline { adapted in
             let sent = try adapted.get()
-            let outcome = self.hop(sent, options: options, userCookie: sent.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
-                .mapResultInline { result in
-                    // 5. validate
-                    let response = try result.get()
-                    guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                        throw KringleError.unacceptableStatusCode(response.statusCode, Response(response.withBody(from: options)))
-                    }
-                    return response
+            let outcome = self.hop(
+                sent, options: options, userCookie: sent.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0
+            )
+            .mapResultInline { result in
+                // 5. validate
+                let response = try result.get()
+                guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
+                    throw KringleError.unacceptableStatusCode(
+                        response.statusCode, Response(response.withBody(from: options)))
                 }
+                return response
+            }
             guard !configuration.interceptors.isEmpty else { return outcome }
             // 6. retry?
             return outcome.recoverWith { error in
-                guard !error.isCancellation, configuration.maxRetryCount.map({ number <= $0 }) ?? true else { throw error }
+                guard !error.isCancellation, configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
+                    throw error
+                }
                 return self.retryDecision(for: sent, dueTo: error, attempt: number).then { decision in
                     switch decision {
                     case .doNotRetry:
@@ -120,7 +127,8 @@ extension NetworkClient {
     }
 
     /// The first decision other than ``RetryDecision/doNotRetry``, asking interceptors in order.
-    private func retryDecision(for request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+    private func retryDecision(for request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision>
+    {
         configuration.interceptors.reduce(Promise(RetryDecision.doNotRetry)) { decided, interceptor in
             decided.then { decision in
                 decision == .doNotRetry ? interceptor.retry(request, dueTo: error, attempt: attempt) : Promise(decision)
@@ -160,7 +168,8 @@ extension NetworkClient {
             }
             self.logReceived(response, for: sent, since: start)
             configuration.cookieJar?.store(
-                setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url, now: configuration.clock.now)
+                setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url,
+                now: configuration.clock.now)
             // 4. redirect?
             guard let redirect = Redirect(after: response, to: request) else { return Promise(response) }
             guard redirectsFollowed < configuration.maximumRedirects else {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,7 +27,7 @@ extension HTTPResponse {
     /// ``errorBodyLimit`` bytes), so an error keeps it as for any request.
     func withBody(from options: TransferOptions) -> HTTPResponse {
         guard let file = options.responseBodyFile,
-              let handle = try? FileHandle(forReadingFrom: file)
+            let handle = try? FileHandle(forReadingFrom: file)
         else { return self }
         defer { try? handle.close() }
         var copy = self

@@ -70,7 +70,8 @@ enum CookieDateParser {
             if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
             // Step 5: abort on out-of-range fields.
             guard (1...31).contains(dayOfMonth), year >= 1601,
-                  time.hour <= 23, time.minute <= 59, time.second <= 59 else { return nil }
+                time.hour <= 23, time.minute <= 59, time.second <= 59
+            else { return nil }
             // Step 6: abort when the date does not exist (for example 31 April).
             guard dayOfMonth <= Self.daysIn(month: month, year: year) else { return nil }
             let days = Self.daysSinceEpoch(year: year, month: month, day: dayOfMonth)
@@ -106,7 +107,7 @@ enum CookieDateParser {
         /// `month = ( "jan" / … / "dec" ) *OCTET`, case-insensitive; returns 1 to 12.
         private static func parseMonth(_ token: ArraySlice<UInt8>) -> Int? {
             guard token.count >= 3 else { return nil }
-            let prefix = token.prefix(3).map { $0 | 0x20 } // ASCII lowercase (letters only matter)
+            let prefix = token.prefix(3).map { $0 | 0x20 }  // ASCII lowercase (letters only matter)
             return months.firstIndex(of: prefix).map { $0 + 1 }
         }
 

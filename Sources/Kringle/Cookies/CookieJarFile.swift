@@ -91,7 +91,7 @@ struct CookieJarFile: Codable, Sendable {
         let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return errno }
         var failure: Int32 = 0
-        if fchmod(fd, 0o600) != 0 { failure = errno } // in case the umask is odd
+        if fchmod(fd, 0o600) != 0 { failure = errno }  // in case the umask is odd
         if failure == 0 {
             failure = data.withUnsafeBytes { buffer -> Int32 in
                 var offset = 0

@@ -21,7 +21,8 @@ struct CookieRequestURL: Sendable, Equatable {
     /// - Parameter url: The request or response URL.
     init?(_ url: URL) {
         guard let rawHost = url.host(percentEncoded: false),
-              let host = DomainMatching.canonicalHost(rawHost) else { return nil }
+            let host = DomainMatching.canonicalHost(rawHost)
+        else { return nil }
         self.host = host
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path

@@ -14,7 +14,8 @@ extension CookieStore {
             let remaining = buckets[bucket] ?? [:]
             let excess = remaining.count - limits.cookiesPerDomain
             if excess > 0 {
-                let victims = remaining
+                let victims =
+                    remaining
                     .sorted { lhs, rhs in
                         if lhs.value.cookie.secure != rhs.value.cookie.secure { return !lhs.value.cookie.secure }
                         return Self.accessedEarlier(lhs.value, rhs.value)

@@ -28,7 +28,7 @@ extension CookieStore {
         in slot: inout [String: Entry]?, for request: CookieRequestURL, now: Date
     ) -> (matches: [Cookie], expired: [String]) {
         guard var entries = slot else { return ([], []) }
-        slot = nil // `entries` is now the only reference: mutating it copies nothing.
+        slot = nil  // `entries` is now the only reference: mutating it copies nothing.
         defer { slot = entries }
 
         var matched: [Dictionary<String, Entry>.Index] = []
@@ -62,7 +62,8 @@ extension CookieStore {
     /// §5.4 step 1: host-only cookies need the identical host, others a domain-match;
     /// the path must path-match; Secure cookies need a secure scheme.
     private static func matches(_ cookie: Cookie, _ request: CookieRequestURL) -> Bool {
-        let domainMatches = cookie.hostOnly
+        let domainMatches =
+            cookie.hostOnly
             ? request.host == cookie.domain
             : DomainMatching.domainMatches(request.host, cookie.domain)
         return domainMatches

@@ -18,7 +18,10 @@ extension CookieStore {
         // RFC 6265bis §5.7: a cookie from an insecure origin may not overlay a
         // Secure cookie of the same name whose domain and path it covers.
         if !cookie.secure, !request.isSecure,
-           shadowsSecureCookie(cookie, bucket: bucket, now: now) { return false }
+            shadowsSecureCookie(cookie, bucket: bucket, now: now)
+        {
+            return false
+        }
 
         var replacement = cookie
         let identity = Self.identity(of: cookie)
@@ -41,7 +44,10 @@ extension CookieStore {
     private func makeCookie(_ parsed: ParsedSetCookie, from request: CookieRequestURL, now: Date) -> Cookie? {
         // RFC 6265bis §5.7: a nameless cookie may not pose as a prefixed one.
         if parsed.name.isEmpty,
-           Self.hasPrefix(parsed.value, "__secure-") || Self.hasPrefix(parsed.value, "__host-") { return nil }
+            Self.hasPrefix(parsed.value, "__secure-") || Self.hasPrefix(parsed.value, "__host-")
+        {
+            return nil
+        }
 
         guard let (domain, hostOnly) = cookieDomain(parsed.domain, request: request) else { return nil }
 
@@ -60,7 +66,10 @@ extension CookieStore {
         // RFC 6265bis §5.7: cookie prefixes, matched case-insensitively.
         if Self.hasPrefix(parsed.name, "__secure-"), !parsed.secure { return nil }
         if Self.hasPrefix(parsed.name, "__host-"),
-           !(parsed.secure && hostOnly && parsed.path != nil && path == "/") { return nil }
+            !(parsed.secure && hostOnly && parsed.path != nil && path == "/")
+        {
+            return nil
+        }
 
         return Cookie(
             name: parsed.name,
@@ -69,7 +78,7 @@ extension CookieStore {
             path: path,
             expires: expiry(of: parsed, now: now),
             secure: parsed.secure,
-            httpOnly: parsed.httpOnly, // §5.3 step 10: stored; we are an HTTP API.
+            httpOnly: parsed.httpOnly,  // §5.3 step 10: stored; we are an HTTP API.
             hostOnly: hostOnly,
             sameSite: parsed.sameSite,
             creationTime: now,
@@ -92,7 +101,7 @@ extension CookieStore {
     /// host-only-flag, or `nil` when the `Domain` attribute must reject the cookie.
     private func cookieDomain(_ attribute: String?, request: CookieRequestURL) -> (String, Bool)? {
         var domain = attribute ?? ""
-        guard !domain.isEmpty else { return (request.host, true) } // 6265bis: empty → host-only
+        guard !domain.isEmpty else { return (request.host, true) }  // 6265bis: empty → host-only
         // RFC 6265bis §5.7: non-ASCII Domain attributes are ignored with the cookie.
         guard domain.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         if domain.hasPrefix("["), domain.hasSuffix("]") { domain = String(domain.dropFirst().dropLast()) }

@@ -129,8 +129,9 @@ struct CookieStore: Sendable {
         let bucket = bucketKey(for: domain)
         var removed = false
         for hostOnly in [true, false] {
-            let probe = Cookie(name: name, value: "", domain: domain, path: path, hostOnly: hostOnly,
-                               creationTime: .distantPast)
+            let probe = Cookie(
+                name: name, value: "", domain: domain, path: path, hostOnly: hostOnly,
+                creationTime: .distantPast)
             removed = remove(bucket: bucket, identity: Self.identity(of: probe)) || removed
         }
         return removed
@@ -160,8 +161,9 @@ struct CookieStore: Sendable {
         }
         for (_, stored) in ordered {
             guard stored.isPersistent, !stored.isExpired(at: now),
-                  let domain = DomainMatching.canonicalHost(stored.domain), domain == stored.domain,
-                  stored.path.hasPrefix("/") else { continue }
+                let domain = DomainMatching.canonicalHost(stored.domain), domain == stored.domain,
+                stored.path.hasPrefix("/")
+            else { continue }
             let identity = Self.identity(of: stored)
             let bucket = bucketKey(for: domain)
             put(stored, bucket: bucket, identity: identity)

@@ -9,7 +9,8 @@ enum PathMatching {
     /// - Returns: The cookie path to use when `Path` is missing or invalid.
     static func defaultPath(_ uriPath: some StringProtocol) -> String {
         guard uriPath.hasPrefix("/"), let lastSlash = uriPath.lastIndex(of: "/"),
-              lastSlash != uriPath.startIndex else { return "/" }
+            lastSlash != uriPath.startIndex
+        else { return "/" }
         return String(uriPath[..<lastSlash])
     }
 

@@ -95,7 +95,7 @@ struct PublicSuffixList: Sendable {
     ///   - starts: The start index of each of its labels, left to right.
     /// - Returns: How many trailing labels form the public suffix (at least 1).
     private func suffixLabelCount(_ ascii: String, starts: [String.Index]) -> Int {
-        var best = 1 // The implicit "*" rule.
+        var best = 1  // The implicit "*" rule.
         for (position, start) in starts.enumerated() {
             let candidate = ascii[start...]
             let length = starts.count - position

@@ -45,7 +45,7 @@ enum SetCookieParser {
         var cookie = ParsedSetCookie(name: String(name), value: String(value))
         var rest = header[firstSemicolon...]
         while !rest.isEmpty {
-            rest = rest.dropFirst() // the ";" that starts this cookie-av
+            rest = rest.dropFirst()  // the ";" that starts this cookie-av
             let end = rest.utf8.firstIndex(of: semicolon) ?? rest.endIndex
             apply(attribute: rest[..<end], to: &cookie)
             rest = rest[end...]
@@ -86,7 +86,7 @@ enum SetCookieParser {
         case "samesite":
             cookie.sameSite = Cookie.SameSite(attributeValue: value)
         default:
-            break // Unknown attributes (Version, Comment, Priority, …) are ignored.
+            break  // Unknown attributes (Version, Comment, Priority, …) are ignored.
         }
     }
 
@@ -116,7 +116,8 @@ enum SetCookieParser {
     private static func trimmed(_ text: Substring) -> Substring {
         let utf8 = text.utf8
         guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-              let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+            let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
         return text[first..<utf8.index(after: last)]
     }
 }

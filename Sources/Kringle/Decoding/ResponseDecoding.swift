@@ -9,19 +9,22 @@ enum ResponseDecoding {
         configuration: NetworkClient.Configuration
     ) throws -> Response<Value> {
         if let raw = response.body as? Value {
-            return Response(value: raw, statusCode: response.statusCode, headers: response.headers,
-                            body: response.body, url: response.url)
+            return Response(
+                value: raw, statusCode: response.statusCode, headers: response.headers,
+                body: response.body, url: response.url)
         }
         do {
             guard !response.body.isEmpty else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: [],
-                    debugDescription: "The response body was empty, so no \(Value.self) could be decoded."
-                ))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: [],
+                        debugDescription: "The response body was empty, so no \(Value.self) could be decoded."
+                    ))
             }
             let value = try configuration.decoder.decode(Value.self, from: response.body)
-            return Response(value: value, statusCode: response.statusCode, headers: response.headers,
-                            body: response.body, url: response.url)
+            return Response(
+                value: value, statusCode: response.statusCode, headers: response.headers,
+                body: response.body, url: response.url)
         } catch let error as DecodingError {
             throw KringleError.decodingFailed(error, Response(response))
         }

@@ -5,8 +5,9 @@ import Foundation
 /// sent.
 enum PercentEncoding {
     /// RFC 3986 §2.3 unreserved characters.
-    private static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Characters a path segment may hold unencoded (RFC 3986 §3.3 pchar), minus `;`, `?`, `#`.
     private static let pathAllowed = unreserved.union(CharacterSet(charactersIn: "!$&'()*+,=:@/"))

@@ -39,7 +39,8 @@ extension RequestBody {
     private func encodedInMemory(with encoder: JSONEncoder) throws -> (body: Data, contentType: String) {
         switch self {
         case .form(let fields):
-            let text = fields
+            let text =
+                fields
                 .map { PercentEncoding.formComponent($0.name) + "=" + PercentEncoding.formComponent($0.value) }
                 .joined(separator: "&")
             return (Data(text.utf8), "application/x-www-form-urlencoded")

@@ -7,14 +7,16 @@ enum URLAssembly {
     /// - Throws: ``KringleError/invalidRequest(_:)`` when no valid absolute URL forms.
     static func url(base: URL, path: String, queryItems: [URLQueryItem]) throws -> URL {
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
-              let scheme = components.scheme, !scheme.isEmpty,
-              components.host?.isEmpty == false
+            let scheme = components.scheme, !scheme.isEmpty,
+            components.host?.isEmpty == false
         else {
-            throw KringleError.invalidRequest("The base URL \"\(base.absoluteString)\" is not an absolute URL with a host.")
+            throw KringleError.invalidRequest(
+                "The base URL \"\(base.absoluteString)\" is not an absolute URL with a host.")
         }
         let suffix = path.hasPrefix("/") ? String(path.dropFirst()) : path
         if !suffix.isEmpty {
-            let prefix = components.percentEncodedPath.hasSuffix("/")
+            let prefix =
+                components.percentEncodedPath.hasSuffix("/")
                 ? String(components.percentEncodedPath.dropLast())
                 : components.percentEncodedPath
             components.percentEncodedPath = prefix + "/" + PercentEncoding.path(suffix)
@@ -28,7 +30,8 @@ enum URLAssembly {
             components.percentEncodedQuery = (existing + added).joined(separator: "&")
         }
         guard let url = components.url else {
-            throw KringleError.invalidRequest("No valid URL forms from base \"\(base.absoluteString)\" and path \"\(path)\".")
+            throw KringleError.invalidRequest(
+                "No valid URL forms from base \"\(base.absoluteString)\" and path \"\(path)\".")
         }
         return url
     }

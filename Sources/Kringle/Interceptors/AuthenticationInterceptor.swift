@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
 @_spi(KringleInternals) import KringlePromise
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -95,7 +96,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
         let action: RefreshAction = state.withLock { state in
             if let refreshing = state.refreshing { return .wait(refreshing) }
             guard authenticator.isRequest(request, authenticatedWith: state.credential) else {
-                return .retryNow   // refused with an older credential: the current one is newer
+                return .retryNow  // refused with an older credential: the current one is newer
             }
             if let last = state.lastRefresh, Double(refusedAt &- last) / 1e9 < refreshWindow { return .giveUp }
             let refreshing = Promise<Base.Credential>.pending()

@@ -23,7 +23,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// A request (one attempt, one redirect hop) went to the transport.
     case requestSent(method: String, url: URL, headers: HTTPHeaders)
     /// A response arrived for it.
-    case responseReceived(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)
+    case responseReceived(
+        method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)
     /// An attempt failed and will be retried after `delay` seconds.
     case retry(method: String, url: URL, attempt: Int, reason: any Error, delay: TimeInterval)
     /// A call failed for good (cancellation included).
@@ -37,9 +38,12 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
             let shown = headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
             return "→ \(method) \(url.absoluteString)" + (shown.isEmpty ? "" : " [\(shown)]")
         case .responseReceived(let method, let url, let status, let duration, let size, _):
-            return String(format: "← %d %@ %@ (%.1f ms, %d bytes)", status, method, url.absoluteString, duration * 1000, size)
+            return String(
+                format: "← %d %@ %@ (%.1f ms, %d bytes)", status, method, url.absoluteString, duration * 1000, size)
         case .retry(let method, let url, let attempt, let reason, let delay):
-            return String(format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt, "\(reason)", delay)
+            return String(
+                format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt,
+                "\(reason)", delay)
         case .failure(let method, let url, let error):
             return "✗ \(method) \(url.absoluteString) failed: \(error)"
         }

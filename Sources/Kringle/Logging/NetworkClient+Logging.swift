@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,33 +12,36 @@ extension NetworkClient {
 
     func logSent(_ request: URLRequest) {
         guard configuration.logger != nil else { return }
-        log(.requestSent(
-            method: request.httpMethod ?? "GET",
-            url: request.url ?? URL(fileURLWithPath: "/"),
-            headers: request.kringleHeaders.redacting(configuration.redactedHeaders)
-        ))
+        log(
+            .requestSent(
+                method: request.httpMethod ?? "GET",
+                url: request.url ?? URL(fileURLWithPath: "/"),
+                headers: request.kringleHeaders.redacting(configuration.redactedHeaders)
+            ))
     }
 
     func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: UInt64) {
         guard configuration.logger != nil else { return }
-        log(.responseReceived(
-            method: request.httpMethod ?? "GET",
-            url: response.url,
-            statusCode: response.statusCode,
-            duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
-            bodySize: response.body.count,
-            headers: response.headers.redacting(configuration.redactedHeaders)
-        ))
+        log(
+            .responseReceived(
+                method: request.httpMethod ?? "GET",
+                url: response.url,
+                statusCode: response.statusCode,
+                duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
+                bodySize: response.body.count,
+                headers: response.headers.redacting(configuration.redactedHeaders)
+            ))
     }
 
     func logRetry(_ request: URLRequest, attempt: Int, reason: any Error, delay: TimeInterval) {
-        log(.retry(
-            method: request.httpMethod ?? "GET",
-            url: request.url ?? URL(fileURLWithPath: "/"),
-            attempt: attempt,
-            reason: reason,
-            delay: delay
-        ))
+        log(
+            .retry(
+                method: request.httpMethod ?? "GET",
+                url: request.url ?? URL(fileURLWithPath: "/"),
+                attempt: attempt,
+                reason: reason,
+                delay: delay
+            ))
     }
 
     func logFailure(_ request: URLRequest, _ error: any Error) {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -23,7 +24,7 @@ extension URLRequest {
         let method = httpMethod ?? "GET"
         switch method {
         case "GET": break
-        case "HEAD": parts.append("--head")   // `-X HEAD` would make curl wait for a body
+        case "HEAD": parts.append("--head")  // `-X HEAD` would make curl wait for a body
         default: parts.append("-X \(Self.quoted(method))")
         }
         parts.append(Self.quoted(url?.absoluteString ?? ""))

@@ -30,12 +30,16 @@ public struct MultipartPart: Sendable {
     ///   - fileURL: The file to send.
     ///   - filename: The name the server sees; the file's own name by default.
     ///   - contentType: The part's media type; `application/octet-stream` by default.
-    public static func file(name: String, fileURL: URL, filename: String? = nil, contentType: String? = nil) -> MultipartPart {
-        MultipartPart(name: name, content: .file(
-            fileURL,
-            filename: filename ?? fileURL.lastPathComponent,
-            contentType: contentType ?? "application/octet-stream"
-        ))
+    public static func file(name: String, fileURL: URL, filename: String? = nil, contentType: String? = nil)
+        -> MultipartPart
+    {
+        MultipartPart(
+            name: name,
+            content: .file(
+                fileURL,
+                filename: filename ?? fileURL.lastPathComponent,
+                contentType: contentType ?? "application/octet-stream"
+            ))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -85,7 +86,9 @@ extension NetworkClient {
             request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         }
         request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
-        let reporter = progress.map { ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0) }
+        let reporter = progress.map {
+            ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0)
+        }
         let options = TransferOptions(body: body, progress: reporter)
         return runPipeline(for: request, options: options) { response, configuration in
             reporter?.finish(completed: body.length)
@@ -126,8 +129,9 @@ extension NetworkClient {
             // A full body replaced the partial one: the partial file has served its purpose.
             if let partial, !resumed, !DownloadFiles.sameFile(partial, destination) { DownloadFiles.remove(partial) }
             reporter?.finish(completed: written)
-            return Response(value: destination, statusCode: response.statusCode, headers: response.headers,
-                            body: Data(), url: response.url)
+            return Response(
+                value: destination, statusCode: response.statusCode, headers: response.headers,
+                body: Data(), url: response.url)
         }
         // Removed before the failure is seen, whatever ends the download.
         let cleaned = downloaded.mapResultInline { result in

@@ -19,7 +19,7 @@ final class ProgressReporter: Sendable {
         var finished = false
     }
 
-    private static let interval: UInt64 = 50_000_000   // 50 ms: 20 callbacks a second
+    private static let interval: UInt64 = 50_000_000  // 50 ms: 20 callbacks a second
 
     private let direction: Direction
     private let callback: @Sendable (TransferProgress) -> Void
@@ -50,7 +50,7 @@ final class ProgressReporter: Sendable {
             // callbacks are queued under it too, so they arrive in the order decided here.
             let now = clock.uptimeNanoseconds
             guard !state.finished, progress.completedBytes > max(state.delivered, 0),
-                  state.lastDelivery.map({ now &- $0 >= Self.interval }) ?? true
+                state.lastDelivery.map({ now &- $0 >= Self.interval }) ?? true
             else { return }
             state.delivered = progress.completedBytes
             state.lastDelivery = now

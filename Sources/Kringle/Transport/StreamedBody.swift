@@ -119,14 +119,16 @@ public struct StreamedBodyReader {
                     if let chunk, !chunk.isEmpty {
                         readFromFile += Int64(chunk.count)
                         guard readFromFile <= size else {
-                            throw KringleError.file(url, underlying: KringleError.FileSizeChanged(expected: size, found: readFromFile))
+                            throw KringleError.file(
+                                url, underlying: KringleError.FileSizeChanged(expected: size, found: readFromFile))
                         }
                         return chunk
                     }
                     try? handle.close()
                     file = nil
                     guard readFromFile == size else {
-                        throw KringleError.file(url, underlying: KringleError.FileSizeChanged(expected: size, found: readFromFile))
+                        throw KringleError.file(
+                            url, underlying: KringleError.FileSizeChanged(expected: size, found: readFromFile))
                     }
                     readFromFile = 0
                 }

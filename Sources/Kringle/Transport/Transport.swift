@@ -1,5 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -59,12 +60,13 @@ extension Transport {
         }
         return send(request).mapResultInline { result in
             var response = try result.get()
-            transfer.progress?(TransferReport(
-                sent: sentBytes,
-                received: Int64(response.body.count),
-                expectedToReceive: Int64(response.body.count),
-                statusCode: response.statusCode
-            ))
+            transfer.progress?(
+                TransferReport(
+                    sent: sentBytes,
+                    received: Int64(response.body.count),
+                    expectedToReceive: Int64(response.body.count),
+                    statusCode: response.statusCode
+                ))
             if let file = transfer.responseBodyFile {
                 do {
                     try response.body.write(to: file)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,7 +21,7 @@ extension URLError: TransportFailure {
     public var requestNeverCompleted: Bool {
         switch code {
         case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
-             .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed:
+            .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed:
             return true
         default:
             return false

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -132,8 +133,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             transfer.sent = totalBytesSent
             transfers[task.taskIdentifier] = transfer
             guard let progress = transfer.progress else { return nil }
-            let report = TransferReport(sent: totalBytesSent, received: transfer.received, expectedToReceive: nil,
-                                        statusCode: transfer.response?.statusCode)
+            let report = TransferReport(
+                sent: totalBytesSent, received: transfer.received, expectedToReceive: nil,
+                statusCode: transfer.response?.statusCode)
             return { progress(report) }
         }
         report?()
@@ -155,12 +157,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             transfer.promise.reject(KringleError.transport(URLError(.badServerResponse)))
             return
         }
-        transfer.promise.fulfill(HTTPResponse(
-            statusCode: response.statusCode,
-            headers: FoldedHeaders.unfold(response.allHeaderFields),
-            body: transfer.body,
-            url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
-        ))
+        transfer.promise.fulfill(
+            HTTPResponse(
+                statusCode: response.statusCode,
+                headers: FoldedHeaders.unfold(response.allHeaderFields),
+                body: transfer.body,
+                url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
+            ))
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {

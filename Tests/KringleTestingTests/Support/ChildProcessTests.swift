@@ -12,7 +12,8 @@ import Testing
     }
 
     @Test func capturesStandardErrorWhenAsked() throws {
-        let child = try ChildProcess.run("/bin/sh", ["-c", "printf 'out'; printf 'err' >&2"], includingStandardError: true)
+        let child = try ChildProcess.run(
+            "/bin/sh", ["-c", "printf 'out'; printf 'err' >&2"], includingStandardError: true)
         #expect(child.text == "outerr")
         #expect(child.status == 0)
     }

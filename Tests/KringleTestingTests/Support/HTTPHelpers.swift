@@ -1,10 +1,11 @@
 import ChildProcess
 import Foundation
+import KringleTesting
+import Synchronization
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Synchronization
 
 /// Sends `request` with a fresh ephemeral URLSession, so tests share no connection pool.
 func fetch(_ request: URLRequest) async throws -> (data: Data, response: HTTPURLResponse) {

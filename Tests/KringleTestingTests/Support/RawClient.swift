@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -112,7 +113,8 @@ final class RawClient {
                 return head
             }
             guard try fill() else {
-                throw TestFailure("connection closed before a complete header section: \(String(decoding: buffered, as: UTF8.self))")
+                throw TestFailure(
+                    "connection closed before a complete header section: \(String(decoding: buffered, as: UTF8.self))")
             }
         }
     }

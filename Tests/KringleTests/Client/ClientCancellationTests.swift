@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("Cancelling requests")
@@ -11,14 +12,16 @@ struct ClientCancellationTests {
         try LoopbackServer { request in
             switch request.path {
             case "/redirect-to-slow": return .redirect(to: "/slow")
-            case let path where path.hasPrefix("/slow"): return LoopbackServer.Response.json(#"{"name": "Tom", "mood": "late"}"#).delayed(by: 30)
+            case let path where path.hasPrefix("/slow"):
+                return LoopbackServer.Response.json(#"{"name": "Tom", "mood": "late"}"#).delayed(by: 30)
             default: return .json(#"{"name": "Tom", "mood": "quick"}"#)
             }
         }
     }
 
-    @Test("cancelling the returned promise rejects it once with cancelled and drops the connection",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "cancelling the returned promise rejects it once with cancelled and drops the connection",
+        arguments: TransportUnderTest.allCases)
     func cancelReturnedPromise(_ transport: TransportUnderTest) async throws {
         let server = try Self.slowServer()
         defer { server.shutdown() }
@@ -41,8 +44,9 @@ struct ClientCancellationTests {
         #expect(try await client.get(server.clientEndpoint("/quick"), as: ClientCat.self).valueWithin().mood == "quick")
     }
 
-    @Test("cancelling a promise chained from the request cancels the request",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "cancelling a promise chained from the request cancels the request",
+        arguments: TransportUnderTest.allCases)
     func cancelChainedPromise(_ transport: TransportUnderTest) async throws {
         let server = try Self.slowServer()
         defer { server.shutdown() }
@@ -92,8 +96,9 @@ struct ClientCancellationTests {
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
     }
 
-    @Test("cancelling at once rejects with cancelled and never completes a response",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "cancelling at once rejects with cancelled and never completes a response",
+        arguments: TransportUnderTest.allCases)
     func cancelImmediately(_ transport: TransportUnderTest) async throws {
         let server = try Self.slowServer()
         defer { server.shutdown() }

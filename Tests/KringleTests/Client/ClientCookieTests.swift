@@ -1,12 +1,14 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("Cookies through the client")
 struct ClientCookieTests {
-    @Test("a cookie set on a 302 is sent on the redirected request and after",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a cookie set on a 302 is sent on the redirected request and after",
+        arguments: TransportUnderTest.allCases)
     func loginRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
@@ -30,8 +32,9 @@ struct ClientCookieTests {
         #expect(requests.map { $0.headers(named: "Cookie") } == [[], ["session=abc123"], ["session=abc123"]])
     }
 
-    @Test("a redirect to another host does not carry the first host's cookies",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a redirect to another host does not carry the first host's cookies",
+        arguments: TransportUnderTest.allCases)
     func crossHostRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
@@ -145,14 +148,16 @@ struct ClientCookieTests {
         #expect(Set(cookies.first?.components(separatedBy: "; ") ?? []) == ["hand=made", "jar=1"])
     }
 
-    @Test("on a same-origin redirect the hand-set Cookie is merged with cookies set by the redirect",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "on a same-origin redirect the hand-set Cookie is merged with cookies set by the redirect",
+        arguments: TransportUnderTest.allCases)
     func handSetCookieAcrossSameOriginRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
             guard request.path == "/login" else { return .text("home") }
-            return LoopbackServer.Response.redirect(to: "/home", status: 303).addingHeader("Set-Cookie", "session=s1; Path=/")
+            return LoopbackServer.Response.redirect(to: "/home", status: 303).addingHeader(
+                "Set-Cookie", "session=s1; Path=/")
         }
         defer { server.shutdown() }
         let endpoint = server.clientEndpoint("/login", headers: ["Cookie": "hand=made"])
@@ -166,8 +171,9 @@ struct ClientCookieTests {
         #expect(Set(second.first?.components(separatedBy: "; ") ?? []) == ["hand=made", "session=s1"])
     }
 
-    @Test("cookieJar = nil turns cookies off; a hand-set Cookie is still sent",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "cookieJar = nil turns cookies off; a hand-set Cookie is still sent",
+        arguments: TransportUnderTest.allCases)
     func cookiesOff(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
@@ -184,7 +190,9 @@ struct ClientCookieTests {
 
         let requests = received.all
         #expect(requests.map(\.path) == ["/start", "/landing", "/again", "/landing", "/hand", "/landing"])
-        #expect(requests.prefix(4).allSatisfy { $0.header("Cookie") == nil }, "\(requests.map { $0.headers(named: "Cookie") })")
+        #expect(
+            requests.prefix(4).allSatisfy { $0.header("Cookie") == nil },
+            "\(requests.map { $0.headers(named: "Cookie") })")
         #expect(requests[4].headers(named: "Cookie") == ["hand=made"])
         #expect(requests[5].headers(named: "Cookie") == ["hand=made"])
     }

@@ -1,15 +1,18 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Client errors")
 struct ClientErrorTests {
-    @Test("an unacceptable status keeps the response and its body",
-          arguments: TransportUnderTest.allCases, [400, 404, 422, 500, 503])
+    @Test(
+        "an unacceptable status keeps the response and its body",
+        arguments: TransportUnderTest.allCases, [400, 404, 422, 500, 503])
     func unacceptableStatusKeepsBody(_ transport: TransportUnderTest, status: Int) async throws {
         let server = try LoopbackServer { _ in
             .json(#"{"error": "Tom is not hungry"}"#, status: status).addingHeader("X-Reason", "full")
@@ -24,15 +27,18 @@ struct ClientErrorTests {
         #expect(response.statusCode == status)
         #expect(response.url == server.url("/feed"))
         #expect(response.headers["x-reason"] == "full")
-        #expect(try JSONDecoder().decode(ClientAPIProblem.self, from: response.body) == ClientAPIProblem(error: "Tom is not hungry"))
+        #expect(
+            try JSONDecoder().decode(ClientAPIProblem.self, from: response.body)
+                == ClientAPIProblem(error: "Tom is not hungry"))
         let description = KringleError.unacceptableStatusCode(code, response).description
         #expect(description.contains("\(status)"))
         #expect(description.contains("Tom is not hungry"))
         #expect(description.contains(server.url("/feed").absoluteString))
     }
 
-    @Test("a 401 with a WWW-Authenticate challenge is an unacceptable status, body kept",
-          arguments: TransportUnderTest.allCases, [0, 300_000])
+    @Test(
+        "a 401 with a WWW-Authenticate challenge is an unacceptable status, body kept",
+        arguments: TransportUnderTest.allCases, [0, 300_000])
     func authenticationChallenge(_ transport: TransportUnderTest, padding: Int) async throws {
         let message = "log in first" + String(repeating: ".", count: padding)
         let server = try LoopbackServer { _ in
@@ -48,7 +54,8 @@ struct ClientErrorTests {
             return
         }
         #expect(response.body.count == message.utf8.count + 13)
-        #expect(try JSONDecoder().decode(ClientAPIProblem.self, from: response.body) == ClientAPIProblem(error: message))
+        #expect(
+            try JSONDecoder().decode(ClientAPIProblem.self, from: response.body) == ClientAPIProblem(error: message))
         #expect(response.headers["www-authenticate"] == #"Basic realm="cats""#)
     }
 
@@ -115,8 +122,9 @@ struct ClientErrorTests {
         #expect(outcome.kringleError?.caseName == "transport", "\(outcome)")
     }
 
-    @Test("a connection closed or reset without a response rejects with transport",
-          arguments: TransportUnderTest.allCases, [LoopbackServer.Behavior.closeWithoutResponse, .resetWithoutResponse])
+    @Test(
+        "a connection closed or reset without a response rejects with transport",
+        arguments: TransportUnderTest.allCases, [LoopbackServer.Behavior.closeWithoutResponse, .resetWithoutResponse])
     func noResponse(_ transport: TransportUnderTest, behavior: LoopbackServer.Behavior) async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.status(200).withBehavior(behavior) }
         defer { server.shutdown() }
@@ -127,7 +135,8 @@ struct ClientErrorTests {
     @Test("every KringleError has a readable description")
     func descriptions() {
         let url = clientURL("http://h.example/a")
-        let response = Response(value: Data("oops".utf8), statusCode: 418, headers: [:], body: Data("oops".utf8), url: url)
+        let response = Response(
+            value: Data("oops".utf8), statusCode: 418, headers: [:], body: Data("oops".utf8), url: url)
         let context = DecodingError.Context(codingPath: [], debugDescription: "bad")
         let cases: [(KringleError, [String])] = [
             (.invalidRequest("no host"), ["no host"]),

@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("NetworkClient methods and Response")
@@ -8,8 +9,9 @@ struct ClientMethodTests {
     private static let tom = ClientCat(name: "Tom", mood: "purring")
     private static let tomJSON = #"{"name":"Tom","mood":"purring"}"#
 
-    @Test("typed get, post, put, patch and delete send their method and body and decode the answer",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "typed get, post, put, patch and delete send their method and body and decode the answer",
+        arguments: TransportUnderTest.allCases)
     func typedForms(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer.echoing()
         defer { server.shutdown() }
@@ -49,8 +51,9 @@ struct ClientMethodTests {
         #expect(delete == EchoedRequest(method: "DELETE", target: "/cats/Tom", body: "", contentType: nil))
     }
 
-    @Test("Void get, post, put, patch and delete send their method and body",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "Void get, post, put, patch and delete send their method and body",
+        arguments: TransportUnderTest.allCases)
     func voidForms(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
@@ -108,7 +111,8 @@ struct ClientMethodTests {
         #expect(response.headers["X-REQUEST-ID"] == "abc-123")
         #expect(response.headers["content-type"] == "application/json")
         #expect(response.headers["X-Missing"] == nil)
-        #expect(response.headers.values(for: "set-cookie") == ["first=1; Path=/", "second=2; Path=/", "third=3; Path=/"])
+        #expect(
+            response.headers.values(for: "set-cookie") == ["first=1; Path=/", "second=2; Path=/", "third=3; Path=/"])
         #expect(response.headers["Set-Cookie"] == "first=1; Path=/")
         #expect(response.body == Data(Self.tomJSON.utf8))
         #expect(response.url == server.url("/cats?page=2"))
@@ -135,7 +139,8 @@ struct ClientMethodTests {
         let endpoint = server.clientEndpoint("/cat")
         let waited: Result<ClientCat, any Error> = await withCheckedContinuation { continuation in
             Thread {
-                continuation.resume(returning: Result { try client.get(endpoint, as: ClientCat.self).wait(timeout: 30) })
+                continuation.resume(
+                    returning: Result { try client.get(endpoint, as: ClientCat.self).wait(timeout: 30) })
             }.start()
         }
         #expect(try waited.get() == Self.tom)

@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Concurrency and cancellation stress")
 struct ClientStressTests {
@@ -29,7 +31,9 @@ struct ClientStressTests {
         #expect(server.statistics.requestsReceived == 200)
     }
 
-    @Test("URLSessionTransport survives 1,000 randomly timed cancels and 200 cancels as responses finish; every promise settles exactly once")
+    @Test(
+        "URLSessionTransport survives 1,000 randomly timed cancels and 200 cancels as responses finish; every promise settles exactly once"
+    )
     func cancellationStress() async throws {
         let canceller = FinishCanceller()
         let server = try LoopbackServer { request in
@@ -47,7 +51,8 @@ struct ClientStressTests {
             // Cancel from inside a `then` on the transport's promise, i.e. as it finishes.
             let path = request.url?.path ?? ""
             guard path.hasPrefix("/finish/"), let id = Int(path.split(separator: "/").last ?? ""),
-                  FinishCanceller.mode(of: id) == .transportThen else { return }
+                FinishCanceller.mode(of: id) == .transportThen
+            else { return }
             canceller.cancel(id)
         }
         let client = NetworkClient(transport: transport)
@@ -94,13 +99,16 @@ struct ClientStressTests {
         }
         // The transport settled every promise it handed out exactly once too.
         let transportCounts = await transportLedger.settledCounts(within: 30)
-        #expect(transportCounts.allSatisfy { $0 == 1 }, "\(transportCounts.filter { $0 != 1 }.count) unsettled or doubly settled")
+        #expect(
+            transportCounts.allSatisfy { $0 == 1 },
+            "\(transportCounts.filter { $0 != 1 }.count) unsettled or doubly settled")
         #expect(transportCounts.count >= 1, "at least one request reached the transport")
 
         let cancelled = (randomOutcomes + finishOutcomes).filter(\.isCancellation).count
         #expect(cancelled > 0, "some cancels must have landed")
-        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer > 0 },
-                "some cancels must have stopped a transfer: \(server.statistics)")
+        #expect(
+            await server.awaitStatistics { $0.connectionsClosedByPeer > 0 },
+            "some cancels must have stopped a transfer: \(server.statistics)")
         #expect(canceller.unfired.isEmpty, "the server saw every /finish request: \(canceller.unfired.sorted())")
         #expect(elapsed < .seconds(30), "\(elapsed)")
 
@@ -109,8 +117,10 @@ struct ClientStressTests {
         #expect(after == Data("item 7".utf8))
     }
 
-    private static func check(_ outcome: Result<Data, any Error>, expected: String,
-                              sourceLocation: SourceLocation = #_sourceLocation) {
+    private static func check(
+        _ outcome: Result<Data, any Error>, expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         switch outcome {
         case .success(let body):
             #expect(String(decoding: body, as: UTF8.self) == expected, sourceLocation: sourceLocation)

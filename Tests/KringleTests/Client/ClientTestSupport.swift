@@ -1,12 +1,14 @@
 import Foundation
+import KringleCurl
+import KringleTesting
+import Synchronization
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Synchronization
-import KringleCurl
-import Testing
-@testable import Kringle
 
 // Helpers for the client tests. Names are distinct from the cookie tests' `TestSupport`, since
 // both folders live in the one `KringleTests` module.
@@ -130,7 +132,9 @@ final class ClientCounter: Sendable {
 
     @discardableResult
     func increment() -> Int {
-        storage.withLock { $0 += 1; return $0 }
+        storage.withLock {
+            $0 += 1; return $0
+        }
     }
 
     var value: Int {
@@ -152,7 +156,9 @@ extension Promise {
     /// The outcome, moving `clock` on by `step` each time the code under test waits on it
     /// (a timeout armed, a backoff delay scheduled) until the promise settles: retries and
     /// time-outs run without sleeping. At most `rounds` steps.
-    func outcome(advancing clock: ManualClock, by step: TimeInterval, rounds: Int = 50) async -> Result<Value, any Error> {
+    func outcome(advancing clock: ManualClock, by step: TimeInterval, rounds: Int = 50) async -> Result<
+        Value, any Error
+    > {
         for _ in 0..<rounds where isPending {
             guard await eventually({ !self.isPending || clock.pendingTimers > 0 }) else { break }
             clock.advance(by: step)

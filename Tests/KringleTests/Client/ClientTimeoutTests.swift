@@ -1,16 +1,19 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Request timeouts")
 struct ClientTimeoutTests {
-    @Test("a sub-second timeout rejects with timedOut on time and drops the connection",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a sub-second timeout rejects with timedOut on time and drops the connection",
+        arguments: TransportUnderTest.allCases)
     func subSecondTimeout(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 60) }
         defer { server.shutdown() }
@@ -38,8 +41,9 @@ struct ClientTimeoutTests {
         let secondAnswer = LoopbackServer.Gate()
         let server = try LoopbackServer { request in
             request.path == "/first"
-                ? LoopbackServer.Response(status: 302, headers: [("Location", "/second")], body: Data("x".utf8),
-                                          behavior: .paced([.init(bytes: 0, then: .until(firstAnswer))], afterLast: .sendRest))
+                ? LoopbackServer.Response(
+                    status: 302, headers: [("Location", "/second")], body: Data("x".utf8),
+                    behavior: .paced([.init(bytes: 0, then: .until(firstAnswer))], afterLast: .sendRest))
                 : LoopbackServer.Response.text("made it")
                     .withBehavior(.paced([.init(bytes: 0, then: .until(secondAnswer))], afterLast: .sendRest))
         }
@@ -83,8 +87,9 @@ struct ClientTimeoutTests {
         #expect(clock.pendingTimers == 0, "the stub's delay was cancelled with the request")
     }
 
-    @Test("a transport alone honours the request's timeoutInterval with KringleError.timedOut",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a transport alone honours the request's timeoutInterval with KringleError.timedOut",
+        arguments: TransportUnderTest.allCases)
     func transportOwnTimeout(_ transport: TransportUnderTest) async throws {
         // Real time: this is the transport's own timer (URLSession's or libcurl's), which no
         // clock of Kringle's drives. The bounds only say "not early, not wildly late".

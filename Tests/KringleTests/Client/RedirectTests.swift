@@ -2,6 +2,7 @@ import Foundation
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
 
 /// One redirect rule: a status and a method, and what the next hop must look like.
@@ -20,17 +21,19 @@ struct RedirectRuleCase: Sendable, CustomTestStringConvertible {
 
 @Suite("Redirects followed by the client")
 struct RedirectTests {
-    @Test("RFC 6454 origins: scheme, host and port", arguments: [
-        ("http://a.example/x", "http://a.example/y?z", true),
-        ("http://a.example", "http://a.example:80", true),
-        ("https://a.example", "https://a.example:443/p", true),
-        ("http://A.Example", "http://a.example", true),
-        ("http://a.example", "https://a.example", false),
-        ("http://a.example", "http://b.example", false),
-        ("http://a.example:8080", "http://a.example:8081", false),
-        ("http://a.example:443", "https://a.example", false),
-        ("http://127.0.0.1:8080", "http://localhost:8080", false),
-    ])
+    @Test(
+        "RFC 6454 origins: scheme, host and port",
+        arguments: [
+            ("http://a.example/x", "http://a.example/y?z", true),
+            ("http://a.example", "http://a.example:80", true),
+            ("https://a.example", "https://a.example:443/p", true),
+            ("http://A.Example", "http://a.example", true),
+            ("http://a.example", "https://a.example", false),
+            ("http://a.example", "http://b.example", false),
+            ("http://a.example:8080", "http://a.example:8081", false),
+            ("http://a.example:443", "https://a.example", false),
+            ("http://127.0.0.1:8080", "http://localhost:8080", false),
+        ])
     func origins(_ lhs: String, _ rhs: String, same: Bool) {
         #expect(Redirect.sameOrigin(clientURL(lhs), clientURL(rhs)) == same)
         #expect(Redirect.sameOrigin(clientURL(rhs), clientURL(lhs)) == same)
@@ -51,12 +54,16 @@ struct RedirectTests {
         return (server, received)
     }
 
-    private static func redirect(on server: LoopbackServer, status: Int = 302, to location: String,
-                                 headers: [String: String] = [:]) -> ClientTestEndpoint {
-        server.clientEndpoint("/redirect", query: [
-            URLQueryItem(name: "status", value: "\(status)"),
-            URLQueryItem(name: "to", value: location),
-        ], headers: headers)
+    private static func redirect(
+        on server: LoopbackServer, status: Int = 302, to location: String,
+        headers: [String: String] = [:]
+    ) -> ClientTestEndpoint {
+        server.clientEndpoint(
+            "/redirect",
+            query: [
+                URLQueryItem(name: "status", value: "\(status)"),
+                URLQueryItem(name: "to", value: location),
+            ], headers: headers)
     }
 
     static let rules: [RedirectRuleCase] = [
@@ -96,7 +103,9 @@ struct RedirectTests {
         #expect(requests[1].path == "/landing")
         if rule.keepsBody {
             #expect(requests[1].body == requests[0].body)
-            #expect(try JSONDecoder().decode(ClientCat.self, from: requests[1].body) == ClientCat(name: "Tom", mood: "moved"))
+            #expect(
+                try JSONDecoder().decode(ClientCat.self, from: requests[1].body)
+                    == ClientCat(name: "Tom", mood: "moved"))
             #expect(requests[1].header("Content-Type")?.hasPrefix("application/json") == true)
         } else {
             #expect(requests[1].body.isEmpty)
@@ -132,8 +141,9 @@ struct RedirectTests {
         }
     }
 
-    @Test("Authorization and a hand-set Cookie are dropped when the origin changes; other headers stay",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "Authorization and a hand-set Cookie are dropped when the origin changes; other headers stay",
+        arguments: TransportUnderTest.allCases)
     func crossOriginDropsCredentials(_ transport: TransportUnderTest) async throws {
         let (server, received) = try Self.redirectingServer()
         defer { server.shutdown() }
@@ -175,8 +185,9 @@ struct RedirectTests {
         #expect(sameOrigin.header("Cookie") == "hand=made")
     }
 
-    @Test("credentials dropped on leaving an origin do not come back on returning to it",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "credentials dropped on leaving an origin do not come back on returning to it",
+        arguments: TransportUnderTest.allCases)
     func credentialsStayDropped(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
@@ -189,7 +200,8 @@ struct RedirectTests {
             }
         }
         defer { server.shutdown() }
-        let endpoint = server.clientEndpoint("/start", headers: ["Authorization": "Bearer secret", "Cookie": "hand=made"])
+        let endpoint = server.clientEndpoint(
+            "/start", headers: ["Authorization": "Bearer secret", "Cookie": "hand=made"])
         try await transport.client().get(endpoint).valueWithin()
         let requests = received.all
         #expect(requests.map(\.path) == ["/start", "/bounce", "/landing"])
@@ -208,8 +220,9 @@ struct RedirectTests {
         return (server, received)
     }
 
-    @Test("more redirects than the maximum reject with tooManyRedirects after exactly that many hops",
-          arguments: TransportUnderTest.allCases, [0, 1, 3, 10])
+    @Test(
+        "more redirects than the maximum reject with tooManyRedirects after exactly that many hops",
+        arguments: TransportUnderTest.allCases, [0, 1, 3, 10])
     func tooManyRedirects(_ transport: TransportUnderTest, maximum: Int) async throws {
         let (server, received) = try Self.hoppingServer()
         defer { server.shutdown() }
@@ -230,9 +243,11 @@ struct RedirectTests {
         let (server, received) = try Self.hoppingServer(last: 3)
         defer { server.shutdown() }
         let client = transport.client { $0.maximumRedirects = 3 }
-        let response = try await client.request(.post, server.clientEndpoint("/hop/0"),
-                                                body: .data(Data("payload".utf8), contentType: "text/plain"),
-                                                as: Data.self).valueWithin()
+        let response = try await client.request(
+            .post, server.clientEndpoint("/hop/0"),
+            body: .data(Data("payload".utf8), contentType: "text/plain"),
+            as: Data.self
+        ).valueWithin()
         #expect(response.value == Data("hop 3".utf8))
         #expect(response.url == server.url("/hop/3"))
         #expect(received.all.count == 4)
@@ -270,15 +285,17 @@ struct RedirectTests {
         transport.stub(.post, "/old", with: StubTransport.Stub(status: 302, headers: ["Location": "new"]))
         transport.stub(.get, "/new", with: .json(#"{"name": "Tom", "mood": "moved"}"#))
         let client = NetworkClient(transport: transport)
-        let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/old",
-                                          headers: ["Authorization": "Bearer x"])
+        let endpoint = ClientTestEndpoint(
+            baseURL: clientURL("http://stub.example"), path: "/old",
+            headers: ["Authorization": "Bearer x"])
         let response = try await client.request(.post, endpoint, body: .form([("a", "1")]), as: ClientCat.self)
             .valueWithin()
         #expect(response.value == ClientCat(name: "Tom", mood: "moved"))
         #expect(response.url == clientURL("http://stub.example/new"))
         let requests = transport.requests
         #expect(requests.map { $0.httpMethod ?? "?" } == ["POST", "GET"])
-        #expect(requests.map { $0.url?.absoluteString ?? "" } == ["http://stub.example/old", "http://stub.example/new"])
+        #expect(
+            requests.map { $0.url?.absoluteString ?? "" } == ["http://stub.example/old", "http://stub.example/new"])
         #expect(requests.last?.httpBody == nil)
         #expect(requests.last?.value(forHTTPHeaderField: "Authorization") == "Bearer x")
     }

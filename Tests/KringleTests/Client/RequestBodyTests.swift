@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("Request bodies and headers")
@@ -154,8 +155,9 @@ struct RequestBodyTests {
         #expect(request.body.isEmpty)
     }
 
-    @Test("default headers are sent; endpoint headers win over them, whatever their case",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "default headers are sent; endpoint headers win over them, whatever their case",
+        arguments: TransportUnderTest.allCases)
     func headerPrecedence(_ transport: TransportUnderTest) async throws {
         let (server, received) = try Self.recordingServer()
         defer { server.shutdown() }
@@ -165,11 +167,13 @@ struct RequestBodyTests {
             $0.defaultHeaders["x-trace"] = "default"
         }
         let plain = server.clientEndpoint("/plain")
-        let overriding = server.clientEndpoint("/overriding", headers: [
-            "X-Client": "endpoint",
-            "X-Trace": "endpoint",
-            "Accept": "text/plain",
-        ])
+        let overriding = server.clientEndpoint(
+            "/overriding",
+            headers: [
+                "X-Client": "endpoint",
+                "X-Trace": "endpoint",
+                "Accept": "text/plain",
+            ])
         try await client.get(plain).valueWithin()
         try await client.get(overriding).valueWithin()
 

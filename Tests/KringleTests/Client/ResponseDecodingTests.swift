@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("Response decoding")
@@ -43,8 +44,9 @@ struct ResponseDecodingTests {
         #expect(response.value.isEmpty)
     }
 
-    @Test("decoding a value from an empty body fails and says the body was empty",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "decoding a value from an empty body fails and says the body was empty",
+        arguments: TransportUnderTest.allCases)
     func emptyBodyIntoValue(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .status(200) }
         defer { server.shutdown() }
@@ -57,8 +59,9 @@ struct ResponseDecodingTests {
         #expect(failure.description.contains("/cat"))
     }
 
-    @Test("a type mismatch names the coding path and expected type and shows the body",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a type mismatch names the coding path and expected type and shows the body",
+        arguments: TransportUnderTest.allCases)
     func typeMismatch(_ transport: TransportUnderTest) async throws {
         let body = #"{"name": 5, "mood": "grumpy"}"#
         let server = try LoopbackServer { _ in .json(body) }

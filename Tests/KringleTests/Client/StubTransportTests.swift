@@ -1,21 +1,28 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("StubTransport")
 struct StubTransportTests {
     private static let base = URL(string: "http://stub.example/api") ?? URL(fileURLWithPath: "/")
 
-    private static func endpoint(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:]) -> ClientTestEndpoint {
+    private static func endpoint(_ path: String, query: [URLQueryItem] = [], headers: [String: String] = [:])
+        -> ClientTestEndpoint
+    {
         ClientTestEndpoint(baseURL: base, path: path, queryItems: query, headers: headers)
     }
 
-    private static func client(_ transport: StubTransport, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in })
-        -> NetworkClient {
+    private static func client(
+        _ transport: StubTransport, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+    )
+        -> NetworkClient
+    {
         var configuration = NetworkClient.Configuration()
         configure(&configuration)
         return NetworkClient(configuration: configuration, transport: transport)
@@ -28,25 +35,32 @@ struct StubTransportTests {
         transport.stub(.post, "/api/cats", with: .json(#"{"name": "Kit", "mood": "created"}"#, status: 201))
         let client = Self.client(transport)
 
-        let cats = try await client.get(Self.endpoint("/cats", query: [URLQueryItem(name: "page", value: "2")]),
-                                        as: [ClientCat].self).valueWithin()
+        let cats = try await client.get(
+            Self.endpoint("/cats", query: [URLQueryItem(name: "page", value: "2")]),
+            as: [ClientCat].self
+        ).valueWithin()
         #expect(cats == [ClientCat(name: "Tom", mood: "listed")])
-        let created = try await client.request(.post, Self.endpoint("cats"), body: .json(ClientCat(name: "Kit", mood: "new")),
-                                               as: ClientCat.self).valueWithin()
+        let created = try await client.request(
+            .post, Self.endpoint("cats"), body: .json(ClientCat(name: "Kit", mood: "new")),
+            as: ClientCat.self
+        ).valueWithin()
         #expect(created.statusCode == 201)
         #expect(created.value == ClientCat(name: "Kit", mood: "created"))
         #expect(created.headers["content-type"] == "application/json")
     }
 
-    @Test("paths match as the endpoint gives them: unencoded, trailing slash included", arguments: [
-        "/cats/Tom Cat", "/cats/", "/caf\u{E9}",
-    ])
+    @Test(
+        "paths match as the endpoint gives them: unencoded, trailing slash included",
+        arguments: [
+            "/cats/Tom Cat", "/cats/", "/caf\u{E9}",
+        ])
     func pathForms(_ path: String) async throws {
         let transport = StubTransport()
         transport.stub(.get, "/api" + path, with: .json(#""matched""#))
         let outcome = await Self.client(transport).get(Self.endpoint(path), as: String.self).outcome()
-        #expect(try outcome.get() == "matched",
-                "stub for \("/api" + path), request to \(transport.requests.last?.url?.absoluteString ?? "-")")
+        #expect(
+            try outcome.get() == "matched",
+            "stub for \("/api" + path), request to \(transport.requests.last?.url?.absoluteString ?? "-")")
     }
 
     @Test("a later stub for the same method and path replaces the earlier one")
@@ -69,7 +83,9 @@ struct StubTransportTests {
         }
         let client = Self.client(transport)
         #expect(try await client.get(Self.endpoint("/known"), as: String.self).valueWithin() == "stub")
-        #expect(try await client.delete(Self.endpoint("/other"), as: String.self).valueWithin() == "handler DELETE /api/other")
+        #expect(
+            try await client.delete(Self.endpoint("/other"), as: String.self).valueWithin()
+                == "handler DELETE /api/other")
         let outcome = await client.get(Self.endpoint("/refused")).outcome()
         #expect(outcome.failure is Refused, "\(outcome)")
     }
@@ -78,7 +94,8 @@ struct StubTransportTests {
     func noStub() async throws {
         let transport = StubTransport()
         transport.stub(.get, "/api/cats", with: .json("[]"))
-        let outcome = await Self.client(transport).post(ClientCat(name: "a", mood: "b"), to: Self.endpoint("/cats")).outcome()
+        let outcome = await Self.client(transport).post(ClientCat(name: "a", mood: "b"), to: Self.endpoint("/cats"))
+            .outcome()
         let error = try #require(outcome.failure as? StubTransport.NoStubError, "\(outcome)")
         #expect(error.method == "POST")
         #expect(error.url == URL(string: "http://stub.example/api/cats"))
@@ -121,7 +138,9 @@ struct StubTransportTests {
     @Test("a failure stub rejects with its error, with or without a delay", arguments: [0, 0.1])
     func failure(delay: Double) async throws {
         let transport = StubTransport()
-        transport.stub(.get, "/api/offline", with: .failure(KringleError.transport(URLError(.notConnectedToInternet)), delay: delay))
+        transport.stub(
+            .get, "/api/offline",
+            with: .failure(KringleError.transport(URLError(.notConnectedToInternet)), delay: delay))
         let outcome = await Self.client(transport).get(Self.endpoint("/offline")).outcome()
         guard case .transport(let underlying)? = outcome.kringleError else {
             Issue.record("expected transport, got \(outcome)")
@@ -154,7 +173,9 @@ struct StubTransportTests {
             Issue.record("expected unacceptableStatusCode(403), got \(outcome)")
             return
         }
-        #expect(try JSONDecoder().decode(ClientAPIProblem.self, from: response.body) == ClientAPIProblem(error: "not before lunch"))
+        #expect(
+            try JSONDecoder().decode(ClientAPIProblem.self, from: response.body)
+                == ClientAPIProblem(error: "not before lunch"))
         #expect(response.url.absoluteString == "http://stub.example/api/cats/Garfield")
     }
 
@@ -178,19 +199,26 @@ struct StubTransportTests {
         #expect(empty.kringleError?.description.lowercased().contains("empty") == true)
         try await client.get(Self.endpoint("/empty")).valueWithin()
 
-        #expect(try await client.get(Self.endpoint("/encoded"), as: ClientCat.self).valueWithin()
-            == ClientCat(name: "Tom", mood: "encoded"))
+        #expect(
+            try await client.get(Self.endpoint("/encoded"), as: ClientCat.self).valueWithin()
+                == ClientCat(name: "Tom", mood: "encoded"))
     }
 
     @Test("stubbed responses feed the cookie jar")
     func cookies() async throws {
         let transport = StubTransport()
-        transport.stub(.post, "/api/login", with: StubTransport.Stub(
-            status: 303,
-            headers: HTTPHeaders([("Location", "/api/home"), ("Set-Cookie", "session=1; Path=/"), ("Set-Cookie", "theme=dark; Path=/")])
-        ))
+        transport.stub(
+            .post, "/api/login",
+            with: StubTransport.Stub(
+                status: 303,
+                headers: HTTPHeaders([
+                    ("Location", "/api/home"), ("Set-Cookie", "session=1; Path=/"),
+                    ("Set-Cookie", "theme=dark; Path=/"),
+                ])
+            ))
         transport.stub(.get, "/api/home", with: StubTransport.Stub(status: 200))
-        try await Self.client(transport).post(RequestBody.form([("u", "tom")]), to: Self.endpoint("/login")).valueWithin()
+        try await Self.client(transport).post(RequestBody.form([("u", "tom")]), to: Self.endpoint("/login"))
+            .valueWithin()
         let requests = transport.requests
         try #require(requests.count == 2)
         #expect(requests[0].value(forHTTPHeaderField: "Cookie") == nil)

@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 /// The `Transport` contract, checked for every adapter against a real server.
 @Suite("Transport contract")
@@ -91,7 +93,8 @@ struct TransportContractTests {
             0x0B, 0x00, 0x9D, 0x86, 0xEA, 0xB6, 0x6D, 0x02, 0x00, 0x00,
         ])
         let server = try LoopbackServer { _ in
-            LoopbackServer.Response.data(gzipped, contentType: "application/json").addingHeader("Content-Encoding", "gzip")
+            LoopbackServer.Response.data(gzipped, contentType: "application/json").addingHeader(
+                "Content-Encoding", "gzip")
         }
         defer { server.shutdown() }
         var request = URLRequest(url: server.url("/zipped"))
@@ -100,8 +103,10 @@ struct TransportContractTests {
         #expect(response.body.count == 621)
 
         let client = NetworkClient(transport: transport.make())
-        let cats = try await client.get(server.clientEndpoint("/zipped", headers: ["Accept-Encoding": "gzip"]),
-                                        as: [ClientCat].self).valueWithin()
+        let cats = try await client.get(
+            server.clientEndpoint("/zipped", headers: ["Accept-Encoding": "gzip"]),
+            as: [ClientCat].self
+        ).valueWithin()
         #expect(cats == Array(repeating: ClientCat(name: "Tom", mood: "zipped"), count: 20))
     }
 
@@ -111,7 +116,8 @@ struct TransportContractTests {
         let server = try LoopbackServer { request in
             request.path == "/large"
                 ? .data(large)
-                : LoopbackServer.Response.text(String(repeating: "chunky ", count: 1_000)).withBehavior(.chunked(chunkSize: 7))
+                : LoopbackServer.Response.text(String(repeating: "chunky ", count: 1_000)).withBehavior(
+                    .chunked(chunkSize: 7))
         }
         defer { server.shutdown() }
         let adapter = transport.make()

@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 /// One row of the URL assembly table: a base, a path and query items, and the URL they make.
@@ -54,23 +55,31 @@ struct URLAssemblyTests {
         .init(base: "http://h.example", path: "/100% cat", expected: "http://h.example/100%25%20cat"),
         .init(base: "http://[::1]:8080/api", path: "/cats", expected: "http://[::1]:8080/api/cats"),
         // Query names and values: only RFC 3986 unreserved characters stay as they are.
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a+b")],
-              expected: "http://h.example/s?q=a%2Bb"),
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a&b=c")],
-              expected: "http://h.example/s?q=a%26b%3Dc"),
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a b")],
-              expected: "http://h.example/s?q=a%20b"),
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "city", value: "Zürich")],
-              expected: "http://h.example/s?city=Z%C3%BCrich"),
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "a b&c", value: "~-._")],
-              expected: "http://h.example/s?a%20b%26c=~-._"),
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "flag", value: nil), Pair(name: "x", value: "")],
-              expected: "http://h.example/s?flag&x="),
-        .init(base: "http://h.example", path: "/s", query: [Pair(name: "x", value: "1"), Pair(name: "x", value: "2")],
-              expected: "http://h.example/s?x=1&x=2"),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a+b")],
+            expected: "http://h.example/s?q=a%2Bb"),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a&b=c")],
+            expected: "http://h.example/s?q=a%26b%3Dc"),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a b")],
+            expected: "http://h.example/s?q=a%20b"),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "city", value: "Zürich")],
+            expected: "http://h.example/s?city=Z%C3%BCrich"),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "a b&c", value: "~-._")],
+            expected: "http://h.example/s?a%20b%26c=~-._"),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "flag", value: nil), Pair(name: "x", value: "")],
+            expected: "http://h.example/s?flag&x="),
+        .init(
+            base: "http://h.example", path: "/s", query: [Pair(name: "x", value: "1"), Pair(name: "x", value: "2")],
+            expected: "http://h.example/s?x=1&x=2"),
         // A query already in the base comes first.
-        .init(base: "http://h.example/api?key=k", path: "/cats", query: [Pair(name: "q", value: "1")],
-              expected: "http://h.example/api/cats?key=k&q=1"),
+        .init(
+            base: "http://h.example/api?key=k", path: "/cats", query: [Pair(name: "q", value: "1")],
+            expected: "http://h.example/api/cats?key=k&q=1"),
     ]
 
     @Test("assembles", arguments: cases)
@@ -79,9 +88,11 @@ struct URLAssemblyTests {
         #expect(url.absoluteString == row.expected)
     }
 
-    @Test("a base without a scheme and host rejects with invalidRequest", arguments: [
-        "file:///tmp/cats", "/relative/only", "cats", "mailto:tom@cats.example", "http:/no-host",
-    ])
+    @Test(
+        "a base without a scheme and host rejects with invalidRequest",
+        arguments: [
+            "file:///tmp/cats", "/relative/only", "cats", "mailto:tom@cats.example", "http:/no-host",
+        ])
     func invalidBase(_ base: String) {
         let error = #expect(throws: KringleError.self) {
             try URLAssembly.url(base: clientURL(base), path: "/cats", queryItems: [])
@@ -93,9 +104,11 @@ struct URLAssemblyTests {
         #expect(reason.contains(base))
     }
 
-    @Test("an invalid base rejects the promise with invalidRequest and sends nothing", arguments: [
-        "file:///tmp/cats", "/relative/only", "mailto:tom@cats.example",
-    ])
+    @Test(
+        "an invalid base rejects the promise with invalidRequest and sends nothing",
+        arguments: [
+            "file:///tmp/cats", "/relative/only", "mailto:tom@cats.example",
+        ])
     func invalidBaseThroughClient(_ base: String) async {
         let transport = StubTransport()
         transport.stub(handler: { _ in .json("{}") })
@@ -143,12 +156,14 @@ struct URLAssemblyTests {
         let client = transport.client {
             $0.defaultQueryItems = [URLQueryItem(name: "key", value: "k&=1")]
         }
-        let endpoint = server.clientEndpoint("/search", query: [
-            URLQueryItem(name: "q", value: "a+b c"),
-            URLQueryItem(name: "city", value: "Zürich"),
-            URLQueryItem(name: "x=y", value: "1"),
-            URLQueryItem(name: "flag", value: nil),
-        ])
+        let endpoint = server.clientEndpoint(
+            "/search",
+            query: [
+                URLQueryItem(name: "q", value: "a+b c"),
+                URLQueryItem(name: "city", value: "Zürich"),
+                URLQueryItem(name: "x=y", value: "1"),
+                URLQueryItem(name: "flag", value: nil),
+            ])
         try await client.get(endpoint).valueWithin()
 
         let request = try #require(received.all.first)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// RFC 6265 §6.1 limits and the eviction order of §5.3 (6265bis §5.7).
@@ -8,11 +9,14 @@ struct CookieJarEvictionTests {
     private static let t0 = TestSupport.now
 
     /// Stores `count` cookies `n0`, `n1`, … on `host`, one second apart, each on its own path.
-    private static func fill(_ jar: CookieJar, host: String, count: Int, from start: Int = 0, scheme: String = "http",
-                             attributes: String = "") {
+    private static func fill(
+        _ jar: CookieJar, host: String, count: Int, from start: Int = 0, scheme: String = "http",
+        attributes: String = ""
+    ) {
         for index in start..<(start + count) {
-            jar.store("n\(index)=v; Path=/p\(index)\(attributes)", from: "\(scheme)://\(host)/",
-                      now: t0.addingTimeInterval(TimeInterval(index)))
+            jar.store(
+                "n\(index)=v; Path=/p\(index)\(attributes)", from: "\(scheme)://\(host)/",
+                now: t0.addingTimeInterval(TimeInterval(index)))
         }
     }
 

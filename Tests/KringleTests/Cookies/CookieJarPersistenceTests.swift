@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// Persistent jars: file format, atomic writes, coalescing, failure modes.
@@ -22,15 +23,17 @@ struct CookieJarPersistenceTests {
         defer { TestSupport.remove(directory) }
         let file = directory.appendingPathComponent("cookies.json")
         let jar = try CookieJar(fileURL: file, now: TestSupport.now)
-        jar.store("persist=1; Max-Age=3600; Secure; HttpOnly; SameSite=Strict; Path=/app",
-                  "domain=2; Domain=example.com; Max-Age=7200", "session=3", from: "https://www.example.com/")
+        jar.store(
+            "persist=1; Max-Age=3600; Secure; HttpOnly; SameSite=Strict; Path=/app",
+            "domain=2; Domain=example.com; Max-Age=7200", "session=3", from: "https://www.example.com/")
         jar.flush()
         #expect(try Self.namesInFile(file) == ["persist", "domain"])
 
         let reloaded = try CookieJar(fileURL: file, now: TestSupport.now.addingTimeInterval(1))
         #expect(reloaded.allCookies == jar.allCookies.filter { $0.name != "session" })
-        #expect(reloaded.header("https://www.example.com/app", now: TestSupport.now.addingTimeInterval(2))
-            == "persist=1; domain=2")
+        #expect(
+            reloaded.header("https://www.example.com/app", now: TestSupport.now.addingTimeInterval(2))
+                == "persist=1; domain=2")
     }
 
     @Test("expired cookies are neither written nor loaded")
@@ -57,19 +60,21 @@ struct CookieJarPersistenceTests {
         #expect(jar.allCookies.isEmpty)
         jar.flush()
         #expect(!FileManager.default.fileExists(atPath: file.path(percentEncoded: false)))
-        jar.store("session=1", from: Self.https) // session cookies alone need no write
+        jar.store("session=1", from: Self.https)  // session cookies alone need no write
         jar.flush()
         #expect(!FileManager.default.fileExists(atPath: file.path(percentEncoded: false)))
         #expect(jar.persistenceWriteCount == 0)
     }
 
-    @Test("a corrupt file throws and is left untouched", arguments: [
-        "not json at all",
-        "{\"version\": 1}",
-        "{\"version\": 2, \"cookies\": []}",
-        "{\"version\": 1, \"cookies\": [{\"name\": \"a\"}]}",
-        "",
-    ])
+    @Test(
+        "a corrupt file throws and is left untouched",
+        arguments: [
+            "not json at all",
+            "{\"version\": 1}",
+            "{\"version\": 2, \"cookies\": []}",
+            "{\"version\": 1, \"cookies\": [{\"name\": \"a\"}]}",
+            "",
+        ])
     func corruptFile(content: String) throws {
         let directory = try TestSupport.temporaryDirectory()
         defer { TestSupport.remove(directory) }
@@ -88,7 +93,7 @@ struct CookieJarPersistenceTests {
 
     @Test("an unreadable file throws .unreadable")
     func unreadableFile() throws {
-        let directory = try TestSupport.temporaryDirectory() // a directory is not a readable file
+        let directory = try TestSupport.temporaryDirectory()  // a directory is not a readable file
         defer { TestSupport.remove(directory) }
         #expect {
             _ = try CookieJar(fileURL: directory)
@@ -108,8 +113,9 @@ struct CookieJarPersistenceTests {
         jar.flush()
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path(percentEncoded: false))
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))
-            == ["cookies.json"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false))
+                == ["cookies.json"])
     }
 
     @Test("a burst of changes is coalesced into one write")
@@ -124,9 +130,9 @@ struct CookieJarPersistenceTests {
         #expect(jar.persistenceWriteCount == 0)
         jar.flush()
         #expect(jar.persistenceWriteCount == 1)
-        #expect(try Self.namesInFile(file).count == 50) // per-domain limit
+        #expect(try Self.namesInFile(file).count == 50)  // per-domain limit
         jar.flush()
-        #expect(jar.persistenceWriteCount == 1) // nothing new to write
+        #expect(jar.persistenceWriteCount == 1)  // nothing new to write
     }
 
     @Test("changes are written by themselves shortly after")
@@ -202,8 +208,9 @@ struct CookieJarPersistenceTests {
             for (jarIndex, jar) in jars.enumerated() {
                 group.addTask {
                     for index in 0..<150 {
-                        jar.store("j\(jarIndex)c\(index % 40)=\(index); Max-Age=600",
-                                  from: "https://site\(index % 7).example.com/")
+                        jar.store(
+                            "j\(jarIndex)c\(index % 40)=\(index); Max-Age=600",
+                            from: "https://site\(index % 7).example.com/")
                         if index % 10 == 0 { jar.flush() }
                     }
                     jar.flush()
@@ -229,8 +236,9 @@ struct CookieJarPersistenceTests {
         }
         let final = try CookieJar(fileURL: file, now: TestSupport.now)
         #expect(!final.allCookies.isEmpty)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent()
-            .path(percentEncoded: false))
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: file.deletingLastPathComponent()
+                .path(percentEncoded: false))
         #expect(leftovers == ["cookies.json"])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// One case of the http-state suite (`Fixtures/http-state/cases.json`).
@@ -41,7 +42,8 @@ struct HTTPStateCase: Decodable, Sendable, CustomTestStringConvertible {
     static let all: [HTTPStateCase] = {
         let url = TestSupport.fixtures.appendingPathComponent("http-state/cases.json")
         guard let data = try? Data(contentsOf: url),
-              let cases = try? JSONDecoder().decode([HTTPStateCase].self, from: data) else { return [] }
+            let cases = try? JSONDecoder().decode([HTTPStateCase].self, from: data)
+        else { return [] }
         return cases
     }()
 

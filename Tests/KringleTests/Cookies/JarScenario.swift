@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// A table row for jar-level tests: some `Set-Cookie` batches, then one request.
@@ -38,8 +39,9 @@ struct JarScenario: Sendable, CustomTestStringConvertible {
     func run() -> String? {
         let jar = CookieJar()
         for response in responses {
-            jar.store(setCookieHeaders: response.headers, from: TestSupport.url(response.url),
-                      now: TestSupport.now.addingTimeInterval(response.at))
+            jar.store(
+                setCookieHeaders: response.headers, from: TestSupport.url(response.url),
+                now: TestSupport.now.addingTimeInterval(response.at))
         }
         let last = responses.map(\.at).max() ?? 0
         return jar.header(request, now: TestSupport.now.addingTimeInterval(last + 1))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// One `checkPublicSuffix(domain, registrableDomain)` line of the official test file.
@@ -22,7 +23,7 @@ struct PublicSuffixCheck: Sendable, CustomTestStringConvertible {
             }
             guard parts.count == 2 else { return nil }
             func literal(_ text: String) -> String? {
-                text == "null" ? nil : String(text.dropFirst().dropLast()) // strip the quotes
+                text == "null" ? nil : String(text.dropFirst().dropLast())  // strip the quotes
             }
             return PublicSuffixCheck(domain: literal(parts[0]), expected: literal(parts[1]))
         }
@@ -51,20 +52,25 @@ struct PublicSuffixListTests {
         #expect(failures.isEmpty, "failing: \(failures.map(\.testDescription))")
     }
 
-    @Test("public suffixes", arguments: [
-        ("com", true), ("co.uk", true), ("github.io", true), ("uk", true), ("localhost", true),
-        ("test.ck", true), ("www.ck", false), ("a.kawasaki.jp", true), ("kawasaki.jp", false), ("city.kawasaki.jp", false),
-        ("example.com", false), ("example.co.uk", false), ("user.github.io", false),
-        ("xn--55qx5d.cn", true), ("公司.cn", true), ("", false), (".com", false),
-    ])
+    @Test(
+        "public suffixes",
+        arguments: [
+            ("com", true), ("co.uk", true), ("github.io", true), ("uk", true), ("localhost", true),
+            ("test.ck", true), ("www.ck", false), ("a.kawasaki.jp", true), ("kawasaki.jp", false),
+            ("city.kawasaki.jp", false),
+            ("example.com", false), ("example.co.uk", false), ("user.github.io", false),
+            ("xn--55qx5d.cn", true), ("公司.cn", true), ("", false), (".com", false),
+        ])
     func isPublicSuffix(domain: String, expected: Bool) {
         #expect(PublicSuffixList.shared.isPublicSuffix(domain) == expected)
     }
 
-    @Test("public suffix of", arguments: [
-        ("www.example.co.uk", "co.uk" as String?), ("a.b.c.mm", "c.mm"), ("www.ck", "ck"),
-        ("example.unlisted", "unlisted"), ("..com", nil),
-    ])
+    @Test(
+        "public suffix of",
+        arguments: [
+            ("www.example.co.uk", "co.uk" as String?), ("a.b.c.mm", "c.mm"), ("www.ck", "ck"),
+            ("example.unlisted", "unlisted"), ("..com", nil),
+        ])
     func publicSuffix(domain: String, expected: String?) {
         #expect(PublicSuffixList.shared.publicSuffix(of: domain) == expected)
     }
@@ -76,17 +82,19 @@ struct PublicSuffixListTests {
         #expect(list.registrableDomain(of: "x.test.ck") == "x.test.ck")
         #expect(list.registrableDomain(of: "www.ck") == "www.ck")
         #expect(list.registrableDomain(of: "foo.bar.co.uk") == "bar.co.uk")
-        #expect(list.registrableDomain(of: "foo.example") == "foo.example") // implicit "*"
+        #expect(list.registrableDomain(of: "foo.example") == "foo.example")  // implicit "*"
     }
 
-    @Test("RFC 3492 punycode", arguments: [
-        ("bücher", "bcher-kva"), ("münchen", "mnchen-3ya"), ("ü", "tda"),
-        ("食狮", "85x722f"), ("公司", "55qx5d"), ("中国", "fiqs8s"),
-        ("3年B組金八先生", "3B-ww4c5e180e575a65lsy2b"),
-        ("ليهمابتكلموشعربي؟", "egbpdaj6bu4bxfgehfvwxn"),
-        ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
-        ("Pročprostěnemluvíčesky", "Proprostnemluvesky-uyb24dma41a"),
-    ])
+    @Test(
+        "RFC 3492 punycode",
+        arguments: [
+            ("bücher", "bcher-kva"), ("münchen", "mnchen-3ya"), ("ü", "tda"),
+            ("食狮", "85x722f"), ("公司", "55qx5d"), ("中国", "fiqs8s"),
+            ("3年B組金八先生", "3B-ww4c5e180e575a65lsy2b"),
+            ("ليهمابتكلموشعربي؟", "egbpdaj6bu4bxfgehfvwxn"),
+            ("他们为什么不说中文", "ihqwcrb4cv8a8dqg056pqjye"),
+            ("Pročprostěnemluvíčesky", "Proprostnemluvesky-uyb24dma41a"),
+        ])
     func punycode(input: String, expected: String) {
         #expect(Punycode.encode(input) == expected)
     }

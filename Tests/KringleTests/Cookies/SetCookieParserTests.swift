@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// RFC 6265 §5.2 (6265bis §5.6): parsing a `Set-Cookie` header.
@@ -27,10 +28,14 @@ struct SetCookieParserTests {
         ("a=b; Max-Age=-", ParsedSetCookie(name: "a", value: "b")),
         ("a=b; Max-Age=", ParsedSetCookie(name: "a", value: "b")),
         ("a=b; Max-Age=99999999999999999999999", ParsedSetCookie(name: "a", value: "b", maxAge: .max)),
-        ("a=b; Expires=Fri, 07 Aug 2019 08:04:19 GMT",
-         ParsedSetCookie(name: "a", value: "b", expires: Date(timeIntervalSince1970: 1_565_165_059))),
-        ("a=b; Expires=Fri, 07 Aug 2019 08:04:19 GMT; Expires=bogus",
-         ParsedSetCookie(name: "a", value: "b", expires: Date(timeIntervalSince1970: 1_565_165_059))),
+        (
+            "a=b; Expires=Fri, 07 Aug 2019 08:04:19 GMT",
+            ParsedSetCookie(name: "a", value: "b", expires: Date(timeIntervalSince1970: 1_565_165_059))
+        ),
+        (
+            "a=b; Expires=Fri, 07 Aug 2019 08:04:19 GMT; Expires=bogus",
+            ParsedSetCookie(name: "a", value: "b", expires: Date(timeIntervalSince1970: 1_565_165_059))
+        ),
         ("a=b; SameSite=Strict", ParsedSetCookie(name: "a", value: "b", sameSite: .strict)),
         ("a=b; samesite=LAX", ParsedSetCookie(name: "a", value: "b", sameSite: .lax)),
         ("a=b; SameSite=None", ParsedSetCookie(name: "a", value: "b", sameSite: .none)),
@@ -81,8 +86,8 @@ struct SetCookieParserTests {
     func sizeLimitBoundary() {
         let name = String(repeating: "n", count: 2_048), value = String(repeating: "v", count: 2_048)
         #expect(SetCookieParser.parse(name + "=" + value)?.value == value)
-        #expect(SetCookieParser.parse(String(repeating: "é", count: 2_048)) != nil) // 4096 bytes
-        #expect(SetCookieParser.parse(String(repeating: "é", count: 2_048) + "e") == nil) // 4097 bytes
+        #expect(SetCookieParser.parse(String(repeating: "é", count: 2_048)) != nil)  // 4096 bytes
+        #expect(SetCookieParser.parse(String(repeating: "é", count: 2_048) + "e") == nil)  // 4097 bytes
     }
 
     @Test("§5.2 attributes", arguments: Self.attributeCases)

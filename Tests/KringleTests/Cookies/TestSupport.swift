@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 /// Shared helpers for the cookie tests: a pinned clock, fixture paths, URL literals.
@@ -10,8 +11,8 @@ enum TestSupport {
     /// `Tests/KringleTests/Fixtures`, found next to this source file so the tests never
     /// depend on the working directory or on files outside the package.
     static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent() // Cookies
-        .deletingLastPathComponent() // KringleTests
+        .deletingLastPathComponent()  // Cookies
+        .deletingLastPathComponent()  // KringleTests
         .appendingPathComponent("Fixtures", isDirectory: true)
 
     /// A URL from a literal; records an issue (instead of crashing) if it is invalid.
@@ -37,7 +38,9 @@ enum TestSupport {
     }
 
     /// A UTC date from its parts.
-    static func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0) -> Date {
+    static func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0)
+        -> Date
+    {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)

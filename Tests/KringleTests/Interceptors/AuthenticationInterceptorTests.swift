@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A bearer-token authenticator whose refresh the test scripts, counting every call.
 struct InterceptorTokenAuthenticator: Authenticator {
@@ -40,7 +42,9 @@ struct AuthenticationInterceptorTests {
         }
     }
 
-    private static func client(_ transport: any Transport, auth: some RequestInterceptor, maxRetryCount: Int? = 2) -> NetworkClient {
+    private static func client(_ transport: any Transport, auth: some RequestInterceptor, maxRetryCount: Int? = 2)
+        -> NetworkClient
+    {
         NetworkClient(transport: transport).newClient(withAdditionalInterceptors: [auth], maxRetryCount: maxRetryCount)
     }
 
@@ -49,7 +53,9 @@ struct AuthenticationInterceptorTests {
         let seen = InterceptorBox<[String]>([])
         let server = try Self.server(accepting: "good", seen: seen)
         defer { server.shutdown() }
-        let authenticator = InterceptorTokenAuthenticator { _ in Promise(error: InterceptorTestError(label: "unexpected refresh")) }
+        let authenticator = InterceptorTokenAuthenticator { _ in
+            Promise(error: InterceptorTestError(label: "unexpected refresh"))
+        }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "good")
         let client = Self.client(URLSessionTransport(), auth: auth)
 
@@ -103,7 +109,9 @@ struct AuthenticationInterceptorTests {
         #expect(outcomes.allSatisfy { (try? $0.get()) == ["ok": true] }, "\(outcomes)")
         #expect(authenticator.refreshes.value == 1)
         let headers = seen.value
-        #expect(headers.filter { $0 == "Bearer fresh" }.count == 20, "each call succeeded once with the fresh token: \(headers)")
+        #expect(
+            headers.filter { $0 == "Bearer fresh" }.count == 20,
+            "each call succeeded once with the fresh token: \(headers)")
         #expect(headers.filter { $0 == "Bearer stale" }.count <= 20)
         #expect(headers.allSatisfy { $0 == "Bearer fresh" || $0 == "Bearer stale" })
         #expect(auth.credential == "fresh")
@@ -133,8 +141,9 @@ struct AuthenticationInterceptorTests {
 
         let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).outcome().get()
         for (index, outcome) in outcomes.enumerated() {
-            #expect(outcome.failure as? InterceptorTestError == InterceptorTestError(label: "refresh token revoked"),
-                    "call \(index): \(outcome)")
+            #expect(
+                outcome.failure as? InterceptorTestError == InterceptorTestError(label: "refresh token revoked"),
+                "call \(index): \(outcome)")
         }
         await allowTimeForAWrongEvent()
         #expect(settlements.map(\.value) == Array(repeating: 1, count: 20))
@@ -179,7 +188,9 @@ struct AuthenticationInterceptorTests {
         let later = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/later"))
         await allowTimeForAWrongEvent()
         #expect(later.isPending)
-        #expect(transport.waitingCount == 0, "the later request waits for the refresh instead of going out with the stale token")
+        #expect(
+            transport.waitingCount == 0,
+            "the later request waits for the refresh instead of going out with the stale token")
 
         refresh.fulfill("fresh")
         #expect(await first.outcome().failure == nil)
@@ -217,10 +228,14 @@ struct AuthenticationInterceptorTests {
         let clock = ManualClock()
         let generation = ClientCounter()
         let authenticator = InterceptorTokenAuthenticator { _ in Promise("token-\(generation.increment())") }
-        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0", refreshWindow: 30,
-                                             clock: clock)
-        let refused = KringleError.unacceptableStatusCode(401, Response(value: Data(), statusCode: 401, headers: HTTPHeaders(),
-                                                                         body: Data(), url: interceptorStubBase))
+        let auth = AuthenticationInterceptor(
+            authenticator: authenticator, credential: "token-0", refreshWindow: 30,
+            clock: clock)
+        let refused = KringleError.unacceptableStatusCode(
+            401,
+            Response(
+                value: Data(), statusCode: 401, headers: HTTPHeaders(),
+                body: Data(), url: interceptorStubBase))
         func request(with token: String) -> URLRequest {
             var request = URLRequest(url: interceptorStubBase)
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")

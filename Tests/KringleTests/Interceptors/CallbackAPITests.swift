@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Every completion each callback call received, by call number.
 final class InterceptorCompletionLedger: Sendable {
@@ -26,7 +28,8 @@ final class InterceptorCompletionLedger: Sendable {
         let summary: String
         switch result {
         case .success(let response): summary = "success \(response.statusCode)"
-        case .failure(let error): summary = "failure \(Result<Void, any Error>.failure(error).rejectedStatus.map(String.init) ?? "\(error)")"
+        case .failure(let error):
+            summary = "failure \(Result<Void, any Error>.failure(error).rejectedStatus.map(String.init) ?? "\(error)")"
         case .cancelled: summary = "cancelled"
         }
         let complete = state.withLock { state -> Bool in
@@ -72,14 +75,17 @@ struct CallbackAPITests {
 
     private static let queueKey = DispatchSpecificKey<Int>()
 
-    @Test("a request goes through the interceptors and retries; completion gets the success once, off the caller's queue")
+    @Test(
+        "a request goes through the interceptors and retries; completion gets the success once, off the caller's queue")
     func success() async throws {
         let transport = StubTransport()
         let attempts = ClientCounter()
         transport.stub { _ in
-            attempts.increment() <= 2 ? .init(status: 503) : .init(status: 200, headers: ["X-Id": "7"], body: Data("purr".utf8))
+            attempts.increment() <= 2
+                ? .init(status: 503) : .init(status: 200, headers: ["X-Id": "7"], body: Data("purr".utf8))
         }
-        let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
+        let client = Self.client(
+            transport, interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
         let count = ClientCounter()
         let onCallerQueue = InterceptorBox<Bool?>(nil)
         let done = Promise<NetworkResult>.pending()
@@ -125,7 +131,8 @@ struct CallbackAPITests {
         let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
         let count = ClientCounter()
 
-        let (result, _) = try await Self.send(client, URLRequest(url: clientURL("https://stub.example/missing")), count: count)
+        let (result, _) = try await Self.send(
+            client, URLRequest(url: clientURL("https://stub.example/missing")), count: count)
         guard case .failure(KringleError.unacceptableStatusCode(404, let response)) = result else {
             Issue.record("expected a 404 failure, got \(result)")
             return
@@ -140,10 +147,12 @@ struct CallbackAPITests {
     func failurePastLimit() async throws {
         let transport = StubTransport()
         transport.stub(.get, "/busy", with: .init(status: 503))
-        let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)], maxRetryCount: 2)
+        let client = Self.client(
+            transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)], maxRetryCount: 2)
         let count = ClientCounter()
 
-        let (result, _) = try await Self.send(client, URLRequest(url: clientURL("https://stub.example/busy")), count: count)
+        let (result, _) = try await Self.send(
+            client, URLRequest(url: clientURL("https://stub.example/busy")), count: count)
         #expect(result.result.rejectedStatus == 503, "\(result)")
         #expect(transport.requests.count == 3)
         await allowTimeForAWrongEvent()
@@ -158,8 +167,9 @@ struct CallbackAPITests {
             }
         }
         let transport = StubTransport()
-        let (result, _) = try await Self.send(Self.client(transport, interceptors: [Refusing()]),
-                                              URLRequest(url: clientURL("https://stub.example/x")))
+        let (result, _) = try await Self.send(
+            Self.client(transport, interceptors: [Refusing()]),
+            URLRequest(url: clientURL("https://stub.example/x")))
         #expect(result.result.failure as? InterceptorTestError == InterceptorTestError(label: "offline mode"))
         #expect(transport.requests.isEmpty)
     }
@@ -171,10 +181,16 @@ struct CallbackAPITests {
         var testDescription: String { label }
     }
 
-    @Test("a request that cannot be built fails at once with invalidRequest and an already-disposed Disposable", arguments: [
-        BuildFailureCase(label: "URL without a host", builder: RequestBuilder(url: URL(fileURLWithPath: "/tmp/cats")), reasonMentions: "/tmp/cats"),
-        BuildFailureCase(label: "relative URL", builder: RequestBuilder(url: URL(string: "cats/tom")!), reasonMentions: "cats/tom"),
-    ])
+    @Test(
+        "a request that cannot be built fails at once with invalidRequest and an already-disposed Disposable",
+        arguments: [
+            BuildFailureCase(
+                label: "URL without a host", builder: RequestBuilder(url: URL(fileURLWithPath: "/tmp/cats")),
+                reasonMentions: "/tmp/cats"),
+            BuildFailureCase(
+                label: "relative URL", builder: RequestBuilder(url: URL(string: "cats/tom")!),
+                reasonMentions: "cats/tom"),
+        ])
     func buildFailure(_ row: BuildFailureCase) async throws {
         let transport = StubTransport()
         let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T")])
@@ -199,7 +215,8 @@ struct CallbackAPITests {
         let transport = StubTransport()
         let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T")])
         let results = InterceptorBox<[NetworkResult]>([])
-        let builder = RequestBuilder(method: .post, url: clientURL("https://stub.example/cats"), body: .json(Double.nan))
+        let builder = RequestBuilder(
+            method: .post, url: clientURL("https://stub.example/cats"), body: .json(Double.nan))
 
         let disposable = client.sendRequest(builder) { result in results.update { $0.append(result) } }
         #expect(disposable.isDisposed)
@@ -223,9 +240,10 @@ struct CallbackAPITests {
         configuration.defaultQueryItems = [URLQueryItem(name: "v", value: "2")]
         configuration.interceptors = [InterceptorTagger(name: "T")]
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
-        let builder = RequestBuilder(method: .post, url: server.url("/cats/Tom/food"),
-                                     queryItems: [URLQueryItem(name: "portion", value: "big & hearty")],
-                                     headers: ["X-Feeder": "me"], body: .form([("food", "fish")]))
+        let builder = RequestBuilder(
+            method: .post, url: server.url("/cats/Tom/food"),
+            queryItems: [URLQueryItem(name: "portion", value: "big & hearty")],
+            headers: ["X-Feeder": "me"], body: .form([("food", "fish")]))
         let done = Promise<NetworkResult>.pending()
 
         client.sendRequest(builder) { done.fulfill($0) }
@@ -238,14 +256,18 @@ struct CallbackAPITests {
         let seen = try #require(received.value.first)
         #expect(seen.method == "POST")
         #expect(seen.path == "/cats/Tom/food")
-        #expect(seen.queryItems == [URLQueryItem(name: "v", value: "2"), URLQueryItem(name: "portion", value: "big & hearty")])
+        #expect(
+            seen.queryItems == [
+                URLQueryItem(name: "v", value: "2"), URLQueryItem(name: "portion", value: "big & hearty"),
+            ])
         #expect(seen.header("X-Feeder") == "me")
         #expect(seen.header("Accept") == "application/json")
         #expect(seen.header("X-Adapted-By") == "T")
         #expect(seen.bodyText == "food=fish")
     }
 
-    @Test("a RequestBuilder with a multipart body streams it, file part included", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a RequestBuilder with a multipart body streams it, file part included", arguments: TransportUnderTest.allCases)
     func builderMultipart(_ transport: TransportUnderTest) async throws {
         let received = InterceptorBox<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
@@ -256,10 +278,12 @@ struct CallbackAPITests {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
         let photo = try scratch.write(Data("not really a jpeg".utf8), to: "tom.jpg")
-        let builder = RequestBuilder(method: .post, url: server.url("/photos"), body: .multipart([
-            .field(name: "caption", value: "Tom"),
-            .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
-        ]))
+        let builder = RequestBuilder(
+            method: .post, url: server.url("/photos"),
+            body: .multipart([
+                .field(name: "caption", value: "Tom"),
+                .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
+            ]))
         let done = Promise<NetworkResult>.pending()
 
         transport.client().sendRequest(builder) { done.fulfill($0) }
@@ -271,7 +295,8 @@ struct CallbackAPITests {
         #expect(seen.header("Content-Length") == String(seen.body.count))
     }
 
-    @Test("disposing before the response cancels the request: completion gets cancelled once, the connection is dropped")
+    @Test(
+        "disposing before the response cancels the request: completion gets cancelled once, the connection is dropped")
     func disposeInFlight() async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 30) }
         defer { server.shutdown() }
@@ -335,8 +360,10 @@ struct CallbackAPITests {
             default: return .init(status: 503, headers: ["Retry-After": "0"], delay: delay)
             }
         }
-        let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.000_5, maximumDelay: 0.002)],
-                                 maxRetryCount: 2)
+        let client = Self.client(
+            transport,
+            interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.000_5, maximumDelay: 0.002)],
+            maxRetryCount: 2)
         let ledger = InterceptorCompletionLedger(expectedCalls: calls)
         let disposeRequested = InterceptorBox<Set<Int>>([])
         let disposers = DispatchQueue(label: "interceptor.disposers", attributes: .concurrent)
@@ -351,11 +378,15 @@ struct CallbackAPITests {
                         disposable.dispose()
                     }
                     switch Int.random(in: 0..<5) {
-                    case 0: break                                   // never disposed
-                    case 1: dispose()                               // at once, on the sending thread
-                    case 2: disposers.async { dispose() }           // as soon as another thread gets to it
-                    case 3: disposers.asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...2_000))) { dispose() }
-                    default: disposers.asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...300))) { dispose(); dispose() }
+                    case 0: break  // never disposed
+                    case 1: dispose()  // at once, on the sending thread
+                    case 2: disposers.async { dispose() }  // as soon as another thread gets to it
+                    case 3:
+                        disposers.asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...2_000))) { dispose() }
+                    default:
+                        disposers.asyncAfter(deadline: .now() + .microseconds(Int.random(in: 0...300))) {
+                            dispose(); dispose()
+                        }
                     }
                 }
                 continuation.resume()
@@ -363,7 +394,9 @@ struct CallbackAPITests {
         }
 
         let completed = await ledger.allCompleted.outcome(within: 30)
-        #expect(completed.failure == nil, "calls never completed: \(Set(0..<calls).subtracting(ledger.results.keys).sorted().prefix(20))")
+        #expect(
+            completed.failure == nil,
+            "calls never completed: \(Set(0..<calls).subtracting(ledger.results.keys).sorted().prefix(20))")
         await allowTimeForAWrongEvent(0.3)
 
         let results = ledger.results
@@ -377,10 +410,12 @@ struct CallbackAPITests {
         let wrong = results.filter { !disposed.contains($0.key) && $0.value != [expectedUndisposed[$0.key % 3]] }
         #expect(wrong.isEmpty, "calls left alone ended wrongly: \(wrong.prefix(10))")
         let flattened = results.values.flatMap { $0 }
-        #expect(flattened.contains("cancelled") && flattened.contains("success 200") && flattened.contains("failure 503"),
-                "the mix covers every outcome")
+        #expect(
+            flattened.contains("cancelled") && flattened.contains("success 200") && flattened.contains("failure 503"),
+            "the mix covers every outcome")
         // No call, disposed or not, sent more than its 3 attempts.
-        let perCall = Dictionary(grouping: transport.requests, by: { $0.url?.lastPathComponent ?? "" }).mapValues(\.count)
+        let perCall = Dictionary(grouping: transport.requests, by: { $0.url?.lastPathComponent ?? "" }).mapValues(
+            \.count)
         #expect(perCall.values.allSatisfy { $0 <= 3 })
     }
 }

@@ -1,11 +1,13 @@
 import ChildProcess
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 /// A request and the command line it should give.
 struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
@@ -14,7 +16,7 @@ struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
     var url: String
     var headers: [String: String] = [:]
     var body: Data?
-    var redacted: Set<String>? = nil   // nil: the default redaction
+    var redacted: Set<String>? = nil  // nil: the default redaction
     var expected: String
 
     var request: URLRequest {
@@ -32,46 +34,62 @@ struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
 func interceptorRunShell(_ command: String, killAfter seconds: Double = 10) async throws -> ChildProcess.Outcome {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
-            continuation.resume(with: Result {
-                try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: seconds)
-            })
+            continuation.resume(
+                with: Result {
+                    try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: seconds)
+                })
         }.start()
     }
 }
 
 @Suite("curlDescription")
 struct CurlDescriptionTests {
-    @Test("the command line for a request", arguments: [
-        InterceptorCurlCase(label: "plain GET", method: "GET", url: "https://cats.example/cats?page=2",
-                            expected: "curl 'https://cats.example/cats?page=2'"),
-        InterceptorCurlCase(label: "POST with headers and body, secrets redacted", method: "POST", url: "https://cats.example/cats",
-                            headers: ["Authorization": "Bearer abc", "Content-Type": "application/json", "Cookie": "s=1",
-                                      "Proxy-Authorization": "Basic xyz", "X-Trace": "t-1"],
-                            body: Data(#"{"name":"Tom"}"#.utf8),
-                            expected: "curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' "
-                                + "-H 'Content-Type: application/json' -H 'Cookie: <redacted>' "
-                                + "-H 'Proxy-Authorization: <redacted>' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
-        InterceptorCurlCase(label: "nothing redacted when asked", method: "DELETE", url: "https://cats.example/cats/1",
-                            headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redacted: [],
-                            expected: "curl -X 'DELETE' 'https://cats.example/cats/1' -H 'Authorization: Bearer abc' -H 'Cookie: s=1'"),
-        InterceptorCurlCase(label: "a custom redaction set, case-insensitive", method: "GET", url: "https://cats.example/",
-                            headers: ["X-Api-Key": "k", "Authorization": "a"], redacted: ["x-api-key"],
-                            expected: "curl 'https://cats.example/' -H 'Authorization: a' -H 'X-Api-Key: <redacted>'"),
-        InterceptorCurlCase(label: "single quotes are escaped for the shell", method: "PUT", url: "https://cats.example/cats/O'Malley",
-                            headers: ["X-Note": "it's"], body: Data("Tom's 'dinner'".utf8),
-                            expected: #"curl -X 'PUT' 'https://cats.example/cats/O'\''Malley' -H 'X-Note: it'\''s' --data-binary 'Tom'\''s '\''dinner'\'''"#),
-        InterceptorCurlCase(label: "binary body", method: "POST", url: "https://cats.example/photo",
-                            body: Data([0xFF, 0xFE, 0x00, 0x80]),
-                            expected: "curl -X 'POST' 'https://cats.example/photo' --data-binary '<4 bytes of binary data>'"),
-    ])
+    @Test(
+        "the command line for a request",
+        arguments: [
+            InterceptorCurlCase(
+                label: "plain GET", method: "GET", url: "https://cats.example/cats?page=2",
+                expected: "curl 'https://cats.example/cats?page=2'"),
+            InterceptorCurlCase(
+                label: "POST with headers and body, secrets redacted", method: "POST", url: "https://cats.example/cats",
+                headers: [
+                    "Authorization": "Bearer abc", "Content-Type": "application/json", "Cookie": "s=1",
+                    "Proxy-Authorization": "Basic xyz", "X-Trace": "t-1",
+                ],
+                body: Data(#"{"name":"Tom"}"#.utf8),
+                expected: "curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' "
+                    + "-H 'Content-Type: application/json' -H 'Cookie: <redacted>' "
+                    + "-H 'Proxy-Authorization: <redacted>' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
+            InterceptorCurlCase(
+                label: "nothing redacted when asked", method: "DELETE", url: "https://cats.example/cats/1",
+                headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redacted: [],
+                expected:
+                    "curl -X 'DELETE' 'https://cats.example/cats/1' -H 'Authorization: Bearer abc' -H 'Cookie: s=1'"),
+            InterceptorCurlCase(
+                label: "a custom redaction set, case-insensitive", method: "GET", url: "https://cats.example/",
+                headers: ["X-Api-Key": "k", "Authorization": "a"], redacted: ["x-api-key"],
+                expected: "curl 'https://cats.example/' -H 'Authorization: a' -H 'X-Api-Key: <redacted>'"),
+            InterceptorCurlCase(
+                label: "single quotes are escaped for the shell", method: "PUT",
+                url: "https://cats.example/cats/O'Malley",
+                headers: ["X-Note": "it's"], body: Data("Tom's 'dinner'".utf8),
+                expected:
+                    #"curl -X 'PUT' 'https://cats.example/cats/O'\''Malley' -H 'X-Note: it'\''s' --data-binary 'Tom'\''s '\''dinner'\'''"#
+            ),
+            InterceptorCurlCase(
+                label: "binary body", method: "POST", url: "https://cats.example/photo",
+                body: Data([0xFF, 0xFE, 0x00, 0x80]),
+                expected: "curl -X 'POST' 'https://cats.example/photo' --data-binary '<4 bytes of binary data>'"),
+        ])
     func description(_ row: InterceptorCurlCase) {
         let request = row.request
         let description = row.redacted.map { request.curlDescription(redacting: $0) } ?? request.curlDescription
         #expect(description == row.expected)
     }
 
-    @Test("the command line, run with curl, sends the same request (nothing redacted)",
-          arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+    @Test(
+        "the command line, run with curl, sends the same request (nothing redacted)",
+        arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
     func reproducesRequest(method: String) async throws {
         let received = InterceptorBox<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
@@ -89,7 +107,8 @@ struct CurlDescriptionTests {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
 
-        let result = try await interceptorRunShell(request.curlDescription(redacting: []) + " --silent --show-error --max-time 10")
+        let result = try await interceptorRunShell(
+            request.curlDescription(redacting: []) + " --silent --show-error --max-time 10")
         #expect(result.status == 0 && !result.timedOut, "\(result.text)")
         let seen = try #require(received.value.first)
         #expect(received.value.count == 1)

@@ -1,12 +1,16 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
-@Suite("Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:), newClient(withAdditionalInterceptors:) and newClient(withLogger:)")
+@Suite(
+    "Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:), newClient(withAdditionalInterceptors:) and newClient(withLogger:)"
+)
 struct DerivedClientTests {
     private static func endpoint(_ path: String) -> InterceptorEndpoint {
         InterceptorEndpoint(baseURL: interceptorStubBase, path: path)
@@ -34,11 +38,17 @@ struct DerivedClientTests {
 
         func tags(_ client: NetworkClient, _ path: String) async -> [String?] {
             _ = await client.get(Self.endpoint(path)).outcome()
-            return transport.requests.filter { $0.url?.path == path }.map { $0.value(forHTTPHeaderField: "X-Adapted-By") }
+            return transport.requests.filter { $0.url?.path == path }.map {
+                $0.value(forHTTPHeaderField: "X-Adapted-By")
+            }
         }
-        #expect(await tags(grandchild, "/grandchild") == Array(repeating: "A,B,C", count: 8), "nil limit: A stops by itself")
+        #expect(
+            await tags(grandchild, "/grandchild") == Array(repeating: "A,B,C", count: 8), "nil limit: A stops by itself"
+        )
         #expect(await tags(child, "/child") == ["A,B"], "limit 0: no retry")
-        #expect(await tags(base, "/base") == Array(repeating: "A", count: 6), "the parent keeps its interceptors and its limit of 5")
+        #expect(
+            await tags(base, "/base") == Array(repeating: "A", count: 6),
+            "the parent keeps its interceptors and its limit of 5")
     }
 
     @Test("a derived client shares the transport and the cookie jar")
@@ -62,9 +72,14 @@ struct DerivedClientTests {
         _ = try await base.get(Self.endpoint("/me")).outcome().get()
         _ = try await logged.get(Self.endpoint("/me")).outcome().get()
         let cookies = transport.requests.filter { $0.url?.path == "/me" }.map { $0.value(forHTTPHeaderField: "Cookie") }
-        #expect(cookies == ["session=abc", "session=abc"], "a cookie stored through the derived client is sent by the others")
-        #expect(transport.requests.filter { $0.url?.path == "/me" }.allSatisfy { $0.value(forHTTPHeaderField: "X-Adapted-By") == nil },
-                "the parent and its logged sibling do not run the derived client's interceptor")
+        #expect(
+            cookies == ["session=abc", "session=abc"],
+            "a cookie stored through the derived client is sent by the others")
+        #expect(
+            transport.requests.filter { $0.url?.path == "/me" }.allSatisfy {
+                $0.value(forHTTPHeaderField: "X-Adapted-By") == nil
+            },
+            "the parent and its logged sibling do not run the derived client's interceptor")
     }
 
     @Test("newClient(withLogger:) keeps the interceptors and the retry limit")
@@ -94,7 +109,7 @@ struct DerivedClientTests {
         let base = NetworkClient(configuration: configuration, transport: transport)
         // Gives up by itself after its sixth attempt: more than the default limit of 3.
         let derived = base.newClient(withAdditionalInterceptors: [
-            InterceptorTagger(name: "T") { attempt, _ in attempt < 6 ? .retry : .doNotRetry },
+            InterceptorTagger(name: "T") { attempt, _ in attempt < 6 ? .retry : .doNotRetry }
         ])
 
         #expect(derived.configuration.maxRetryCount == nil)

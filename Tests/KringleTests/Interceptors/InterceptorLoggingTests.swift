@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Logging: structured events and redaction")
 struct InterceptorLoggingTests {
@@ -33,24 +35,27 @@ struct InterceptorLoggingTests {
         defer { server.shutdown() }
         let log = InterceptorEventLog()
         let client = Self.client(URLSessionTransport(), log: log)
-        let endpoint = server.interceptorEndpoint("/cats", headers: ["Authorization": "Bearer s3cr3t-token", "X-Trace": "t-1"])
+        let endpoint = server.interceptorEndpoint(
+            "/cats", headers: ["Authorization": "Bearer s3cr3t-token", "X-Trace": "t-1"])
 
         _ = try await client.get(endpoint).outcome().get()
-        _ = try await client.get(endpoint).outcome().get()   // now with the cookie
+        _ = try await client.get(endpoint).outcome().get()  // now with the cookie
 
         let sent = log.sent
         #expect(sent.count == 2)
         #expect(sent.allSatisfy { $0.method == "GET" && $0.url == server.url("/cats") })
         #expect(sent.allSatisfy { $0.headers["Authorization"] == "<redacted>" }, "\(sent.map(\.headers))")
         #expect(sent.allSatisfy { $0.headers["X-Trace"] == "t-1" && $0.headers["Accept"] == "application/json" })
-        #expect(sent.last?.headers["Cookie"] == "<redacted>", "the jar's cookie is logged redacted: \(sent.map(\.headers))")
+        #expect(
+            sent.last?.headers["Cookie"] == "<redacted>", "the jar's cookie is logged redacted: \(sent.map(\.headers))")
 
         let responses = log.received
         #expect(responses.count == 2)
         #expect(responses.allSatisfy { $0.statusCode == 200 && $0.method == "GET" && $0.url == server.url("/cats") })
         #expect(responses.allSatisfy { $0.bodySize == #"{"name": "Tom"}"#.utf8.count })
         #expect(responses.allSatisfy { $0.duration > 0 && $0.duration < 10 })
-        #expect(responses.allSatisfy { $0.headers["Set-Cookie"] == "<redacted>" && $0.headers["X-Request-Id"] == "r-42" })
+        #expect(
+            responses.allSatisfy { $0.headers["Set-Cookie"] == "<redacted>" && $0.headers["X-Request-Id"] == "r-42" })
 
         let everything = log.events.map(\.description).joined(separator: "\n")
         #expect(!everything.contains("s3cr3t"), "no secret in any description:\n\(everything)")
@@ -63,13 +68,15 @@ struct InterceptorLoggingTests {
     @Test("redactedHeaders is configurable and case-insensitive")
     func configurableRedaction() async throws {
         let transport = StubTransport()
-        transport.stub(.get, "/thing", with: .init(status: 200, headers: ["x-secret-echo": "hidden", "Set-Cookie": "a=b"]))
+        transport.stub(
+            .get, "/thing", with: .init(status: 200, headers: ["x-secret-echo": "hidden", "Set-Cookie": "a=b"]))
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log) { configuration in
             configuration.redactedHeaders = ["X-API-KEY", "X-Secret-Echo"]
         }
-        let endpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing",
-                                           headers: ["x-api-key": "k-123", "Authorization": "Basic abc"])
+        let endpoint = InterceptorEndpoint(
+            baseURL: interceptorStubBase, path: "/thing",
+            headers: ["x-api-key": "k-123", "Authorization": "Basic abc"])
 
         _ = try await client.get(endpoint).outcome().get()
         let headers = try #require(log.sent.first?.headers)
@@ -83,8 +90,13 @@ struct InterceptorLoggingTests {
 
     @Test("the default redacted headers are Authorization, Proxy-Authorization, Cookie and Set-Cookie")
     func defaultRedactedHeaders() {
-        #expect(NetworkClient.Configuration().redactedHeaders == ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"])
-        let headers: HTTPHeaders = ["authorization": "a", "PROXY-AUTHORIZATION": "b", "cookie": "c", "Set-Cookie": "d", "X-Other": "e"]
+        #expect(
+            NetworkClient.Configuration().redactedHeaders == [
+                "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
+            ])
+        let headers: HTTPHeaders = [
+            "authorization": "a", "PROXY-AUTHORIZATION": "b", "cookie": "c", "Set-Cookie": "d", "X-Other": "e",
+        ]
         let redacted = headers.redacting(NetworkClient.Configuration.defaultRedactedHeaders)
         #expect(redacted.fields.map(\.value) == ["<redacted>", "<redacted>", "<redacted>", "<redacted>", "e"])
         #expect(redacted.fields.map(\.name) == headers.fields.map(\.name))
@@ -95,7 +107,8 @@ struct InterceptorLoggingTests {
         let transport = StubTransport()
         let count = ClientCounter()
         transport.stub { _ in
-            count.increment() == 1 ? .init(status: 503, headers: ["Retry-After": "0"], body: Data("try later".utf8)) : .init(status: 200)
+            count.increment() == 1
+                ? .init(status: 503, headers: ["Retry-After": "0"], body: Data("try later".utf8)) : .init(status: 200)
         }
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log, interceptors: [RetryPolicy()])
@@ -139,7 +152,9 @@ struct InterceptorLoggingTests {
             Issue.record("the failure event should carry the 404 error itself: \(failure.error)")
             return
         }
-        #expect(failure.url == clientURL("https://stub.example/api/cats"), "the URL the request went to, not just the base URL")
+        #expect(
+            failure.url == clientURL("https://stub.example/api/cats"),
+            "the URL the request went to, not just the base URL")
     }
 
     @Test("a failed callback request logs a failure event too")
@@ -153,8 +168,9 @@ struct InterceptorLoggingTests {
         client.sendRequest(URLRequest(url: clientURL("https://stub.example/missing"))) { done.fulfill($0) }
         let result = try await done.outcome().get()
         #expect(result.result.rejectedStatus == 404)
-        #expect(log.failures.map(\.url) == [clientURL("https://stub.example/missing")],
-                "the callback API should log its failure like the promise API does: \(log.events.map(\.description))")
+        #expect(
+            log.failures.map(\.url) == [clientURL("https://stub.example/missing")],
+            "the callback API should log its failure like the promise API does: \(log.events.map(\.description))")
     }
 
     @Test("a cancelled call logs a failure event (the event's documentation says cancellation is included)")
@@ -168,8 +184,9 @@ struct InterceptorLoggingTests {
         #expect(await eventually { transport.requests.count == 1 })
         call.cancel()
         #expect(await call.outcome().isCancellation)
-        #expect(await eventually(within: 2) { !log.failures.isEmpty },
-                "no failure event for the cancelled call: \(log.events.map(\.description))")
+        #expect(
+            await eventually(within: 2) { !log.failures.isEmpty },
+            "no failure event for the cancelled call: \(log.events.map(\.description))")
     }
 
     @Test("without a logger nothing is logged, and a derived client logs only to its own logger")

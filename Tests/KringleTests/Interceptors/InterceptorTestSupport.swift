@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 // Helpers for the interceptor, retry, authentication, logging and callback tests. Every name
 // starts with `Interceptor` so that nothing clashes with the other folders of the
@@ -87,7 +89,9 @@ final class InterceptorEventLog: KringleLogger {
         }
     }
 
-    var received: [(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)] {
+    var received:
+        [(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)]
+    {
         events.compactMap { event in
             if case .responseReceived(let method, let url, let status, let duration, let size, let headers) = event {
                 return (method, url, status, duration, size, headers)
@@ -186,7 +190,11 @@ final class InterceptorDelayedCanceller: Sendable {
     /// A logger that arms the cancellation at the first retry event.
     func logger() -> InterceptorEventLog {
         InterceptorEventLog { event in
-            guard case .retry = event, self.armed.update({ armed in defer { armed = false }; return armed }) else { return }
+            guard case .retry = event,
+                self.armed.update({ armed in
+                    defer { armed = false }; return armed
+                })
+            else { return }
             // A serial queue of its own: the global queues can be busy for seconds while the
             // whole suite runs in parallel, which would push the cancel past the delay.
             Self.queue.asyncAfter(deadline: .now() + self.seconds) {

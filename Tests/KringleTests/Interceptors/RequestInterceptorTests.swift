@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Request interceptors: adapt, retry and the retry limit")
 struct RequestInterceptorTests {
@@ -160,8 +162,9 @@ struct RequestInterceptorTests {
         #expect(NetworkClient.Configuration().maxRetryCount == 3)
     }
 
-    @Test("maxRetryCount caps the retries: the server sees exactly limit + 1 requests",
-          arguments: [(0, 1), (1, 2), (3, 4), (5, 6)])
+    @Test(
+        "maxRetryCount caps the retries: the server sees exactly limit + 1 requests",
+        arguments: [(0, 1), (1, 2), (3, 4), (5, 6)])
     func limitHonoured(limit: Int, expectedRequests: Int) async throws {
         let server = try LoopbackServer { _ in .status(503) }
         defer { server.shutdown() }
@@ -218,7 +221,9 @@ struct RequestInterceptorTests {
         )
 
         let calls = (0..<50).map { index in
-            client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: index.isMultiple(of: 2) ? "/flaky/\(index)" : "/down/\(index)"))
+            client.get(
+                InterceptorEndpoint(
+                    baseURL: interceptorStubBase, path: index.isMultiple(of: 2) ? "/flaky/\(index)" : "/down/\(index)"))
         }
         let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).outcome().get()
 
@@ -249,14 +254,19 @@ struct RequestInterceptorTests {
 
         let call = client.get(server.interceptorEndpoint("/busy"))
         let settledAtCancel = InterceptorBox<Bool?>(nil)
-        canceller.cancel.update { $0 = { call.cancel(); settledAtCancel.update { $0 = !call.isPending } } }
+        canceller.cancel.update {
+            $0 = {
+                call.cancel(); settledAtCancel.update { $0 = !call.isPending }
+            }
+        }
 
         _ = try await canceller.done.outcome().get()
         #expect(canceller.requestsAtCancel.value == 1, "the cancellation landed inside the 2 s delay")
         #expect(settledAtCancel.value == true, "the call settles at once, not after the delay")
         #expect(await call.outcome().isCancellation)
-        #expect(await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
-                "no retry after the cancelled delay: \(server.statistics)")
+        #expect(
+            await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
+            "no retry after the cancelled delay: \(server.statistics)")
     }
 
     @Test("cancelling a promise chained from the call during a backoff delay cancels the retry")
@@ -295,7 +305,8 @@ struct RequestInterceptorTests {
         target.update { $0 = call }
         #expect(await call.outcome().isCancellation)
         #expect(cancelledInLogger.value >= 1)
-        #expect(await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
-                "the cancelled call must not send its retry: \(server.statistics)")
+        #expect(
+            await !server.awaitStatistics(within: 2.5) { $0.requestsReceived >= 2 },
+            "the cancelled call must not send its retry: \(server.statistics)")
     }
 }

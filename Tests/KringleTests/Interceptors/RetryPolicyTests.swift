@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 /// What a ``RetryPolicy`` decision should be, for the table-driven tests.
 enum InterceptorExpectedDecision: Sendable, Equatable, CustomStringConvertible {
@@ -48,7 +50,8 @@ struct RetryPolicyTests {
     static func status(_ code: Int, retryAfter: String? = nil) -> KringleError {
         var headers = HTTPHeaders()
         if let retryAfter { headers.add(name: "Retry-After", value: retryAfter) }
-        return .unacceptableStatusCode(code, Response(value: Data(), statusCode: code, headers: headers, body: Data(), url: url))
+        return .unacceptableStatusCode(
+            code, Response(value: Data(), statusCode: code, headers: headers, body: Data(), url: url))
     }
 
     static func request(_ method: HTTPMethod) -> URLRequest {
@@ -59,14 +62,18 @@ struct RetryPolicyTests {
 
     /// Checks `decision` against `expected`, with backoff judged against attempt 1 of a
     /// policy whose base delay is 1 s (so between 0.5 and 1 s).
-    static func check(_ decision: RetryDecision, _ expected: InterceptorExpectedDecision, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func check(
+        _ decision: RetryDecision, _ expected: InterceptorExpectedDecision,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         switch (expected, decision) {
         case (.none, .doNotRetry):
             break
         case (.backoff, .retryAfter(let delay)):
             #expect((0.5...1).contains(delay), "backoff \(delay)", sourceLocation: sourceLocation)
         case (.after(let seconds), .retryAfter(let delay)):
-            #expect(abs(delay - seconds) < 0.000_1, "delay \(delay), expected \(seconds)", sourceLocation: sourceLocation)
+            #expect(
+                abs(delay - seconds) < 0.000_1, "delay \(delay), expected \(seconds)", sourceLocation: sourceLocation)
         default:
             Issue.record("expected \(expected), got \(decision)", sourceLocation: sourceLocation)
         }
@@ -92,51 +99,79 @@ struct RetryPolicyTests {
         return cases
     }()
 
-    @Test("by default only idempotent methods are retried, only on 408, 429, 500, 502, 503 and 504",
-          arguments: statusCases)
+    @Test(
+        "by default only idempotent methods are retried, only on 408, 429, 500, 502, 503 and 504",
+        arguments: statusCases)
     func statusTable(_ row: InterceptorDecisionCase) {
         let policy = RetryPolicy(baseDelay: 1, maximumDelay: 30)
-        Self.check(policy.decision(for: Self.request(row.method), dueTo: row.error, attempt: 1, now: Self.now), row.expected)
+        Self.check(
+            policy.decision(for: Self.request(row.method), dueTo: row.error, attempt: 1, now: Self.now), row.expected)
     }
 
     // MARK: - Transport failures
 
     static let transportCases: [InterceptorDecisionCase] = [
         .init(method: .get, error: KringleError.timedOut, expected: .backoff, label: "timedOut"),
-        .init(method: .get, error: KringleError.transport(URLError(.timedOut)), expected: .backoff, label: "URLError.timedOut"),
-        .init(method: .get, error: KringleError.transport(URLError(.networkConnectionLost)), expected: .backoff, label: "connection lost"),
-        .init(method: .get, error: KringleError.transport(URLError(.cannotConnectToHost)), expected: .backoff, label: "refused"),
-        .init(method: .get, error: KringleError.transport(URLError(.cannotFindHost)), expected: .backoff, label: "cannotFindHost"),
-        .init(method: .get, error: KringleError.transport(URLError(.dnsLookupFailed)), expected: .backoff, label: "DNS"),
-        .init(method: .put, error: KringleError.transport(URLError(.notConnectedToInternet)), expected: .backoff, label: "offline"),
-        .init(method: .delete, error: KringleError.transport(InterceptorFakeTransportFailure(requestNeverCompleted: true)),
-              expected: .backoff, label: "adapter error, never completed"),
-        .init(method: .get, error: KringleError.transport(InterceptorFakeTransportFailure(requestNeverCompleted: false)),
-              expected: .none, label: "adapter error, may have completed"),
+        .init(
+            method: .get, error: KringleError.transport(URLError(.timedOut)), expected: .backoff,
+            label: "URLError.timedOut"),
+        .init(
+            method: .get, error: KringleError.transport(URLError(.networkConnectionLost)), expected: .backoff,
+            label: "connection lost"),
+        .init(
+            method: .get, error: KringleError.transport(URLError(.cannotConnectToHost)), expected: .backoff,
+            label: "refused"),
+        .init(
+            method: .get, error: KringleError.transport(URLError(.cannotFindHost)), expected: .backoff,
+            label: "cannotFindHost"),
+        .init(
+            method: .get, error: KringleError.transport(URLError(.dnsLookupFailed)), expected: .backoff, label: "DNS"),
+        .init(
+            method: .put, error: KringleError.transport(URLError(.notConnectedToInternet)), expected: .backoff,
+            label: "offline"),
+        .init(
+            method: .delete,
+            error: KringleError.transport(InterceptorFakeTransportFailure(requestNeverCompleted: true)),
+            expected: .backoff, label: "adapter error, never completed"),
+        .init(
+            method: .get, error: KringleError.transport(InterceptorFakeTransportFailure(requestNeverCompleted: false)),
+            expected: .none, label: "adapter error, may have completed"),
         .init(method: .get, error: KringleError.transport(URLError(.badURL)), expected: .none, label: "badURL"),
-        .init(method: .get, error: KringleError.transport(URLError(.cancelled)), expected: .none, label: "URLError.cancelled"),
-        .init(method: .get, error: KringleError.transport(InterceptorTestError(label: "opaque")), expected: .none, label: "unknown error"),
+        .init(
+            method: .get, error: KringleError.transport(URLError(.cancelled)), expected: .none,
+            label: "URLError.cancelled"),
+        .init(
+            method: .get, error: KringleError.transport(InterceptorTestError(label: "opaque")), expected: .none,
+            label: "unknown error"),
         .init(method: .get, error: KringleError.invalidRequest("bad"), expected: .none, label: "invalidRequest"),
         .init(method: .get, error: KringleError.tooManyRedirects(url), expected: .none, label: "tooManyRedirects"),
         .init(method: .get, error: PromiseError.cancelled, expected: .none, label: "cancelled"),
-        .init(method: .get, error: InterceptorTestError(label: "not a KringleError"), expected: .none, label: "foreign error"),
+        .init(
+            method: .get, error: InterceptorTestError(label: "not a KringleError"), expected: .none,
+            label: "foreign error"),
         .init(method: .post, error: KringleError.timedOut, expected: .none, label: "timedOut"),
-        .init(method: .post, error: KringleError.transport(URLError(.cannotConnectToHost)), expected: .none, label: "refused"),
+        .init(
+            method: .post, error: KringleError.transport(URLError(.cannotConnectToHost)), expected: .none,
+            label: "refused"),
     ]
 
     @Test("transport failures that mean the request never completed are retried", arguments: transportCases)
     func transportTable(_ row: InterceptorDecisionCase) {
         let policy = RetryPolicy(baseDelay: 1, maximumDelay: 30)
-        Self.check(policy.decision(for: Self.request(row.method), dueTo: row.error, attempt: 1, now: Self.now), row.expected)
+        Self.check(
+            policy.decision(for: Self.request(row.method), dueTo: row.error, attempt: 1, now: Self.now), row.expected)
     }
 
     @Test("methods and statuses are configurable")
     func configurable() {
         let policy = RetryPolicy(retryableMethods: [.post], retryableStatusCodes: [418], baseDelay: 1, maximumDelay: 30)
-        Self.check(policy.decision(for: Self.request(.post), dueTo: Self.status(418), attempt: 1, now: Self.now), .backoff)
+        Self.check(
+            policy.decision(for: Self.request(.post), dueTo: Self.status(418), attempt: 1, now: Self.now), .backoff)
         Self.check(policy.decision(for: Self.request(.post), dueTo: Self.status(503), attempt: 1, now: Self.now), .none)
         Self.check(policy.decision(for: Self.request(.get), dueTo: Self.status(418), attempt: 1, now: Self.now), .none)
-        Self.check(policy.decision(for: Self.request(.post), dueTo: KringleError.timedOut, attempt: 1, now: Self.now), .backoff)
+        Self.check(
+            policy.decision(for: Self.request(.post), dueTo: KringleError.timedOut, attempt: 1, now: Self.now), .backoff
+        )
     }
 
     // MARK: - Retry-After
@@ -147,42 +182,50 @@ struct RetryPolicyTests {
         var testDescription: String { "\(value.map { "\"\($0)\"" } ?? "nil") → \(seconds.map { "\($0)" } ?? "nil")" }
     }
 
-    @Test("Retry-After is read as delay-seconds or an HTTP-date (RFC 9110 §10.2.3)", arguments: [
-        RetryAfterCase(value: "1", seconds: 1),
-        RetryAfterCase(value: "0", seconds: 0),
-        RetryAfterCase(value: " 120 ", seconds: 120),
-        RetryAfterCase(value: "Sun, 06 Nov 1994 08:50:37 GMT", seconds: 60),      // IMF-fixdate
-        RetryAfterCase(value: "Sunday, 06-Nov-94 08:50:37 GMT", seconds: 60),     // obsolete RFC 850
-        RetryAfterCase(value: "Sun Nov  6 08:50:37 1994", seconds: 60),           // obsolete asctime
-        RetryAfterCase(value: "Sun, 06 Nov 1994 08:48:37 GMT", seconds: 0),       // in the past
-        RetryAfterCase(value: "-5", seconds: nil),
-        RetryAfterCase(value: "soon", seconds: nil),
-        RetryAfterCase(value: "", seconds: nil),
-        RetryAfterCase(value: nil, seconds: nil),
-    ])
+    @Test(
+        "Retry-After is read as delay-seconds or an HTTP-date (RFC 9110 §10.2.3)",
+        arguments: [
+            RetryAfterCase(value: "1", seconds: 1),
+            RetryAfterCase(value: "0", seconds: 0),
+            RetryAfterCase(value: " 120 ", seconds: 120),
+            RetryAfterCase(value: "Sun, 06 Nov 1994 08:50:37 GMT", seconds: 60),  // IMF-fixdate
+            RetryAfterCase(value: "Sunday, 06-Nov-94 08:50:37 GMT", seconds: 60),  // obsolete RFC 850
+            RetryAfterCase(value: "Sun Nov  6 08:50:37 1994", seconds: 60),  // obsolete asctime
+            RetryAfterCase(value: "Sun, 06 Nov 1994 08:48:37 GMT", seconds: 0),  // in the past
+            RetryAfterCase(value: "-5", seconds: nil),
+            RetryAfterCase(value: "soon", seconds: nil),
+            RetryAfterCase(value: "", seconds: nil),
+            RetryAfterCase(value: nil, seconds: nil),
+        ])
     func retryAfterParsing(_ row: RetryAfterCase) {
         #expect(RetryAfter.seconds(row.value, now: Self.now) == row.seconds)
     }
 
-    @Test("a Retry-After on a retryable response sets the delay, capped at maximumDelay", arguments: [
-        (503, "1", 30.0, InterceptorExpectedDecision.after(1)),
-        (429, "7", 30.0, .after(7)),
-        (503, "120", 30.0, .after(30)),
-        (503, "1", 0.5, .after(0.5)),
-        (503, "Sun, 06 Nov 1994 08:49:47 GMT", 30.0, .after(10)),
-        (503, "Sun, 06 Nov 1994 09:49:37 GMT", 30.0, .after(30)),
-        (503, "whenever", 30.0, .backoff),
-        (404, "1", 30.0, .none),
-    ])
-    func retryAfterDecision(status: Int, retryAfter: String, maximumDelay: TimeInterval, expected: InterceptorExpectedDecision) {
+    @Test(
+        "a Retry-After on a retryable response sets the delay, capped at maximumDelay",
+        arguments: [
+            (503, "1", 30.0, InterceptorExpectedDecision.after(1)),
+            (429, "7", 30.0, .after(7)),
+            (503, "120", 30.0, .after(30)),
+            (503, "1", 0.5, .after(0.5)),
+            (503, "Sun, 06 Nov 1994 08:49:47 GMT", 30.0, .after(10)),
+            (503, "Sun, 06 Nov 1994 09:49:37 GMT", 30.0, .after(30)),
+            (503, "whenever", 30.0, .backoff),
+            (404, "1", 30.0, .none),
+        ])
+    func retryAfterDecision(
+        status: Int, retryAfter: String, maximumDelay: TimeInterval, expected: InterceptorExpectedDecision
+    ) {
         let policy = RetryPolicy(baseDelay: 1, maximumDelay: maximumDelay)
-        let decision = policy.decision(for: Self.request(.get), dueTo: Self.status(status, retryAfter: retryAfter), attempt: 1, now: Self.now)
+        let decision = policy.decision(
+            for: Self.request(.get), dueTo: Self.status(status, retryAfter: retryAfter), attempt: 1, now: Self.now)
         Self.check(decision, expected)
     }
 
     @Test("Retry-After does not make a POST retryable")
     func retryAfterOnPost() {
-        let decision = RetryPolicy().decision(for: Self.request(.post), dueTo: Self.status(503, retryAfter: "1"), attempt: 1, now: Self.now)
+        let decision = RetryPolicy().decision(
+            for: Self.request(.post), dueTo: Self.status(503, retryAfter: "1"), attempt: 1, now: Self.now)
         #expect(decision == .doNotRetry)
     }
 
@@ -193,7 +236,9 @@ struct RetryPolicyTests {
         let policy = RetryPolicy(baseDelay: 0.5, maximumDelay: 30)
         let exponential = min(30, 0.5 * pow(2, Double(attempt - 1)))
         let delays = (0..<200).map { _ in policy.backoff(attempt) }
-        #expect(delays.allSatisfy { (exponential / 2...exponential).contains($0) }, "attempt \(attempt): \(delays.min() ?? -1)…\(delays.max() ?? -1)")
+        #expect(
+            delays.allSatisfy { (exponential / 2...exponential).contains($0) },
+            "attempt \(attempt): \(delays.min() ?? -1)…\(delays.max() ?? -1)")
         #expect(Set(delays).count > 1, "jitter spreads the delays")
     }
 
@@ -230,7 +275,8 @@ struct RetryPolicyTests {
     @Test("503 with Retry-After: 1 waits a second before the one retry")
     func retryAfterOneSecond() async throws {
         let requests = ClientCounter()
-        let server = try Self.server(first: LoopbackServer.Response.status(503).addingHeader("Retry-After", "1"), requests: requests)
+        let server = try Self.server(
+            first: LoopbackServer.Response.status(503).addingHeader("Retry-After", "1"), requests: requests)
         defer { server.shutdown() }
         let log = InterceptorEventLog()
         let clock = ManualClock()
@@ -249,13 +295,16 @@ struct RetryPolicyTests {
         _ = try await call.outcome().get()
         #expect(requests.value == 2)
         #expect(log.retries.map(\.delay) == [1])
-        #expect(Result<Void, any Error>.failure(try #require(log.retries.first).reason).rejectedStatus == 503, "\(log.retries)")
+        #expect(
+            Result<Void, any Error>.failure(try #require(log.retries.first).reason).rejectedStatus == 503,
+            "\(log.retries)")
     }
 
     @Test("a cap below the Retry-After is honoured")
     func retryAfterCapped() async throws {
         let requests = ClientCounter()
-        let server = try Self.server(first: LoopbackServer.Response.status(429).addingHeader("Retry-After", "10"), requests: requests)
+        let server = try Self.server(
+            first: LoopbackServer.Response.status(429).addingHeader("Retry-After", "10"), requests: requests)
         defer { server.shutdown() }
         let log = InterceptorEventLog()
         let clock = ManualClock()
@@ -266,7 +315,9 @@ struct RetryPolicyTests {
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
         let call = client.get(server.interceptorEndpoint("/busy"))
-        #expect(await eventually { clock.pendingDelays == [0.5] }, "the 10 s Retry-After capped at 0.5 s: \(clock.pendingDelays)")
+        #expect(
+            await eventually { clock.pendingDelays == [0.5] },
+            "the 10 s Retry-After capped at 0.5 s: \(clock.pendingDelays)")
         clock.advance(by: 0.5)
         _ = try await call.outcome().get()
         #expect(requests.value == 2)
@@ -312,8 +363,11 @@ struct RetryPolicyTests {
         configuration.interceptors = [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)]
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        let outcome = await client.request(method, server.interceptorEndpoint("/orders"), body: .data(Data("{}".utf8), contentType: "application/json"), as: Data.self)
-            .outcome()
+        let outcome = await client.request(
+            method, server.interceptorEndpoint("/orders"),
+            body: .data(Data("{}".utf8), contentType: "application/json"), as: Data.self
+        )
+        .outcome()
         #expect(outcome.rejectedStatus == 503)
         #expect(server.statistics.requestsReceived == 1, "\(server.statistics)")
     }
@@ -327,7 +381,8 @@ struct RetryPolicyTests {
         configuration.maxRetryCount = 2
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        let outcome = await client.post(RequestBody.form([("a", "1")]), to: server.interceptorEndpoint("/orders")).outcome()
+        let outcome = await client.post(RequestBody.form([("a", "1")]), to: server.interceptorEndpoint("/orders"))
+            .outcome()
         #expect(outcome.rejectedStatus == 503)
         #expect(server.statistics.requestsReceived == 3, "\(server.statistics)")
     }

@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("A transport with only send(_:) transfers through the buffering default")
 struct BufferingTransferTests {
@@ -14,15 +16,19 @@ struct BufferingTransferTests {
     func stubDownload() async throws {
         let body = streamingRandomData(count: 300_000, seed: 41)
         let transport = StubTransport()
-        transport.stub(.get, "/file", with: .init(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body))
+        transport.stub(
+            .get, "/file", with: .init(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body))
         let client = NetworkClient(transport: transport)
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
         let destination = scratch.file("file.bin")
         let log = StreamingProgressLog(total: Int64(body.count))
 
-        let response = try await client
-            .download(ClientTestEndpoint(baseURL: Self.endpointURL, path: "/file"), to: destination, progress: log.callback)
+        let response =
+            try await client
+            .download(
+                ClientTestEndpoint(baseURL: Self.endpointURL, path: "/file"), to: destination, progress: log.callback
+            )
             .valueWithin()
         #expect(response.value == destination)
         #expect(response.body.isEmpty)
@@ -44,9 +50,12 @@ struct BufferingTransferTests {
         let file = try scratch.write(data, to: "up.bin")
         let log = StreamingProgressLog(total: Int64(data.count))
 
-        let receipt = try await client
-            .upload(file, to: ClientTestEndpoint(baseURL: Self.endpointURL, path: "/upload"), as: StreamingReceipt.self,
-                    progress: log.callback)
+        let receipt =
+            try await client
+            .upload(
+                file, to: ClientTestEndpoint(baseURL: Self.endpointURL, path: "/upload"), as: StreamingReceipt.self,
+                progress: log.callback
+            )
             .valueWithin()
         #expect(receipt.bytes == 200_000)
         let request = try #require(transport.requests.first)
@@ -66,25 +75,32 @@ struct BufferingTransferTests {
         defer { scratch.remove() }
         let file = try scratch.write(Data("file body".utf8), to: "a.txt")
 
-        _ = try await client.request(.post, ClientTestEndpoint(baseURL: Self.endpointURL, path: "/form"), body: .multipart([
-            .field(name: "x", value: "y"),
-            .file(name: "f", fileURL: file, contentType: "text/plain"),
-        ]), as: StreamingReceipt.self).valueWithin()
+        _ = try await client.request(
+            .post, ClientTestEndpoint(baseURL: Self.endpointURL, path: "/form"),
+            body: .multipart([
+                .field(name: "x", value: "y"),
+                .file(name: "f", fileURL: file, contentType: "text/plain"),
+            ]), as: StreamingReceipt.self
+        ).valueWithin()
         let request = try #require(transport.requests.first)
         let body = try #require(request.httpBody)
-        let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: request.value(forHTTPHeaderField: "Content-Type")))
+        let boundary = try #require(
+            StreamingMultipartParser.boundary(fromContentType: request.value(forHTTPHeaderField: "Content-Type")))
         #expect(request.value(forHTTPHeaderField: "Content-Length") == String(body.count))
-        #expect(try StreamingMultipartParser.parse(body, boundary: boundary) == [
-            StreamingParsedPart(name: "x", body: Data("y".utf8)),
-            StreamingParsedPart(name: "f", filename: "a.txt", contentType: "text/plain", body: Data("file body".utf8)),
-        ])
+        #expect(
+            try StreamingMultipartParser.parse(body, boundary: boundary) == [
+                StreamingParsedPart(name: "x", body: Data("y".utf8)),
+                StreamingParsedPart(
+                    name: "f", filename: "a.txt", contentType: "text/plain", body: Data("file body".utf8)),
+            ])
     }
 }
 
 @Suite("The buffering default against a real server")
 struct BufferingTransferServerTests {
-    @Test("download, upload and multipart work through a send-only wrapper of the transport",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "download, upload and multipart work through a send-only wrapper of the transport",
+        arguments: TransportUnderTest.allCases)
     func sendOnly(_ transport: TransportUnderTest) async throws {
         let file = streamingRandomData(count: 5 << 20, seed: 43)
         let received = ReceivedRequests()
@@ -99,7 +115,8 @@ struct BufferingTransferServerTests {
 
         let destination = scratch.file("down.bin")
         let log = StreamingProgressLog(total: Int64(file.count))
-        _ = try await client.download(server.clientEndpoint("/down"), to: destination, progress: log.callback).valueWithin(30)
+        _ = try await client.download(server.clientEndpoint("/down"), to: destination, progress: log.callback)
+            .valueWithin(30)
         #expect(streamingContents(of: destination) == file)
         #expect(await log.awaitCompletion())
 
@@ -109,10 +126,13 @@ struct BufferingTransferServerTests {
         #expect(receipt.bytes == file.count)
         #expect(received.all.last?.body == file)
 
-        _ = try await client.request(.post, server.clientEndpoint("/form"), body: .multipart([
-            .field(name: "n", value: "v"),
-            .file(name: "f", fileURL: source, filename: "up.bin"),
-        ]), as: StreamingReceipt.self).valueWithin(30)
+        _ = try await client.request(
+            .post, server.clientEndpoint("/form"),
+            body: .multipart([
+                .field(name: "n", value: "v"),
+                .file(name: "f", fileURL: source, filename: "up.bin"),
+            ]), as: StreamingReceipt.self
+        ).valueWithin(30)
         let form = try #require(received.all.last)
         let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: form.header("Content-Type")))
         let parts = try StreamingMultipartParser.parse(form.body, boundary: boundary)

@@ -1,36 +1,41 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 @Suite("Download file handling")
 struct DownloadFilesTests {
     // RFC 9110 §14.4: Content-Range = range-unit SP ( range-resp / unsatisfied-range ),
     // range-resp = incl-range "/" ( complete-length / "*" ), incl-range = first-pos "-" last-pos.
-    @Test("RFC 9110 §14.4 Content-Range: the first byte position", arguments: [
-        ("bytes 500-999/1000", 500),
-        ("bytes 0-0/1", 0),
-        ("bytes 0-999/1000", 0),
-        ("bytes 21010-47021/47022", 21_010),
-        ("bytes 500-999/*", 500),
-        ("Bytes 7-9/10", 7),
-        ("BYTES 1-2/3", 1),
-        ("bytes 9223372036854775806-9223372036854775806/9223372036854775807", 9_223_372_036_854_775_806),
-    ] as [(String, Int64)])
+    @Test(
+        "RFC 9110 §14.4 Content-Range: the first byte position",
+        arguments: [
+            ("bytes 500-999/1000", 500),
+            ("bytes 0-0/1", 0),
+            ("bytes 0-999/1000", 0),
+            ("bytes 21010-47021/47022", 21_010),
+            ("bytes 500-999/*", 500),
+            ("Bytes 7-9/10", 7),
+            ("BYTES 1-2/3", 1),
+            ("bytes 9223372036854775806-9223372036854775806/9223372036854775807", 9_223_372_036_854_775_806),
+        ] as [(String, Int64)])
     func contentRangeStart(value: String, start: Int64) {
         #expect(DownloadFiles.contentRangeStart(value) == start)
     }
 
-    @Test("RFC 9110 §14.4 Content-Range: values without a first byte position", arguments: [
-        "bytes */1000",
-        "",
-        "bytes",
-        "bytes ",
-        "items 500-999/1000",
-        "bytes500-999/1000",
-        "bytes -5-9/10",
-        "bytes x-9/10",
-        "bytes 99999999999999999999-1/2",
-    ])
+    @Test(
+        "RFC 9110 §14.4 Content-Range: values without a first byte position",
+        arguments: [
+            "bytes */1000",
+            "",
+            "bytes",
+            "bytes ",
+            "items 500-999/1000",
+            "bytes500-999/1000",
+            "bytes -5-9/10",
+            "bytes x-9/10",
+            "bytes 99999999999999999999-1/2",
+        ])
     func contentRangeStartMissing(value: String) {
         #expect(DownloadFiles.contentRangeStart(value) == nil)
     }
@@ -82,7 +87,8 @@ struct DownloadFilesTests {
         defer { scratch.remove() }
         let temporary = try scratch.write(Data("new contents".utf8), to: ".dest.kringle-download")
         let destination = try scratch.write(Data("old".utf8), to: "dest")
-        let size = try DownloadFiles.finish(temporary, into: destination, appendingTo: nil, at: 0, response: Self.partialContent(nil))
+        let size = try DownloadFiles.finish(
+            temporary, into: destination, appendingTo: nil, at: 0, response: Self.partialContent(nil))
         #expect(size == 12)
         #expect(streamingContents(of: destination) == Data("new contents".utf8))
         #expect(scratch.entries == ["dest"])
@@ -115,7 +121,8 @@ struct DownloadFilesTests {
         for contentRange in ["bytes 0-5/6", "bytes */6", nil] as [String?] {
             do {
                 _ = try DownloadFiles.finish(
-                    temporary, into: destination, appendingTo: partial, at: 3, response: Self.partialContent(contentRange))
+                    temporary, into: destination, appendingTo: partial, at: 3,
+                    response: Self.partialContent(contentRange))
                 Issue.record("a rest at \(contentRange ?? "nil") was appended at 3")
             } catch let error as KringleError {
                 #expect(error.caseName == "invalidResponse", "\(error)")

@@ -1,15 +1,18 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Downloads are requests like any other")
 struct DownloadRequestFeatureTests {
-    @Test("downloads follow redirects, carry cookies and pass through interceptors",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "downloads follow redirects, carry cookies and pass through interceptors",
+        arguments: TransportUnderTest.allCases)
     func redirectsCookiesInterceptors(_ transport: TransportUnderTest) async throws {
         let probeDirectory = try StreamingScratchDirectory()
         defer { probeDirectory.remove() }
@@ -33,7 +36,7 @@ struct DownloadRequestFeatureTests {
                 )
             case "/files/real.bin":
                 guard request.header("Cookie") == "session=abc123",
-                      request.header("X-Streaming-Tag") == "tagged"
+                    request.header("X-Streaming-Tag") == "tagged"
                 else { return .text("forbidden", status: 403) }
                 return .data(file)
             default:
@@ -55,8 +58,9 @@ struct DownloadRequestFeatureTests {
         #expect(scratch.entries == ["real.bin"])
     }
 
-    @Test("a 503 then success is retried and the file holds only the final body",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a 503 then success is retried and the file holds only the final body",
+        arguments: TransportUnderTest.allCases)
     func retried(_ transport: TransportUnderTest) async throws {
         let file = streamingRandomData(count: 1 << 20, seed: 14)
         let failureBody = Data(repeating: UInt8(ascii: "x"), count: 2 << 20)
@@ -83,8 +87,9 @@ struct DownloadRequestFeatureTests {
     // count starts again at 0; a redirect's or a failed attempt's body (written to the
     // temporary file, then discarded) must not count. The buffering default reports each
     // hop's whole body at once, which makes any miscount certain to show.
-    @Test("progress of a redirected or retried download ends at the size of the file (buffering default)",
-          arguments: ["redirect", "retry"])
+    @Test(
+        "progress of a redirected or retried download ends at the size of the file (buffering default)",
+        arguments: ["redirect", "retry"])
     func progressAcrossHops(via route: String) async throws {
         let file = streamingRandomData(count: 1 << 20, seed: 15)
         let discarded = Data(repeating: UInt8(ascii: "d"), count: 3 << 20)
@@ -109,12 +114,14 @@ struct DownloadRequestFeatureTests {
         #expect(transport.requests.count == 2)
         // The final callback is queued before the promise fulfils: it arrives at once.
         #expect(await log.awaitCompletion(within: 2), "callbacks: \(log.values)")
-        #expect(log.values.last == TransferProgress(completedBytes: Int64(file.count), totalBytes: Int64(file.count)),
-                "callbacks: \(log.values)")
+        #expect(
+            log.values.last == TransferProgress(completedBytes: Int64(file.count), totalBytes: Int64(file.count)),
+            "callbacks: \(log.values)")
     }
 
-    @Test("progress of a redirected or retried download ends at the size of the file",
-          arguments: TransportUnderTest.allCases, ["redirect", "retry"])
+    @Test(
+        "progress of a redirected or retried download ends at the size of the file",
+        arguments: TransportUnderTest.allCases, ["redirect", "retry"])
     func progressAcrossHopsOverNetwork(_ transport: TransportUnderTest, via route: String) async throws {
         if route == "redirect" {
             let probeDirectory = try StreamingScratchDirectory()
@@ -130,7 +137,8 @@ struct DownloadRequestFeatureTests {
         let attempts = ClientCounter()
         let server = try LoopbackServer { request in
             switch request.path {
-            case "/redirect": return LoopbackServer.Response(status: 302, headers: [("Location", "/file")], body: discarded)
+            case "/redirect":
+                return LoopbackServer.Response(status: 302, headers: [("Location", "/file")], body: discarded)
             case "/retry": return attempts.increment() == 1 ? .data(discarded, status: 503) : .data(file)
             default: return .data(file)
             }

@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Resuming downloads")
 struct DownloadResumeTests {
@@ -19,9 +21,9 @@ struct DownloadResumeTests {
         try LoopbackServer { request in
             received.append(request)
             guard !ignoreRange,
-                  let range = request.header("Range"),
-                  range.hasPrefix("bytes="), range.hasSuffix("-"),
-                  let start = Int(range.dropFirst(6).dropLast()), start < whole.count
+                let range = request.header("Range"),
+                range.hasPrefix("bytes="), range.hasSuffix("-"),
+                let start = Int(range.dropFirst(6).dropLast()), start < whole.count
             else { return .data(whole) }
             let claimed = contentRangeStart?(start) ?? start
             return LoopbackServer.Response.data(whole.suffix(from: start), status: 206)
@@ -42,7 +44,9 @@ struct DownloadResumeTests {
         let log = StreamingProgressLog(total: Int64(whole.count))
 
         let response = try await transport.client()
-            .download(server.clientEndpoint("/movie.mp4"), to: destination, resumingFrom: partial, progress: log.callback)
+            .download(
+                server.clientEndpoint("/movie.mp4"), to: destination, resumingFrom: partial, progress: log.callback
+            )
             .valueWithin(30)
         #expect(response.statusCode == 206)
         #expect(received.all.map { $0.header("Range") } == ["bytes=\(2 << 20)-"])
@@ -90,8 +94,9 @@ struct DownloadResumeTests {
         #expect(await eventually { scratch.entries == ["movie.part"] }, "\(scratch.entries)")
     }
 
-    @Test("a server that ignores Range sends it all again, and the download starts over",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a server that ignores Range sends it all again, and the download starts over",
+        arguments: TransportUnderTest.allCases)
     func resumeIgnored(_ transport: TransportUnderTest) async throws {
         let whole = streamingRandomData(count: 3 << 20, seed: 8)
         let received = ReceivedRequests()
@@ -111,8 +116,9 @@ struct DownloadResumeTests {
         #expect(scratch.entries == ["movie.mp4"])
     }
 
-    @Test("resuming into the destination itself works both when resumed and when restarted",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "resuming into the destination itself works both when resumed and when restarted",
+        arguments: TransportUnderTest.allCases)
     func resumeInPlace(_ transport: TransportUnderTest) async throws {
         let whole = streamingRandomData(count: 2 << 20, seed: 9)
         for ignoreRange in [false, true] {
@@ -135,8 +141,9 @@ struct DownloadResumeTests {
     // After a full (200) answer the partial file is removed unless it is the destination.
     // Compared as URLs, by spelling, the same file named two ways (`dir/./file` and
     // `dir/file`) would be removed right after the download moved into it.
-    @Test("restarting a download into its own partial file, spelled differently, keeps the download",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "restarting a download into its own partial file, spelled differently, keeps the download",
+        arguments: TransportUnderTest.allCases)
     func resumeInPlaceSpelledDifferently(_ transport: TransportUnderTest) async throws {
         let whole = streamingRandomData(count: 1 << 20, seed: 10)
         let server = try Self.rangeServer(whole, ignoreRange: true, received: ReceivedRequests())
@@ -154,8 +161,9 @@ struct DownloadResumeTests {
         #expect(streamingContents(of: destination)?.count == whole.count, "the finished download was deleted")
     }
 
-    @Test("a 206 that resumes at another offset is refused, keeping the partial file",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a 206 that resumes at another offset is refused, keeping the partial file",
+        arguments: TransportUnderTest.allCases)
     func resumeAtWrongOffset(_ transport: TransportUnderTest) async throws {
         let whole = streamingRandomData(count: 1 << 20, seed: 11)
         let server = try Self.rangeServer(whole, contentRangeStart: { $0 - 10 }, received: ReceivedRequests())
@@ -190,9 +198,12 @@ struct DownloadResumeTests {
         defer { scratch.remove() }
         let client = transport.client()
         let empty = try scratch.write(Data(), to: "empty.part")
-        _ = try await client.download(server.clientEndpoint("/a"), to: scratch.file("a"), resumingFrom: empty).valueWithin()
-        _ = try await client.download(server.clientEndpoint("/b"), to: scratch.file("b"), resumingFrom: scratch.file("none"))
+        _ = try await client.download(server.clientEndpoint("/a"), to: scratch.file("a"), resumingFrom: empty)
             .valueWithin()
+        _ = try await client.download(
+            server.clientEndpoint("/b"), to: scratch.file("b"), resumingFrom: scratch.file("none")
+        )
+        .valueWithin()
         #expect(received.all.map { $0.header("Range") } == [nil, nil])
         #expect(streamingContents(of: scratch.file("a")) == whole)
         #expect(streamingContents(of: scratch.file("b")) == whole)

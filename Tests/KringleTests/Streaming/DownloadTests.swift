@@ -1,18 +1,21 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Downloads to a file")
 struct DownloadTests {
     /// 50 MB, made once for every transport.
     static let fiftyMegabytes = patternedData(count: 50 << 20)
 
-    @Test("a 50 MB download arrives byte-identical, with throttled progress that ends in completion",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a 50 MB download arrives byte-identical, with throttled progress that ends in completion",
+        arguments: TransportUnderTest.allCases)
     func fiftyMegabytes(_ transport: TransportUnderTest) async throws {
         let body = Self.fiftyMegabytes
         let total = Int64(body.count)
@@ -59,8 +62,9 @@ struct DownloadTests {
         #expect(entries.allSatisfy { !$0.insideTransport })
     }
 
-    @Test("cancelling mid-download leaves neither the destination nor a temporary file, and stops the transfer",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "cancelling mid-download leaves neither the destination nor a temporary file, and stops the transfer",
+        arguments: TransportUnderTest.allCases)
     func cancelMidBody(_ transport: TransportUnderTest) async throws {
         // The server sends the first 256 KB of 4 MB, then nothing, until the client hangs up.
         let body = streamingRandomData(count: 4 << 20)
@@ -92,8 +96,9 @@ struct DownloadTests {
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
     }
 
-    @Test("cancelling while the server delays its answer leaves no file and drops the connection",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "cancelling while the server delays its answer leaves no file and drops the connection",
+        arguments: TransportUnderTest.allCases)
     func cancelDuringDelay(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.data(Data(count: 1_000)).delayed(by: 30) }
         defer { server.shutdown() }
@@ -111,8 +116,9 @@ struct DownloadTests {
         #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
     }
 
-    @Test("a 500 leaves the destination untouched and rejects with the status and the server's error body",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a 500 leaves the destination untouched and rejects with the status and the server's error body",
+        arguments: TransportUnderTest.allCases)
     func serverError(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .text("disk on fire", status: 500) }
         defer { server.shutdown() }
@@ -181,11 +187,14 @@ struct DownloadTests {
         #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
     }
 
-    @Test("a chunked body of unknown length downloads whole, its total known only at the end",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a chunked body of unknown length downloads whole, its total known only at the end",
+        arguments: TransportUnderTest.allCases)
     func chunkedBody(_ transport: TransportUnderTest) async throws {
         let body = streamingRandomData(count: 5 << 20, seed: 4)
-        let server = try LoopbackServer { _ in LoopbackServer.Response.data(body).withBehavior(.chunked(chunkSize: 65_536)) }
+        let server = try LoopbackServer { _ in
+            LoopbackServer.Response.data(body).withBehavior(.chunked(chunkSize: 65_536))
+        }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -217,7 +226,9 @@ struct DownloadTests {
         #expect(scratch.entries == ["empty.bin"])
     }
 
-    @Test("a destination in a missing directory is a file error and nothing is sent", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a destination in a missing directory is a file error and nothing is sent",
+        arguments: TransportUnderTest.allCases)
     func missingDirectory(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .data(Data("x".utf8)) }
         defer { server.shutdown() }
@@ -231,8 +242,9 @@ struct DownloadTests {
         #expect(scratch.entries.isEmpty)
     }
 
-    @Test("two downloads racing to one destination leave one of them whole, never a mix",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "two downloads racing to one destination leave one of them whole, never a mix",
+        arguments: TransportUnderTest.allCases)
     func racingDownloads(_ transport: TransportUnderTest) async throws {
         let first = streamingRandomData(count: 4 << 20, seed: 5)
         let second = streamingRandomData(count: 3 << 20, seed: 6)

@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("IdleWatchdog")

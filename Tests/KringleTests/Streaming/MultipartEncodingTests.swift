@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 @Suite("Multipart form encoding")
@@ -9,12 +10,14 @@ struct MultipartEncodingTests {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
         let photo = try scratch.write(Data("JPEGDATA".utf8), to: "IMG_0001.jpg")
-        let (body, contentType) = try MultipartEncoding.body(for: [
-            .field(name: "title", value: "Tom asleep"),
-            .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
-        ], boundary: "XyZ")
+        let (body, contentType) = try MultipartEncoding.body(
+            for: [
+                .field(name: "title", value: "Tom asleep"),
+                .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
+            ], boundary: "XyZ")
 
-        let expected = "--XyZ\r\n"
+        let expected =
+            "--XyZ\r\n"
             + "Content-Disposition: form-data; name=\"title\"\r\n"
             + "\r\n"
             + "Tom asleep\r\n"
@@ -46,15 +49,17 @@ struct MultipartEncodingTests {
         #expect(text.contains("Content-Type: application/octet-stream\r\n\r\nline 1\n\r\n--b--\r\n"))
     }
 
-    @Test("names and filenames escape quote, CR and LF as %22, %0D and %0A", arguments: [
-        ("plain", "plain"),
-        ("say \"hi\"", "say %22hi%22"),
-        ("two\r\nlines", "two%0D%0Alines"),
-        ("lf\nonly", "lf%0Aonly"),
-        ("cr\ronly", "cr%0Donly"),
-        ("\"\r\n\"", "%22%0D%0A%22"),
-        ("snowman ☃ ok", "snowman ☃ ok"),
-    ])
+    @Test(
+        "names and filenames escape quote, CR and LF as %22, %0D and %0A",
+        arguments: [
+            ("plain", "plain"),
+            ("say \"hi\"", "say %22hi%22"),
+            ("two\r\nlines", "two%0D%0Alines"),
+            ("lf\nonly", "lf%0Aonly"),
+            ("cr\ronly", "cr%0Donly"),
+            ("\"\r\n\"", "%22%0D%0A%22"),
+            ("snowman ☃ ok", "snowman ☃ ok"),
+        ])
     func escaping(raw: String, escaped: String) {
         #expect(MultipartEncoding.escaped(raw) == escaped)
     }
@@ -64,10 +69,11 @@ struct MultipartEncodingTests {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
         let file = try scratch.write(Data("x".utf8), to: "a.txt")
-        let (body, _) = try MultipartEncoding.body(for: [
-            .field(name: "na\"me\r\nX-Injected: 1", value: "v"),
-            .file(name: "f", fileURL: file, filename: "evil\".txt\r\n\r\n--b--", contentType: "text/plain"),
-        ], boundary: "b")
+        let (body, _) = try MultipartEncoding.body(
+            for: [
+                .field(name: "na\"me\r\nX-Injected: 1", value: "v"),
+                .file(name: "f", fileURL: file, filename: "evil\".txt\r\n\r\n--b--", contentType: "text/plain"),
+            ], boundary: "b")
         let text = String(decoding: try body.readAll(), as: UTF8.self)
         #expect(text.contains("name=\"na%22me%0D%0AX-Injected: 1\"\r\n\r\nv\r\n"))
         #expect(text.contains("filename=\"evil%22.txt%0D%0A%0D%0A--b--\"\r\n"))
@@ -93,11 +99,12 @@ struct MultipartEncodingTests {
         #expect(boundary.hasPrefix("kringle-"))
         #expect(first.contentType != second.contentType)
         let parsed = try StreamingMultipartParser.parse(try first.body.readAll(), boundary: boundary)
-        #expect(parsed == [
-            StreamingParsedPart(name: "a", body: Data("1".utf8)),
-            StreamingParsedPart(name: "b", body: Data("two\r\nlines".utf8)),
-            StreamingParsedPart(name: "c", filename: "c.bin", contentType: "application/x-c", body: data),
-        ])
+        #expect(
+            parsed == [
+                StreamingParsedPart(name: "a", body: Data("1".utf8)),
+                StreamingParsedPart(name: "b", body: Data("two\r\nlines".utf8)),
+                StreamingParsedPart(name: "c", filename: "c.bin", contentType: "application/x-c", body: data),
+            ])
     }
 
     @Test("a missing file part is a file error when the body is made")
@@ -117,13 +124,15 @@ struct MultipartEncodingTests {
 
     @Test("RequestBody.multipart is streamed with its boundary in the Content-Type")
     func requestBodyMultipart() throws {
-        let (encoded, contentType) = try RequestBody.multipart([.field(name: "a", value: "1")]).encoded(with: JSONEncoder())
+        let (encoded, contentType) = try RequestBody.multipart([.field(name: "a", value: "1")]).encoded(
+            with: JSONEncoder())
         guard case .streamed(let body) = encoded else {
             Issue.record("a multipart body was not streamed")
             return
         }
         let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: contentType))
-        #expect(try StreamingMultipartParser.parse(try body.readAll(), boundary: boundary)
-            == [StreamingParsedPart(name: "a", body: Data("1".utf8))])
+        #expect(
+            try StreamingMultipartParser.parse(try body.readAll(), boundary: boundary)
+                == [StreamingParsedPart(name: "a", body: Data("1".utf8))])
     }
 }

@@ -1,12 +1,14 @@
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The delegate queue that gives URLSession's data tasks backpressure. A suspended queue
 /// runs nothing, so "the caller is still blocked" holds for as long as the test needs it.
@@ -97,13 +99,15 @@ struct URLSessionBackpressureTests {
         let file = try scratch.write(Data(), to: "body.bin")
         let transport = URLSessionTransport()
 
-        let response = try await transport.transfer(TransferRequest(
-            request: URLRequest(url: server.url("/body")),
-            responseBodyFile: file,
-            // Real time on purpose: a delegate slower than the loopback network, which is
-            // what the pacing must hold FoundationNetworking back for.
-            progress: { _ in usleep(300) }
-        )).valueWithin(120)
+        let response = try await transport.transfer(
+            TransferRequest(
+                request: URLRequest(url: server.url("/body")),
+                responseBodyFile: file,
+                // Real time on purpose: a delegate slower than the loopback network, which is
+                // what the pacing must hold FoundationNetworking back for.
+                progress: { _ in usleep(300) }
+            )
+        ).valueWithin(120)
 
         #expect(response.statusCode == 200)
         #expect(streamingContents(of: file) == Self.body)
@@ -126,18 +130,19 @@ struct URLSessionBackpressureTests {
         let canceller = DispatchQueue(label: "kringle.tests.canceller")
         let cancelSent = Atomic(false)
 
-        let started = URLSessionTransport().transfer(TransferRequest(
-            request: URLRequest(url: server.url("/body")),
-            responseBodyFile: file,
-            progress: { _ in
-                if cancelSent.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
-                    canceller.async { transfer.withLock { $0 }?.cancel() }
+        let started = URLSessionTransport().transfer(
+            TransferRequest(
+                request: URLRequest(url: server.url("/body")),
+                responseBodyFile: file,
+                progress: { _ in
+                    if cancelSent.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+                        canceller.async { transfer.withLock { $0 }?.cancel() }
+                    }
+                    usleep(1_000)  // a slow delegate, as above
                 }
-                usleep(1_000)   // a slow delegate, as above
-            }
-        ))
+            ))
         transfer.withLock { $0 = started }
-        if cancelSent.load(ordering: .relaxed) { started.cancel() }   // reported before it was stored
+        if cancelSent.load(ordering: .relaxed) { started.cancel() }  // reported before it was stored
 
         let outcome = await started.outcome(within: 15)
         #expect(outcome.isCancellation, "\(outcome)")

@@ -1,6 +1,7 @@
 import Foundation
 import KringleTesting
 import Testing
+
 @testable import Kringle
 
 @Suite("ProgressReporter")
@@ -20,7 +21,9 @@ struct ProgressReporterTests {
         #expect(await log.awaitCompletion())
 
         // The first update goes at once, then one every 50 ms.
-        let expected = stride(from: Int64(1), through: 951, by: 50).map { TransferProgress(completedBytes: $0, totalBytes: total) }
+        let expected = stride(from: Int64(1), through: 951, by: 50).map {
+            TransferProgress(completedBytes: $0, totalBytes: total)
+        }
         #expect(Array(log.values.dropLast()) == expected)
         #expect(log.values.last == TransferProgress(completedBytes: total, totalBytes: total))
     }
@@ -39,11 +42,12 @@ struct ProgressReporterTests {
         reporter.report(sent: 0, received: 200, expected: 300)
         reporter.finish(completed: 300)
         #expect(await log.awaitCompletion())
-        #expect(log.values == [
-            TransferProgress(completedBytes: 100, totalBytes: 300),
-            TransferProgress(completedBytes: 200, totalBytes: 300),
-            TransferProgress(completedBytes: 300, totalBytes: 300),
-        ])
+        #expect(
+            log.values == [
+                TransferProgress(completedBytes: 100, totalBytes: 300),
+                TransferProgress(completedBytes: 200, totalBytes: 300),
+                TransferProgress(completedBytes: 300, totalBytes: 300),
+            ])
     }
 
     @Test("the final callback comes once, and nothing after it")
@@ -59,10 +63,11 @@ struct ProgressReporterTests {
         #expect(await log.awaitCompletion())
         // A marker through a second reporter's queue would not order this one.
         await allowTimeForAWrongEvent()
-        #expect(log.values == [
-            TransferProgress(completedBytes: 10, totalBytes: nil),
-            TransferProgress(completedBytes: 500, totalBytes: 500),
-        ])
+        #expect(
+            log.values == [
+                TransferProgress(completedBytes: 10, totalBytes: nil),
+                TransferProgress(completedBytes: 500, totalBytes: 500),
+            ])
     }
 
     @Test("a final count below what was reported still never goes backwards")
@@ -72,10 +77,11 @@ struct ProgressReporterTests {
         reporter.report(sent: 0, received: 200, expected: 1_000)
         reporter.finish(completed: 150)
         #expect(await log.awaitCompletion())
-        #expect(log.values == [
-            TransferProgress(completedBytes: 200, totalBytes: 1_000),
-            TransferProgress(completedBytes: 200, totalBytes: 200),
-        ])
+        #expect(
+            log.values == [
+                TransferProgress(completedBytes: 200, totalBytes: 1_000),
+                TransferProgress(completedBytes: 200, totalBytes: 200),
+            ])
     }
 
     @Test("uploads count bytes sent, out of the body's length, never beyond it")
@@ -88,11 +94,12 @@ struct ProgressReporterTests {
         reporter.report(sent: 1_200, received: 0, expected: nil)
         reporter.finish(completed: 1_000)
         #expect(await eventually { log.values.count == 3 })
-        #expect(log.values == [
-            TransferProgress(completedBytes: 400, totalBytes: 1_000),
-            TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
-            TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
-        ])
+        #expect(
+            log.values == [
+                TransferProgress(completedBytes: 400, totalBytes: 1_000),
+                TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
+                TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
+            ])
     }
 
     @Test("a download counts only the body of a response with an acceptable status")
@@ -109,11 +116,12 @@ struct ProgressReporterTests {
         reporter.report(sent: 0, received: 400, expected: 900, status: 206)
         reporter.finish(completed: 900)
         #expect(await log.awaitCompletion())
-        #expect(log.values == [
-            TransferProgress(completedBytes: 300, totalBytes: 900),
-            TransferProgress(completedBytes: 400, totalBytes: 900),
-            TransferProgress(completedBytes: 900, totalBytes: 900),
-        ])
+        #expect(
+            log.values == [
+                TransferProgress(completedBytes: 300, totalBytes: 900),
+                TransferProgress(completedBytes: 400, totalBytes: 900),
+                TransferProgress(completedBytes: 900, totalBytes: 900),
+            ])
     }
 
     @Test("an upload counts bytes sent whatever the status, before and after the head")
@@ -149,7 +157,8 @@ extension ProgressReporter {
     /// A transport's report of a response with `status` (200 unless given), judged against
     /// the default acceptable statuses.
     fileprivate func report(sent: Int64, received: Int64, expected: Int64?, status: Int? = 200) {
-        update(TransferReport(sent: sent, received: received, expectedToReceive: expected, statusCode: status),
-               acceptable: 200..<300)
+        update(
+            TransferReport(sent: sent, received: received, expectedToReceive: expected, statusCode: status),
+            acceptable: 200..<300)
     }
 }

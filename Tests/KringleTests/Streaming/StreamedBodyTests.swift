@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Kringle
 
 @Suite("StreamedBody and its reader")
@@ -29,8 +30,9 @@ struct StreamedBodyTests {
         return (StreamedBody(segments: segments), expected)
     }
 
-    @Test("the reader returns every byte in order, in chunks of at most the size asked for",
-          arguments: [1, 2, 3, 7, 64, 299, 300, 301, 4_096, 1 << 20])
+    @Test(
+        "the reader returns every byte in order, in chunks of at most the size asked for",
+        arguments: [1, 2, 3, 7, 64, 299, 300, 301, 4_096, 1 << 20])
     func readsMixedSegments(chunkSize: Int) throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -58,7 +60,8 @@ struct StreamedBodyTests {
         #expect(StreamedBody(segments: []).length == 0)
         #expect(StreamedBody(segments: [.data(Data())]).length == 0)
         // The recorded size counts, not the file on disk (it is read when the body is made).
-        #expect(StreamedBody(segments: [.file(scratch.file("small.bin"), size: 42), .data(Data(count: 8))]).length == 50)
+        #expect(
+            StreamedBody(segments: [.file(scratch.file("small.bin"), size: 42), .data(Data(count: 8))]).length == 50)
     }
 
     @Test("readAll gives the whole body, and every new reader starts from the beginning")
@@ -93,7 +96,9 @@ struct StreamedBodyTests {
         #expect(try body.readAll() == data)
     }
 
-    @Test("StreamedBody.file rejects a missing file and a directory with a file error, a non-file URL with invalidRequest")
+    @Test(
+        "StreamedBody.file rejects a missing file and a directory with a file error, a non-file URL with invalidRequest"
+    )
     func fileBodyErrors() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -145,7 +150,8 @@ struct StreamedBodyTests {
             Issue.record("the body promised 100 bytes; the file now has 40")
         } catch KringleError.file(let failed, let underlying) {
             #expect(failed == url)
-            #expect(underlying as? KringleError.FileSizeChanged == KringleError.FileSizeChanged(expected: 100, found: 40))
+            #expect(
+                underlying as? KringleError.FileSizeChanged == KringleError.FileSizeChanged(expected: 100, found: 40))
         }
     }
 

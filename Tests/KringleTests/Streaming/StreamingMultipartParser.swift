@@ -25,7 +25,7 @@ enum StreamingMultipartParser {
     /// The `boundary` parameter of a `multipart/form-data` content type.
     static func boundary(fromContentType contentType: String?) -> String? {
         guard let contentType,
-              contentType.lowercased().hasPrefix("multipart/form-data")
+            contentType.lowercased().hasPrefix("multipart/form-data")
         else { return nil }
         return parameters(contentType)["boundary"]
     }

@@ -1,16 +1,19 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import KringleTesting
 import Synchronization
 import Testing
+
 @testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Transfer timeouts are idle timeouts")
 struct TransferTimeoutTests {
-    @Test("a download that keeps making progress for longer than the timeout succeeds",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a download that keeps making progress for longer than the timeout succeeds",
+        arguments: TransportUnderTest.allCases)
     func progressOutlastsTimeout(_ transport: TransportUnderTest) async throws {
         // 20 steps of 64 KB, each released after 0.9 s on the client's clock: 18 s in all,
         // against a 1 s timeout that is never reached between two steps.
@@ -19,7 +22,8 @@ struct TransferTimeoutTests {
         let requests = ClientCounter()
         let server = try LoopbackServer { _ in
             requests.increment()
-            return .data(body).withBehavior(.paced(gates.map { .init(bytes: 1 << 16, then: .until($0)) }, afterLast: .sendRest))
+            return .data(body).withBehavior(
+                .paced(gates.map { .init(bytes: 1 << 16, then: .until($0)) }, afterLast: .sendRest))
         }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()
@@ -42,7 +46,8 @@ struct TransferTimeoutTests {
             // The step's bytes have arrived before time moves on.
             let expected = Int64(step + 1) << 16
             // (The last step completes the body, and the file moves into place.)
-            #expect(await eventually { arrived() >= expected || !download.isPending }, "step \(step): \(arrived()) bytes")
+            #expect(
+                await eventually { arrived() >= expected || !download.isPending }, "step \(step): \(arrived()) bytes")
             clock.advance(by: 0.9)
             gate.open()
         }
@@ -55,8 +60,9 @@ struct TransferTimeoutTests {
         #expect(scratch.entries == ["slow.bin"])
     }
 
-    @Test("a transfer that stalls mid-body rejects with timedOut after the timeout and leaves no file",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a transfer that stalls mid-body rejects with timedOut after the timeout and leaves no file",
+        arguments: TransportUnderTest.allCases)
     func stallMidBody(_ transport: TransportUnderTest) async throws {
         let body = streamingRandomData(count: 1 << 20, seed: 32)
         let server = try LoopbackServer { _ in
@@ -87,8 +93,9 @@ struct TransferTimeoutTests {
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "the stalled transfer was stopped")
     }
 
-    @Test("a server that delays its answer past the timeout rejects the download with timedOut",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a server that delays its answer past the timeout rejects the download with timedOut",
+        arguments: TransportUnderTest.allCases)
     func delayedAnswer(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.data(Data(count: 1_000)).delayed(by: 60) }
         defer { server.shutdown() }

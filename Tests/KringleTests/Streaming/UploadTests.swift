@@ -1,10 +1,12 @@
 import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import KringleTesting
-import Testing
-@testable import Kringle
 
 @Suite("Uploads and multipart forms")
 struct UploadTests {
@@ -16,8 +18,9 @@ struct UploadTests {
         }
     }
 
-    @Test("a 20 MB file upload arrives byte-identical, with the right Content-Length and monotonic progress",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a 20 MB file upload arrives byte-identical, with the right Content-Length and monotonic progress",
+        arguments: TransportUnderTest.allCases)
     func uploadFile(_ transport: TransportUnderTest) async throws {
         let data = streamingRandomData(count: 20 << 20, seed: 21)
         let size = Int64(data.count)
@@ -49,7 +52,8 @@ struct UploadTests {
         #expect(FileManager.default.fileExists(atPath: file.path), "the source file is left alone")
     }
 
-    @Test("an upload uses the method given and keeps the endpoint's Content-Type", arguments: TransportUnderTest.allCases)
+    @Test(
+        "an upload uses the method given and keeps the endpoint's Content-Type", arguments: TransportUnderTest.allCases)
     func uploadMethodAndType(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try Self.receivingServer(received)
@@ -85,8 +89,9 @@ struct UploadTests {
         #expect(log.values.last == TransferProgress(completedBytes: 0, totalBytes: 0))
     }
 
-    @Test("a multipart form with two fields and two files is parsed back exactly by the server",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a multipart form with two fields and two files is parsed back exactly by the server",
+        arguments: TransportUnderTest.allCases)
     func multipartForm(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try Self.receivingServer(received)
@@ -98,18 +103,22 @@ struct UploadTests {
         let logBytes = Data("first line\r\n--not-a-boundary\r\nlast line\n".utf8)
         let log = try scratch.write(logBytes, to: "server.log")
 
-        let response = try await transport.client().request(.post, server.clientEndpoint("/gallery"), body: .multipart([
-            .field(name: "title", value: "Tom asleep"),
-            .field(name: "note", value: "two\r\nlines, ünïcödé ✓"),
-            .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
-            .file(name: "log", fileURL: log),
-        ]), as: StreamingReceipt.self).valueWithin(30)
+        let response = try await transport.client().request(
+            .post, server.clientEndpoint("/gallery"),
+            body: .multipart([
+                .field(name: "title", value: "Tom asleep"),
+                .field(name: "note", value: "two\r\nlines, ünïcödé ✓"),
+                .file(name: "photo", fileURL: photo, filename: "tom.jpg", contentType: "image/jpeg"),
+                .file(name: "log", fileURL: log),
+            ]), as: StreamingReceipt.self
+        ).valueWithin(30)
 
         let request = try #require(received.all.first)
         #expect(response.value.bytes == request.body.count)
         #expect(request.header("Content-Length") == String(request.body.count))
-        let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: request.header("Content-Type")),
-                                    "\(request.header("Content-Type") ?? "no Content-Type")")
+        let boundary = try #require(
+            StreamingMultipartParser.boundary(fromContentType: request.header("Content-Type")),
+            "\(request.header("Content-Type") ?? "no Content-Type")")
         let parts = try StreamingMultipartParser.parse(request.body, boundary: boundary)
         #expect(parts.map(\.name) == ["title", "note", "photo", "log"])
         #expect(parts.map(\.filename) == [nil, nil, "tom.jpg", "server.log"])
@@ -123,7 +132,9 @@ struct UploadTests {
         }
     }
 
-    @Test("multipart names and filenames with quotes and line breaks arrive escaped", arguments: TransportUnderTest.allCases)
+    @Test(
+        "multipart names and filenames with quotes and line breaks arrive escaped",
+        arguments: TransportUnderTest.allCases)
     func multipartEscaping(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try Self.receivingServer(received)
@@ -132,23 +143,29 @@ struct UploadTests {
         defer { scratch.remove() }
         let file = try scratch.write(Data("content".utf8), to: "plain.txt")
 
-        _ = try await transport.client().request(.post, server.clientEndpoint("/form"), body: .multipart([
-            .field(name: "say \"hi\"\r\nX-Evil: 1", value: "v"),
-            .file(name: "up\nload", fileURL: file, filename: "my \"best\"\r\nfile.txt", contentType: "text/plain"),
-        ]), as: StreamingReceipt.self).valueWithin()
+        _ = try await transport.client().request(
+            .post, server.clientEndpoint("/form"),
+            body: .multipart([
+                .field(name: "say \"hi\"\r\nX-Evil: 1", value: "v"),
+                .file(name: "up\nload", fileURL: file, filename: "my \"best\"\r\nfile.txt", contentType: "text/plain"),
+            ]), as: StreamingReceipt.self
+        ).valueWithin()
 
         let request = try #require(received.all.first)
         let boundary = try #require(StreamingMultipartParser.boundary(fromContentType: request.header("Content-Type")))
         let parts = try StreamingMultipartParser.parse(request.body, boundary: boundary)
-        #expect(parts == [
-            StreamingParsedPart(name: "say %22hi%22%0D%0AX-Evil: 1", body: Data("v".utf8)),
-            StreamingParsedPart(name: "up%0Aload", filename: "my %22best%22%0D%0Afile.txt", contentType: "text/plain",
-                                body: Data("content".utf8)),
-        ])
+        #expect(
+            parts == [
+                StreamingParsedPart(name: "say %22hi%22%0D%0AX-Evil: 1", body: Data("v".utf8)),
+                StreamingParsedPart(
+                    name: "up%0Aload", filename: "my %22best%22%0D%0Afile.txt", contentType: "text/plain",
+                    body: Data("content".utf8)),
+            ])
     }
 
-    @Test("a missing file is a file error for upload and for a multipart part, and nothing is sent",
-          arguments: TransportUnderTest.allCases)
+    @Test(
+        "a missing file is a file error for upload and for a multipart part, and nothing is sent",
+        arguments: TransportUnderTest.allCases)
     func missingFile(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try Self.receivingServer(received)
@@ -158,14 +175,19 @@ struct UploadTests {
         let client = transport.client()
         let missing = scratch.file("missing.bin")
 
-        let upload = await client.upload(missing, to: server.clientEndpoint("/upload"), as: StreamingReceipt.self).outcome()
+        let upload = await client.upload(missing, to: server.clientEndpoint("/upload"), as: StreamingReceipt.self)
+            .outcome()
         #expect(upload.kringleError?.caseName == "file", "\(upload)")
-        let form = await client.request(.post, server.clientEndpoint("/form"), body: .multipart([
-            .field(name: "a", value: "1"),
-            .file(name: "f", fileURL: missing),
-        ]), as: StreamingReceipt.self).outcome()
+        let form = await client.request(
+            .post, server.clientEndpoint("/form"),
+            body: .multipart([
+                .field(name: "a", value: "1"),
+                .file(name: "f", fileURL: missing),
+            ]), as: StreamingReceipt.self
+        ).outcome()
         #expect(form.kringleError?.caseName == "file", "\(form)")
-        let progressed = await client.upload(scratch.url, to: server.clientEndpoint("/dir"), as: StreamingReceipt.self).outcome()
+        let progressed = await client.upload(scratch.url, to: server.clientEndpoint("/dir"), as: StreamingReceipt.self)
+            .outcome()
         #expect(progressed.kringleError?.caseName == "file", "a directory is not a file: \(progressed)")
 
         #expect(server.statistics.requestsReceived == 0)
@@ -180,8 +202,9 @@ struct UploadTests {
     // hands the file to someone else to read (URLSession's `uploadTask(fromFile:)`) must
     // still check it: otherwise a file that shrank leaves the server waiting for bytes
     // until the idle timeout, and a file that grew is sent cut off as a success.
-    @Test("a file that changes size after the upload was made fails it with a file error, nothing sent",
-          arguments: TransportUnderTest.allCases, ["shrinks", "grows"])
+    @Test(
+        "a file that changes size after the upload was made fails it with a file error, nothing sent",
+        arguments: TransportUnderTest.allCases, ["shrinks", "grows"])
     func fileChangesBeforeSending(_ transport: TransportUnderTest, change: String) async throws {
         let received = ReceivedRequests()
         let server = try Self.receivingServer(received)
@@ -190,15 +213,18 @@ struct UploadTests {
         defer { scratch.remove() }
         let original = streamingRandomData(count: 500_000, seed: 25)
         let file = try scratch.write(original, to: "growing.log")
-        let changed = change == "shrinks" ? original.prefix(200_000) : original + streamingRandomData(count: 100, seed: 26)
+        let changed =
+            change == "shrinks" ? original.prefix(200_000) : original + streamingRandomData(count: 100, seed: 26)
         // The interceptor runs after `upload` has sized the body and before the transport reads it.
         let client = transport.client {
             $0.timeout = 1
             $0.interceptors = [StreamingFileRewriter(file: file, contents: Data(changed))]
         }
 
-        let outcome = await client.upload(file, to: server.clientEndpoint("/logs"), method: .put, as: StreamingReceipt.self)
-            .outcome(within: 20)
+        let outcome = await client.upload(
+            file, to: server.clientEndpoint("/logs"), method: .put, as: StreamingReceipt.self
+        )
+        .outcome(within: 20)
         guard case .file(let failed, let underlying)? = outcome.kringleError else {
             Issue.record("expected a file error, got \(outcome)")
             return
@@ -209,7 +235,8 @@ struct UploadTests {
         #expect(bodies.isEmpty, "the server received bodies of \(bodies) bytes")
     }
 
-    @Test("a multipart upload leaves no spooled copy behind, also when cancelled", arguments: TransportUnderTest.allCases)
+    @Test(
+        "a multipart upload leaves no spooled copy behind, also when cancelled", arguments: TransportUnderTest.allCases)
     func noSpoolLeft(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { request in
             request.path == "/slow"
@@ -223,13 +250,15 @@ struct UploadTests {
         let form: RequestBody = .multipart([.field(name: "a", value: "1"), .file(name: "f", fileURL: file)])
         let temporaryDirectory = FileManager.default.temporaryDirectory.path
         let spools: @Sendable () -> Set<String> = {
-            Set(((try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? [])
-                .filter { $0.hasPrefix("kringle-upload-") })
+            Set(
+                ((try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? [])
+                    .filter { $0.hasPrefix("kringle-upload-") })
         }
         let before = spools()
         let client = transport.client()
 
-        _ = try await client.request(.post, server.clientEndpoint("/fast"), body: form, as: StreamingReceipt.self).valueWithin(30)
+        _ = try await client.request(.post, server.clientEndpoint("/fast"), body: form, as: StreamingReceipt.self)
+            .valueWithin(30)
         #expect(await eventually { spools().subtracting(before).isEmpty }, "\(spools().subtracting(before))")
 
         let slow = client.request(.post, server.clientEndpoint("/slow"), body: form, as: StreamingReceipt.self)
@@ -276,8 +305,10 @@ struct UploadTests {
         let client = transport.client { $0.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 0.05)] }
         let log = StreamingProgressLog(total: Int64(data.count))
 
-        let receipt = try await client.upload(file, to: server.clientEndpoint("/put"), method: .put, as: StreamingReceipt.self,
-                                              progress: log.callback).valueWithin(30)
+        let receipt = try await client.upload(
+            file, to: server.clientEndpoint("/put"), method: .put, as: StreamingReceipt.self,
+            progress: log.callback
+        ).valueWithin(30)
         #expect(receipt.bytes == data.count)
         #expect(received.all.map { $0.body == data } == [true, true])
         #expect(await log.awaitCompletion())
