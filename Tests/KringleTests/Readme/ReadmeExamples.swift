@@ -293,6 +293,16 @@ enum ReadmeExamples {
         defer { server.shutdown() }
         // point an endpoint's baseURL at server.baseURL
         print(server.baseURL)
+
+        let clock = ManualClock()
+        var timed = NetworkClient.Configuration()
+        timed.clock = clock
+        timed.timeout = 10
+        let slowStub = StubTransport(clock: clock)
+        slowStub.stub(.get, "/api/v2/cuddle", with: .init(status: 200, delay: 60))
+        let call = NetworkClient(configuration: timed, transport: slowStub).get(CatEndpoint.cuddle)
+        clock.advance(by: 10)
+        print(call.isRejected)   // true: timed out, and nothing waited
     }
 }
 
@@ -306,6 +316,20 @@ struct ReadmeExampleTests {
         let tom = try await client.get(ReadmeExamples.CatEndpoint.cuddle, as: ReadmeExamples.Cat.self).value
         #expect(tom.name == "Tom")
         #expect(transport.requests.first?.url?.absoluteString == "https://cats.example/api/v2/cuddle")
+    }
+
+    @Test("the README's ManualClock example times out at once, as it says")
+    func manualClockExample() async throws {
+        let clock = ManualClock()
+        var timed = NetworkClient.Configuration()
+        timed.clock = clock
+        timed.timeout = 10
+        let slowStub = StubTransport(clock: clock)
+        slowStub.stub(.get, "/api/v2/cuddle", with: .init(status: 200, delay: 60))
+        let call = NetworkClient(configuration: timed, transport: slowStub).get(ReadmeExamples.CatEndpoint.cuddle)
+        clock.advance(by: 10)
+        #expect(call.isRejected)
+        #expect(await call.outcome().kringleError?.caseName == "timedOut")
     }
 
     @Test("the README's curlDescription example prints what it says")
