@@ -1,6 +1,7 @@
 import CCurlShim
 import Foundation
 import Kringle
+@_spi(KringleInternals) import KringlePromise
 import Synchronization
 
 /// The thread-safe face of one curl multi handle and the thread that drives it.
@@ -35,7 +36,7 @@ final class CurlEngine: Sendable {
 
     let configuration: CurlTransport.Configuration
     let multi: MultiHandle
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
 
     /// Creates the multi handle and starts the driving thread.

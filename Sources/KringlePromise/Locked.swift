@@ -6,19 +6,24 @@ import Glibc
 import Musl
 #endif
 
-/// A mutex-guarded value that closures can share (a `Mutex` itself cannot be captured).
+/// A mutex-guarded value that closures can share (a `Mutex` itself cannot be captured): the
+/// one lock of every Kringle module (`@_spi(KringleInternals)`), so that all of them are
+/// visible to ThreadSanitizer. (Each promise's own lock is `PromiseLock`, kept inline.)
 ///
 /// A pthread mutex rather than Synchronization's `Mutex`: on Linux the latter waits on raw
 /// futexes, which ThreadSanitizer cannot see, so every access it guards would be reported
 /// as a race when the tests run under `--sanitize=thread`.
-@usableFromInline
-// `state` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`.
-final class Locked<State: Sendable>: @unchecked Sendable {
+@_spi(KringleInternals)
+public final class Locked<State: Sendable>:
+    // `state` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`.
+    @unchecked Sendable
+{
     @usableFromInline var state: State
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+    /// A lock guarding `state`.
     @inlinable
-    init(_ state: State) {
+    public init(_ state: State) {
         self.state = state
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -29,8 +34,9 @@ final class Locked<State: Sendable>: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Runs `body` with the state, the lock held.
     @inlinable
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

@@ -68,7 +68,9 @@ extension Promise {
     /// - Parameters:
     ///   - early: Called with each result as it arrives; a non-`nil` answer settles at once.
     ///   - finish: Builds the outcome from all results once every promise has settled.
-    @inlinable
+    // Not inlinable: its lock is the modules' shared `Locked`, which inlinable code cannot use
+    // (SPI). It runs once per call, not per promise, so that costs next to nothing.
+    @usableFromInline
     static func gather<Element>(
         _ promises: [Promise<Element>],
         early: @escaping @Sendable (Result<Element, any Error>) -> Result<Value, any Error>?,

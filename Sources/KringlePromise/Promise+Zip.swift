@@ -6,8 +6,8 @@ extension Promise {
     /// ```swift
     /// user.zip(settings).done { user, settings in render(user, settings) }
     /// ```
-    @inlinable
     public func zip<Other>(_ other: Promise<Other>) -> Promise<(Value, Other)> {
+        // Not inlinable: its lock is the modules' shared `Locked`, which is SPI.
         let next = Promise<(Value, Other)>(dependingOn: [self, other])
         let slots = Locked<(Value?, Other?)>((nil, nil))
         observeInline { result in

@@ -1,6 +1,6 @@
 import Foundation
 import Kringle
-import Synchronization
+@_spi(KringleInternals) import KringlePromise
 
 /// A clock that moves only when a test says so: timeouts, delays, retry backoff and
 /// `Retry-After` run exactly, without sleeping, however slow the machine.
@@ -47,14 +47,14 @@ public final class ManualClock: KringleClock, Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A clock whose calendar date starts at `now` and whose uptime starts at zero.
     ///
     /// - Parameter now: The date at the start; a fixed date by default (2023-11-14), so that
     ///   tests do not depend on the day they run.
     public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        state = Mutex(State(start: now))
+        state = Locked(State(start: now))
     }
 
     /// Nanoseconds advanced since the clock was made.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+@_spi(KringleInternals) import KringlePromise
 
 #if canImport(Darwin)
 import Darwin
@@ -23,7 +23,7 @@ final class ServerCore: Sendable {
 
     private let listener: Int32
     private let wakePipe: (reader: Int32, writer: Int32)
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Entered by every server thread while it runs; `shutdown` waits on it to join them.
     private let threads = DispatchGroup()
 

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+@_spi(KringleInternals) import KringlePromise
 #endif
 
 /// A ``/Kringle/Transport`` that answers with canned responses, for unit tests of code that uses
@@ -82,7 +82,7 @@ public final class StubTransport: Transport {
         var requests: [URLRequest] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let clock: any KringleClock
 
     /// Creates a transport with no stubs.

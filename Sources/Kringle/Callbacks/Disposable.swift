@@ -1,4 +1,4 @@
-import Synchronization
+@_spi(KringleInternals) import KringlePromise
 
 /// A handle on a callback-style request: dispose of it to cancel the request and any
 /// retry still to come.
@@ -6,11 +6,11 @@ import Synchronization
 /// Disposing is idempotent and safe from any thread. If the request has not finished, its
 /// completion receives ``NetworkResult/cancelled``.
 public final class Disposable: Sendable {
-    private let onDispose: Mutex<(@Sendable () -> Void)?>
+    private let onDispose: Locked<(@Sendable () -> Void)?>
 
     /// Creates a handle that runs `onDispose` the first time it is disposed.
     public init(onDispose: @escaping @Sendable () -> Void) {
-        self.onDispose = Mutex(onDispose)
+        self.onDispose = Locked(onDispose)
     }
 
     /// A handle that is disposed already.

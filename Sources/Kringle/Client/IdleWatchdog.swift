@@ -17,7 +17,7 @@ final class IdleWatchdog: Sendable {
     private let clock: any KringleClock
     /// The clock's uptime at the last progress.
     private let lastActivity: Atomic<UInt64>
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(timeout: TimeInterval, clock: any KringleClock) {
         self.timeout = UInt64(max(0, min(timeout, 1e9)) * 1e9)

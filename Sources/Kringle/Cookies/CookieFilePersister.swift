@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 import Synchronization
 
 /// Writes a jar's persistent cookies to its file, coalescing bursts of changes.
@@ -14,7 +15,7 @@ final class CookieFilePersister: Sendable {
     private let store: LockedCookieStore
     private let queue: DispatchQueue
     private let delay: DispatchTimeInterval
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         /// Whether a delayed write is armed.
@@ -37,7 +38,7 @@ final class CookieFilePersister: Sendable {
         self.store = store
         self.delay = delay
         self.queue = DispatchQueue(label: "Kringle.CookieJar.persistence")
-        self.state = Mutex(State(writtenRevision: writtenRevision))
+        self.state = Locked(State(writtenRevision: writtenRevision))
     }
 
     /// Arms a delayed write unless one is already armed.

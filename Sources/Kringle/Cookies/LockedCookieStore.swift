@@ -1,12 +1,12 @@
-import Synchronization
+@_spi(KringleInternals) import KringlePromise
 
 /// A ``CookieStore`` behind a `Mutex`, shared by a ``CookieJar`` and its file
 /// persister. Every access goes through ``withLock(_:)``.
 final class LockedCookieStore: Sendable {
-    private let mutex: Mutex<CookieStore>
+    private let mutex: Locked<CookieStore>
 
     init(_ store: CookieStore) {
-        mutex = Mutex(store)
+        mutex = Locked(store)
     }
 
     /// Runs `body` with exclusive access to the store.

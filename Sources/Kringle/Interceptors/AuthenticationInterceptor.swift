@@ -1,6 +1,5 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -32,7 +31,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
 
     private let authenticator: Base
     private let refreshWindow: TimeInterval
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let clock: any KringleClock
 
     /// Creates an interceptor.
@@ -52,7 +51,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
         self.authenticator = authenticator
         self.refreshWindow = refreshWindow
         self.clock = clock
-        state = Mutex(State(credential: credential))
+        state = Locked(State(credential: credential))
     }
 
     /// The credential requests get now.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+@_spi(KringleInternals) import KringlePromise
 
 /// Turns a transport's raw byte counts into the progress callbacks users see: at most about
 /// twenty a second plus the final one, never going backwards, on a serial queue of their
@@ -23,7 +23,7 @@ final class ProgressReporter: Sendable {
 
     private let direction: Direction
     private let callback: @Sendable (TransferProgress) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue = DispatchQueue(label: "kringle.progress")
     /// Nanoseconds on a monotonic clock; tests pass a clock they move by hand.
     private let clock: any KringleClock

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+@_spi(KringleInternals) import KringlePromise
 #endif
 
 /// Collects each task's response and body and settles its promise, on one serial queue.
@@ -21,7 +21,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var spool: URL?
     }
 
-    private let transfers = Mutex<[Int: Transfer]>([:])
+    private let transfers = Locked<[Int: Transfer]>([:])
     private let queue: PacedDelegateQueue
 
     init(queue: PacedDelegateQueue) {
