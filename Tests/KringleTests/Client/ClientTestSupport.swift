@@ -166,6 +166,19 @@ extension Promise {
         return await outcome()
     }
 
+    /// The outcome once `clock` reaches `seconds` from now, after checking that the promise
+    /// is still pending a millisecond before: a timer that fires neither early nor late.
+    func outcome(
+        at seconds: TimeInterval,
+        on clock: ManualClock,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Result<Value, any Error> {
+        clock.advance(by: seconds - 0.001)
+        #expect(isPending, "settled before its time", sourceLocation: sourceLocation)
+        clock.advance(by: 0.001)
+        return await outcome()
+    }
+
     /// The value, waiting at most `seconds`.
     func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
         try await outcome(within: seconds).get()
