@@ -22,18 +22,24 @@ let package = Package(
         // Not a product: starts programs for the tests and benchmarks without Foundation's
         // `Process`, which can crash on Linux (see ChildProcess.swift).
         .target(name: "ChildProcess"),
+        // Not a product: the helpers every test target shares (counters, boxes, waiting).
+        .target(name: "KringleTestSupport", dependencies: ["KringlePromise"], path: "Tests/KringleTestSupport"),
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         .executableTarget(
             name: "KringleBenchmarks",
             dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess"],
             path: "Benchmarks"
         ),
-        .testTarget(name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting"]),
-        .testTarget(name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess"]),
-        .testTarget(name: "KringleCurlTests", dependencies: ["KringleCurl", "KringleTesting", "ChildProcess"]),
+        .testTarget(
+            name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting", "KringleTestSupport"]),
+        .testTarget(
+            name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess", "KringleTestSupport"]),
+        .testTarget(
+            name: "KringleCurlTests",
+            dependencies: ["KringleCurl", "KringleTesting", "ChildProcess", "KringleTestSupport"]),
         .testTarget(
             name: "KringleTests",
-            dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess"],
+            dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess", "KringleTestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

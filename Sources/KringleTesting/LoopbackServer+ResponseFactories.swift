@@ -85,6 +85,17 @@ extension LoopbackServer.Response {
         return copy
     }
 
+    /// A copy that is never sent: the server waits until the client hangs up (counted in
+    /// ``Statistics/connectionsClosedByPeer``) or the server shuts down. For a server that
+    /// does not answer, however long a slow machine takes to give up on it.
+    ///
+    /// ```swift
+    /// return .text("never").heldUntilHangUp()
+    /// ```
+    public func heldUntilHangUp() -> Self {
+        delayed(by: .infinity)
+    }
+
     /// A copy that is written with `behavior`.
     ///
     /// ```swift

@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 
     @Test func waitFallbackServesAndCancels() async throws {
         let server = try LoopbackServer { request in
-            request.path == "/slow" ? .text("late").delayed(by: 30) : .text("ok")
+            request.path == "/slow" ? .text("late").heldUntilHangUp() : .text("ok")
         }
         defer { server.shutdown() }
         let transport = CurlTransport(configuration: .init(), library: CurlLibrary.load(), forceWaitFallback: true)

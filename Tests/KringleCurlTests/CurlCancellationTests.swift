@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Kringle
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         let arrived = Counter()
         let server = try LoopbackServer { _ in
             arrived.increment()
-            return .text("late").delayed(by: 30)
+            return .text("late").heldUntilHangUp()
         }
         defer { server.shutdown() }
         let promise = CurlTransport().send(makeRequest(server.url("/slow")))
@@ -20,7 +21,7 @@ import Testing
 
         promise.cancel()
 
-        let result = await promise.settled()
+        let result = await promise.outcome()
         guard case .failure(PromiseError.cancelled) = result else {
             Issue.record("expected PromiseError.cancelled, got \(result)")
             return
@@ -33,7 +34,7 @@ import Testing
         // The first answer is held back, so only the cancel can settle that promise, however
         // far the driving thread got with it before the cancel came (not at all, usually).
         let server = try LoopbackServer { request in
-            request.path == "/slow" ? .status(204).delayed(by: 30) : .status(204)
+            request.path == "/slow" ? .status(204).heldUntilHangUp() : .status(204)
         }
         defer { server.shutdown() }
         let transport = CurlTransport()
@@ -108,7 +109,7 @@ import Testing
             }
         }
         for observer in observers.elements {
-            _ = await observer.settled()
+            _ = await observer.outcome()
         }
 
         #expect(hangs.value == 0)

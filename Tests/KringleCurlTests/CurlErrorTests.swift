@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// Failures map to KringleError as the Transport contract says.
 @Suite struct CurlErrorTests {
     @Test func subSecondTimeoutRejectsWithTimedOut() async throws {
-        let server = try LoopbackServer { _ in .text("late").delayed(by: 5) }
+        let server = try LoopbackServer { _ in .text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         // Created first, so that loading libcurl is not part of the time measured.
         let transport = CurlTransport()
@@ -32,11 +33,11 @@ import Testing
     }
 
     @Test func defaultTimeoutReplacesURLRequestDefault() async throws {
-        let server = try LoopbackServer { _ in .text("late").delayed(by: 5) }
+        let server = try LoopbackServer { _ in .text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let transport = CurlTransport(configuration: .init(defaultTimeout: 0.2))
 
-        let result = await transport.send(makeRequest(server.url("/"))).settled()
+        let result = await transport.send(makeRequest(server.url("/"))).outcome()
 
         guard case .failure(KringleError.timedOut) = result else {
             Issue.record("expected KringleError.timedOut, got \(result)")
@@ -48,7 +49,7 @@ import Testing
         let port = try refusedPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
 
-        let result = await CurlTransport().send(makeRequest(url)).settled()
+        let result = await CurlTransport().send(makeRequest(url)).outcome()
 
         guard case .failure(KringleError.transport(let underlying)) = result, let curl = underlying as? CurlError else {
             Issue.record("expected KringleError.transport(CurlError), got \(result)")
@@ -65,7 +66,7 @@ import Testing
         }
         defer { server.shutdown() }
 
-        let result = await CurlTransport().send(makeRequest(server.url("/"))).settled()
+        let result = await CurlTransport().send(makeRequest(server.url("/"))).outcome()
 
         guard case .failure(KringleError.transport(let underlying)) = result else {
             Issue.record("expected KringleError.transport, got \(result)")
@@ -78,7 +79,7 @@ import Testing
     func nonHTTPSchemeIsAnInvalidRequest(url: String) async throws {
         let request = makeRequest(try #require(URL(string: url)))
 
-        let result = await CurlTransport().send(request).settled()
+        let result = await CurlTransport().send(request).outcome()
 
         guard case .failure(KringleError.invalidRequest) = result else {
             Issue.record("expected KringleError.invalidRequest, got \(result)")
@@ -92,7 +93,7 @@ import Testing
         // URLRequest itself drops values with line breaks, but keeps this name.
         let request = makeRequest(server.url("/"), headers: ["Bad Name": "v"])
 
-        let result = await CurlTransport().send(request).settled()
+        let result = await CurlTransport().send(request).outcome()
 
         guard case .failure(KringleError.invalidRequest) = result else {
             Issue.record("expected KringleError.invalidRequest, got \(result)")
@@ -107,7 +108,7 @@ import Testing
         )
         let transport = CurlTransport(configuration: .init(), library: .failure(failure))
 
-        let result = await transport.send(makeRequest(try #require(URL(string: "http://127.0.0.1:1/")))).settled()
+        let result = await transport.send(makeRequest(try #require(URL(string: "http://127.0.0.1:1/")))).outcome()
 
         guard case .failure(KringleError.transport(let underlying)) = result else {
             Issue.record("expected KringleError.transport, got \(result)")

@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import KringleTestSupport
 import KringleTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import CCurlShim
 import Foundation
 import Kringle
+import KringleTestSupport
 import Testing
 
 @testable import KringleCurl

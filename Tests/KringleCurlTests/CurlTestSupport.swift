@@ -2,59 +2,13 @@ import ChildProcess
 import Foundation
 import Kringle
 import KringleTesting
-import Synchronization
 
 @testable import KringleCurl
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
-
-/// A thread-safe counter.
-final class Counter: Sendable {
-    private let storage = Mutex(0)
-
-    @discardableResult
-    func increment() -> Int {
-        storage.withLock {
-            $0 += 1; return $0
-        }
-    }
-
-    var value: Int {
-        storage.withLock { $0 }
-    }
-}
-
-/// Collects values from many threads in arrival order.
-final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
-
-    func append(_ element: Element) {
-        storage.withLock { $0.append(element) }
-    }
-
-    var elements: [Element] {
-        storage.withLock { $0 }
-    }
-}
-
-extension Promise {
-    /// The settled result, waiting at most `seconds` so that a broken transport fails the
-    /// test instead of hanging the suite.
-    func settled(within seconds: TimeInterval = 30) async -> Result<Value, any Error> {
-        do {
-            return .success(try await timeout(seconds).value)
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The value, or the error; waits at most `seconds`.
-    func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
-        try await timeout(seconds).value
-    }
-}
 
 /// A request built in one expression.
 func makeRequest(

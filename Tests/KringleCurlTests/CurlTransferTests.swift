@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -71,7 +72,7 @@ import Testing
 
         let result = await CurlTransport().transfer(
             TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)
-        ).settled()
+        ).outcome()
 
         guard case .failure(KringleError.file(let failed, _)) = result else {
             Issue.record("expected KringleError.file, got \(result)")
@@ -112,7 +113,7 @@ import Testing
 
         let result = await CurlTransport().transfer(
             TransferRequest(request: makeRequest(server.url("/")), responseBodyFile: missing)
-        ).settled()
+        ).outcome()
 
         guard case .failure(KringleError.transport) = result else {
             Issue.record("expected KringleError.transport, got \(result)")
@@ -122,14 +123,14 @@ import Testing
     }
 
     @Test func silenceLongerThanTheTimeoutRejectsWithTimedOut() async throws {
-        let server = try LoopbackServer { _ in .text("late").delayed(by: 20) }
+        let server = try LoopbackServer { _ in .text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let transport = CurlTransport()
 
         let result = await transport.transfer(TransferRequest(request: makeRequest(server.url("/"), timeout: 1)))
-            .settled()
+            .outcome()
 
-        // The server answers after 20 s, so anything but `timedOut` means the silence went
+        // The server never answers, so anything but `timedOut` means the silence went
         // unnoticed. (How soon curl notices, one to two seconds, is not asserted: a loaded
         // machine resumes this test late.)
         guard case .failure(KringleError.timedOut) = result else {

@@ -1,5 +1,6 @@
 import Foundation
 import KringlePromise
+import KringleTestSupport
 import Testing
 
 @Suite("async/await and wait() bridges")
@@ -27,7 +28,7 @@ struct BridgeTests {
         }
         #expect(try await promise.valueWithin() == 5)
         let failing = Promise<Int> { throw TestError(code: 2) }
-        let outcome = await failing.settled()
+        let outcome = await failing.outcome()
         #expect(throws: TestError(code: 2)) { try outcome.get() }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KringlePromise
+import KringleTestSupport
 import Testing
 
 @Suite("Cancellation")
@@ -25,7 +26,7 @@ struct CancellationTests {
         end.cancel()
         #expect(stopped.isSet)
         #expect(request.isCancelled)
-        _ = await observed.settled()
+        _ = await observed.outcome()
         #expect(caught.elements == [.cancelled])
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KringlePromise
+import KringleTestSupport
 import Testing
 
 @Suite("all, allSettled, race, any, zip")
@@ -19,7 +20,7 @@ struct CombinatorTests {
     @Test func allFailsFast() async throws {
         let never = Promise<Int>.pending()
         let all = Promise.all([never, Promise(error: TestError(code: 2))])
-        let outcome = await all.settled()
+        let outcome = await all.outcome()
         #expect(throws: TestError(code: 2)) { try outcome.get() }
         #expect(never.isPending)
     }
@@ -39,7 +40,7 @@ struct CombinatorTests {
         let race = Promise.race([slow, fast])
         fast.reject(TestError(code: 1))
         slow.fulfill(1)
-        let outcome = await race.settled()
+        let outcome = await race.outcome()
         #expect(throws: TestError(code: 1)) { try outcome.get() }
     }
 
@@ -53,7 +54,7 @@ struct CombinatorTests {
 
     @Test func anyRejectsWhenAllReject() async throws {
         let any = Promise.any([Promise<Int>(error: TestError(code: 1)), Promise(error: TestError(code: 2))])
-        let outcome = await any.settled()
+        let outcome = await any.outcome()
         #expect(throws: TestError(code: 1)) { try outcome.get() }
     }
 
@@ -68,7 +69,7 @@ struct CombinatorTests {
         #expect(pair.0 == 1 && pair.1 == "one")
         let triple = try await Promise(1).zip(Promise("two"), Promise(3.0)).valueWithin()
         #expect(triple.0 == 1 && triple.1 == "two" && triple.2 == 3.0)
-        let failed = await Promise(1).zip(Promise<String>(error: TestError(code: 4))).settled()
+        let failed = await Promise(1).zip(Promise<String>(error: TestError(code: 4))).outcome()
         #expect(throws: TestError(code: 4)) { try failed.get() }
     }
 

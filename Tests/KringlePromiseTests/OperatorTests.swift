@@ -1,5 +1,6 @@
 import Foundation
 import KringlePromise
+import KringleTestSupport
 import Testing
 
 @Suite("then, map, tap, done, catch, recover, recoverWith, always, validate")
@@ -32,9 +33,9 @@ struct OperatorTests {
     }
 
     @Test func throwingSideEffectsReject() async throws {
-        let tapped = await Promise(1).tap { _ in throw TestError(code: 1) }.settled()
+        let tapped = await Promise(1).tap { _ in throw TestError(code: 1) }.outcome()
         #expect(throws: TestError(code: 1)) { try tapped.get() }
-        let finished = await Promise(1).done { _ in throw TestError(code: 2) }.settled()
+        let finished = await Promise(1).done { _ in throw TestError(code: 2) }.outcome()
         #expect(throws: TestError(code: 2)) { try finished.get() }
     }
 
@@ -45,7 +46,7 @@ struct OperatorTests {
         #expect(seen.elements == ["🐱"])
         // A single-expression closure returning a promise must chain it, not drop it: the
         // chained rejection shows which overload ran.
-        let chained = await Promise(()).then { Promise<Void>(error: TestError(code: 5)) }.settled()
+        let chained = await Promise(()).then { Promise<Void>(error: TestError(code: 5)) }.outcome()
         #expect(throws: TestError(code: 5)) { try chained.get() }
     }
 
@@ -60,7 +61,7 @@ struct OperatorTests {
 
     @Test func catchSeesTheErrorAndPassesItOn() async throws {
         let caught = Recorder<TestError?>()
-        let outcome = await Promise<Int>(error: TestError(code: 8)).catch { caught.append($0 as? TestError) }.settled()
+        let outcome = await Promise<Int>(error: TestError(code: 8)).catch { caught.append($0 as? TestError) }.outcome()
         #expect(caught.elements == [TestError(code: 8)])
         #expect(throws: TestError(code: 8)) { try outcome.get() }
     }
@@ -80,23 +81,23 @@ struct OperatorTests {
 
     @Test func alwaysRunsOnBothOutcomes() async throws {
         let runs = Counter()
-        _ = await Promise(1).always { runs.increment() }.settled()
-        let failed = await Promise<Int>(error: TestError(code: 1)).always { runs.increment() }.settled()
+        _ = await Promise(1).always { runs.increment() }.outcome()
+        let failed = await Promise<Int>(error: TestError(code: 1)).always { runs.increment() }.outcome()
         #expect(runs.value == 2)
         #expect(throws: TestError(code: 1)) { try failed.get() }
     }
 
     @Test func validateRejectsOnFalse() async throws {
         #expect(try await Promise(4).validate { $0 > 3 }.valueWithin() == 4)
-        let failed = await Promise(2).validate { $0 > 3 }.settled()
+        let failed = await Promise(2).validate { $0 > 3 }.outcome()
         #expect(throws: PromiseError.validationFailure) { try failed.get() }
     }
 
     @Test func creatingPromises() async throws {
         #expect(try await Promise<Int> { fulfill, _ in fulfill(3) }.valueWithin() == 3)
-        let thrown = await Promise<Int> { _, _ in throw TestError(code: 6) }.settled()
+        let thrown = await Promise<Int> { _, _ in throw TestError(code: 6) }.outcome()
         #expect(throws: TestError(code: 6)) { try thrown.get() }
-        let rejected = await Promise<Int> { _, reject in reject(TestError(code: 7)) }.settled()
+        let rejected = await Promise<Int> { _, reject in reject(TestError(code: 7)) }.outcome()
         #expect(throws: TestError(code: 7)) { try rejected.get() }
         let resolved = Promise<Int>.pending()
         resolved.resolve(.success(9))

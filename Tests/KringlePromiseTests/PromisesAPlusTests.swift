@@ -1,5 +1,6 @@
 import Foundation
 import KringlePromise
+import KringleTestSupport
 import Testing
 
 /// The library's semantics, each named after the Promises/A+ rule it comes from
@@ -79,7 +80,7 @@ struct PromisesAPlusTests {
             rejectReturned.set()
         }
         _ = try await first.valueWithin()
-        _ = await second.settled()
+        _ = await second.outcome()
         #expect(seen.elements == [true, true])
     }
 
@@ -164,7 +165,7 @@ struct PromisesAPlusTests {
             }
             .tap { _ in thens.increment() }
             .catch { caught.append($0 as? TestError) }
-            .settled()
+            .outcome()
         #expect(thens.value == 0)
         #expect(caught.elements == [TestError(code: 3)])
         #expect(throws: TestError(code: 3)) { try outcome.get() }
@@ -172,13 +173,13 @@ struct PromisesAPlusTests {
 
     @Test("2.2.7.2 a throw in any handler rejects the returned promise")
     func throwRejects() async throws {
-        let thrown = await Promise(1).map { _ -> Int in throw TestError(code: 1) }.settled()
+        let thrown = await Promise(1).map { _ -> Int in throw TestError(code: 1) }.outcome()
         #expect(throws: TestError(code: 1)) { try thrown.get() }
-        let thrownVoid = await Promise(1).tap { _ in throw TestError(code: 2) }.settled()
+        let thrownVoid = await Promise(1).tap { _ in throw TestError(code: 2) }.outcome()
         #expect(throws: TestError(code: 2)) { try thrownVoid.get() }
-        let thrownPromise = await Promise(1).then { _ -> Promise<Int> in throw TestError(code: 3) }.settled()
+        let thrownPromise = await Promise(1).then { _ -> Promise<Int> in throw TestError(code: 3) }.outcome()
         #expect(throws: TestError(code: 3)) { try thrownPromise.get() }
-        let thrownRecover = await Promise<Int>(error: TestError()).recover { _ in throw TestError(code: 4) }.settled()
+        let thrownRecover = await Promise<Int>(error: TestError()).recover { _ in throw TestError(code: 4) }.outcome()
         #expect(throws: TestError(code: 4)) { try thrownRecover.get() }
     }
 
@@ -197,7 +198,7 @@ struct PromisesAPlusTests {
         inner.fulfill("inner")
         #expect(try await outer.valueWithin() == "inner")
 
-        let rejected = await Promise(1).then { _ in Promise<Int>(error: TestError(code: 9)) }.settled()
+        let rejected = await Promise(1).then { _ in Promise<Int>(error: TestError(code: 9)) }.outcome()
         #expect(throws: TestError(code: 9)) { try rejected.get() }
         let recovered = try await Promise<Int>(error: TestError()).recoverWith { _ in Promise(4) }.valueWithin()
         #expect(recovered == 4)
@@ -210,7 +211,7 @@ struct PromisesAPlusTests {
         let outer = source.then { _ in holder.elements[0] }
         holder.append(outer)
         source.fulfill(1)
-        let outcome = await outer.settled()
+        let outcome = await outer.outcome()
         #expect(throws: PromiseError.adoptionCycle) { try outcome.get() }
     }
 
@@ -222,7 +223,7 @@ struct PromisesAPlusTests {
         let second = first.map { value in value + 1 }
         holder.append(second)
         start.fulfill(1)
-        let outcome = await second.settled()
+        let outcome = await second.outcome()
         #expect(throws: PromiseError.adoptionCycle) { try outcome.get() }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import KringlePromise
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct TimingTests {
         clock.advance(by: 4.999)
         #expect(limited.isPending && work.isPending)
         clock.advance(by: 0.001)
-        let outcome = await limited.settled()
+        let outcome = await limited.outcome()
         #expect(throws: PromiseError.timedOut) { try outcome.get() }
         #expect(stopped.isSet)
         #expect(work.isCancelled)
@@ -46,7 +47,7 @@ struct TimingTests {
 
     @Test func delayPassesErrorsAtOnce() async throws {
         let clock = ManualClock()
-        let outcome = await Promise<Int>(error: TestError(code: 2)).delay(60, clock: clock).settled(within: 5)
+        let outcome = await Promise<Int>(error: TestError(code: 2)).delay(60, clock: clock).outcome(within: 5)
         #expect(throws: TestError(code: 2)) { try outcome.get() }
         #expect(clock.pendingTimers == 0)
     }
@@ -58,7 +59,7 @@ struct TimingTests {
         let after = delayed.tap { _ in ran.set() }
         await clock.untilTimersPending(1)
         after.cancel()
-        let outcome = await after.settled()
+        let outcome = await after.outcome()
         #expect(throws: PromiseError.cancelled) { try outcome.get() }
         #expect(delayed.isCancelled)
         #expect(clock.pendingTimers == 0, "the cancelled delay's timer is called off")
@@ -88,7 +89,7 @@ struct TimingTests {
         let attempts = Counter()
         let outcome = await Promise<Int>.retry(attempts: 4, delay: 0) {
             Promise(error: TestError(code: attempts.increment()))
-        }.settled()
+        }.outcome()
         #expect(throws: TestError(code: 4)) { try outcome.get() }
         #expect(attempts.value == 4)
     }
@@ -101,7 +102,7 @@ struct TimingTests {
                 seen.append(attempt)
                 return (error as? TestError)?.code != 2
             }
-        ) { Promise(error: TestError(code: seen.elements.count + 1)) }.settled()
+        ) { Promise(error: TestError(code: seen.elements.count + 1)) }.outcome()
         #expect(seen.elements == [1, 2])
         #expect(throws: TestError(code: 2)) { try outcome.get() }
     }
@@ -115,7 +116,7 @@ struct TimingTests {
         }
         await clock.untilTimersPending(1)
         retrying.cancel()
-        let outcome = await retrying.settled()
+        let outcome = await retrying.outcome()
         #expect(throws: PromiseError.cancelled) { try outcome.get() }
         #expect(clock.pendingTimers == 0)
         clock.advance(by: 60)

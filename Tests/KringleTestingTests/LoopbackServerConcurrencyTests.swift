@@ -1,11 +1,11 @@
 import Dispatch
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Concurrent connections")
@@ -14,7 +14,7 @@ struct LoopbackServerConcurrencyTests {
     /// happen if the 50 connections are served concurrently.
     @Test func fiftyConnectionsAreServedConcurrently() throws {
         let count = 50
-        let inFlight = Mutex(0)
+        let inFlight = Box(0)
         let allArrived = DispatchSemaphore(value: 0)
         let server = try LoopbackServer { request in
             let arrived = inFlight.withLock { value -> Int in

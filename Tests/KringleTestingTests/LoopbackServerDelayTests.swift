@@ -5,6 +5,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Delayed responses and clients that give up")
@@ -77,7 +78,7 @@ struct LoopbackServerDelayTests {
         #expect(server.waitForStatistics(timeout: 30) { $0.requestsReceived == 1 })
         task.cancel()
         #expect(finished.wait(timeout: .now() + 30) == .success)
-        #expect(errors.all.count == 1)
+        #expect(errors.elements.count == 1)
         #expect(server.waitForStatistics(timeout: 30) { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
         #expect(server.statistics.responsesCompleted == 0)
     }

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Persistent connections (RFC 9112 §9.3)")

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import KringleTesting
@@ -9,6 +8,7 @@ import Testing
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import KringleTestSupport
 #endif
 
 @Suite("Lifecycle: start, URLs, shutdown")
@@ -96,11 +96,11 @@ struct LoopbackServerLifecycleTests {
         try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(handlerStarted.wait(timeout: .now() + 10) == .success)
         server.shutdown()
-        #expect(finished.all == ["handler"], "shutdown returned while a handler was still running")
+        #expect(finished.elements == ["handler"], "shutdown returned while a handler was still running")
     }
 
     @Test func handlerMayShutDownItsOwnServer() throws {
-        let box = Mutex<LoopbackServer?>(nil)
+        let box = Box<LoopbackServer?>(nil)
         let server = try LoopbackServer { _ in
             box.withLock { $0 }?.shutdown()
             return .text("bye")

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -83,7 +84,7 @@ struct LoopbackServerMalformedRequestTests {
         #expect(response.status == testCase.status)
         #expect(response.header("Connection") == "close")
         #expect(client.serverClosedConnection())
-        #expect(handled.all.isEmpty)
+        #expect(handled.elements.isEmpty)
         #expect(server.statistics.requestsRejected == 1)
     }
 

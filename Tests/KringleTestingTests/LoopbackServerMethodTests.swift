@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Methods, bodies and headers through URLSession and curl")
@@ -73,7 +74,7 @@ struct LoopbackServerMethodTests {
         let client = try RawClient(port: server.port)
         try client.send("GET /h HTTP/1.1\r\nHost: example\r\nX-Multi: one\r\nx-multi:  two \r\nAccept: */*\r\n\r\n")
         #expect(try client.readResponse().status == 204)
-        let request = try #require(seen.all.first)
+        let request = try #require(seen.elements.first)
         #expect(request.headers.map(\.name) == ["Host", "X-Multi", "x-multi", "Accept"])
         #expect(request.header("X-MULTI") == "one")
         #expect(request.headers(named: "x-multi") == ["one", "two"])

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -42,7 +43,7 @@ struct LoopbackServerQueryTests {
         }
         defer { server.shutdown() }
         _ = try await fetch(server.url("/files/a%20b?name=J%C3%BCrgen&tag=x&tag=y"))
-        let request = try #require(seen.all.first)
+        let request = try #require(seen.elements.first)
         #expect(request.target == "/files/a%20b?name=J%C3%BCrgen&tag=x&tag=y")
         #expect(request.path == "/files/a%20b")
         #expect(request.query == "name=J%C3%BCrgen&tag=x&tag=y")

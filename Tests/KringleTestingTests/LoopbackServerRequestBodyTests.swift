@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Request bodies: Content-Length, chunked, 100-continue, large")
@@ -50,7 +51,7 @@ struct LoopbackServerRequestBodyTests {
         request.httpBodyStream = InputStream(data: payload)
         let (data, _) = try await fetch(request)
         #expect(String(decoding: data, as: UTF8.self) == "100000")
-        let received = try #require(seen.all.first)
+        let received = try #require(seen.elements.first)
         #expect(received.body == payload)
     }
 
@@ -78,7 +79,7 @@ struct LoopbackServerRequestBodyTests {
         let result = try runCurl(["--data-binary", "@\(file.path)", server.url("/big").absoluteString])
         #expect(result.status == 0)
         #expect(result.output == "3000000")
-        #expect(seen.all == ["100-continue"])
+        #expect(seen.elements == ["100-continue"])
     }
 
     @Test func hundredMegabyteUploadAndDownload() throws {

@@ -4,6 +4,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Responses: headers, framing and deliberate failures")

@@ -1,13 +1,13 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
-import Synchronization
 import Testing
 
 @Suite("ManualClock")
 struct ManualClockTests {
     /// What the timers did, in order.
     final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
+        private let entries = Box<[String]>([])
         func append(_ entry: String) { entries.withLock { $0.append(entry) } }
         var all: [String] { entries.withLock { $0 } }
     }

@@ -1,3 +1,4 @@
+import KringleTestSupport
 import Testing
 
 @testable import KringleTesting

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import KringleTestSupport
 import Testing
 
 /// The helper the tests and benchmarks start programs with (instead of Foundation's `Process`).

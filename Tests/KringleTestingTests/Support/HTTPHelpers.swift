@@ -1,10 +1,10 @@
 import ChildProcess
 import Foundation
 import KringleTesting
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// Sends `request` with a fresh ephemeral URLSession, so tests share no connection pool.
@@ -25,12 +25,4 @@ func fetch(_ url: URL) async throws -> (data: Data, response: HTTPURLResponse) {
 func runCurl(_ arguments: [String]) throws -> (output: String, status: Int32) {
     let curl = try ChildProcess.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "30"] + arguments)
     return (curl.text, curl.status)
-}
-
-/// A thread-safe list that handlers append to and tests read afterwards.
-final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
-
-    func append(_ element: Element) { storage.withLock { $0.append(element) } }
-    var all: [Element] { storage.withLock { $0 } }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import KringleTestSupport
 #endif
 
 /// A failure inside a test helper, with a message saying what went wrong.

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -13,7 +14,7 @@ struct ClientCancellationTests {
             switch request.path {
             case "/redirect-to-slow": return .redirect(to: "/slow")
             case let path where path.hasPrefix("/slow"):
-                return LoopbackServer.Response.json(#"{"name": "Tom", "mood": "late"}"#).delayed(by: 30)
+                return LoopbackServer.Response.json(#"{"name": "Tom", "mood": "late"}"#).heldUntilHangUp()
             default: return .json(#"{"name": "Tom", "mood": "quick"}"#)
             }
         }
@@ -27,7 +28,7 @@ struct ClientCancellationTests {
         defer { server.shutdown() }
         let client = transport.client()
         let promise = client.get(server.clientEndpoint("/slow"), as: ClientCat.self)
-        let settlements = ClientCounter()
+        let settlements = Counter()
         let observed = promise.always { settlements.increment() }
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 }, "\(server.statistics)")
 
@@ -53,7 +54,7 @@ struct ClientCancellationTests {
         let client = transport.client()
         let request = client.get(server.clientEndpoint("/slow"), as: ClientCat.self)
         let chained = request.map { $0.name }.map { $0.count }
-        let settlements = ClientCounter()
+        let settlements = Counter()
         let observed = chained.always { settlements.increment() }
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 }, "\(server.statistics)")
 

@@ -1,12 +1,12 @@
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Concurrency and cancellation stress")
@@ -138,7 +138,7 @@ final class SettlementLedger: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Box(State())
 
     /// Observes `promise` under `id`; the returned promise settles like it, after counting.
     func track<Value>(_ id: Int, _ promise: Promise<Value>) -> Promise<Value> {
@@ -211,7 +211,7 @@ final class FinishCanceller: Sendable {
         var registered: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Box(State())
 
     func register(_ id: Int, _ promise: Promise<Data>) {
         let cancelNow = state.withLock { state -> Bool in

@@ -1,13 +1,13 @@
 import Foundation
 import KringleCurl
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 // Helpers for the client tests. Names are distinct from the cookie tests' `TestSupport`, since
@@ -115,50 +115,26 @@ extension LoopbackServer {
 
 /// The requests a server handler saw, in arrival order.
 final class ReceivedRequests: Sendable {
-    private let storage = Mutex<[LoopbackServer.Request]>([])
+    private let recorder = Recorder<LoopbackServer.Request>()
 
     func append(_ request: LoopbackServer.Request) {
-        storage.withLock { $0.append(request) }
+        recorder.append(request)
     }
 
     var all: [LoopbackServer.Request] {
-        storage.withLock { $0 }
-    }
-}
-
-/// A counter shared between threads.
-final class ClientCounter: Sendable {
-    private let storage = Mutex(0)
-
-    @discardableResult
-    func increment() -> Int {
-        storage.withLock {
-            $0 += 1; return $0
-        }
-    }
-
-    var value: Int {
-        storage.withLock { $0 }
+        recorder.elements
     }
 }
 
 extension Promise {
-    /// The settled result, waiting at most `seconds`, so that a promise that never settles
-    /// fails the test (with ``PromiseError/timedOut``) instead of hanging the suite.
-    func outcome(within seconds: TimeInterval = 30) async -> Result<Value, any Error> {
-        do {
-            return .success(try await timeout(seconds).value)
-        } catch {
-            return .failure(error)
-        }
-    }
-
     /// The outcome, moving `clock` on by `step` each time the code under test waits on it
     /// (a timeout armed, a backoff delay scheduled) until the promise settles: retries and
     /// time-outs run without sleeping. At most `rounds` steps.
-    func outcome(advancing clock: ManualClock, by step: TimeInterval, rounds: Int = 50) async -> Result<
-        Value, any Error
-    > {
+    func outcome(
+        advancing clock: ManualClock,
+        by step: TimeInterval,
+        rounds: Int = 50
+    ) async -> Result<Value, any Error> {
         for _ in 0..<rounds where isPending {
             guard await eventually({ !self.isPending || clock.pendingTimers > 0 }) else { break }
             clock.advance(by: step)
@@ -177,11 +153,6 @@ extension Promise {
         #expect(isPending, "settled before its time", sourceLocation: sourceLocation)
         clock.advance(by: 0.001)
         return await outcome()
-    }
-
-    /// The value, waiting at most `seconds`.
-    func valueWithin(_ seconds: TimeInterval = 30) async throws -> Value {
-        try await outcome(within: seconds).get()
     }
 }
 
@@ -207,25 +178,6 @@ extension Result {
         if case .unacceptableStatusCode(let status, _)? = kringleError { return status }
         return nil
     }
-}
-
-/// Whether `condition` holds within `seconds`, checked every 5 ms without holding a thread.
-/// For effects that are allowed to lag a little behind a promise's settlement.
-func eventually(within seconds: TimeInterval = 15, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while true {
-        if condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        // Polling: real time between looks; the deadline only bounds a wait that has failed.
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-}
-
-/// Waits a moment of real time: a window for an event that must not happen (a second
-/// completion, a second refresh, a request sent too early) to show up before the check that
-/// follows. A slow machine can only make that check miss a bug, never fail a correct client.
-func allowTimeForAWrongEvent(_ seconds: TimeInterval = 0.1) async {
-    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
 }
 
 extension KringleError {

@@ -1,12 +1,12 @@
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Request timeouts")
@@ -15,7 +15,7 @@ struct ClientTimeoutTests {
         "a sub-second timeout rejects with timedOut on time and drops the connection",
         arguments: TransportUnderTest.allCases)
     func subSecondTimeout(_ transport: TransportUnderTest) async throws {
-        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 60) }
+        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let clock = ManualClock()
         let client = transport.client {
@@ -87,7 +87,7 @@ struct ClientTimeoutTests {
     func transportOwnTimeout(_ transport: TransportUnderTest) async throws {
         // Real time: this is the transport's own timer (URLSession's or libcurl's), which no
         // clock of Kringle's drives. The bounds only say "not early, not wildly late".
-        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 20) }
+        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         var request = URLRequest(url: server.url("/slow"))
         request.timeoutInterval = 1
@@ -109,7 +109,7 @@ enum SettlementTimer {
         _ start: () -> Promise<Value>
     ) async -> (Result<Value, any Error>, Duration) {
         let clock = ContinuousClock()
-        let settledAt = Mutex<ContinuousClock.Instant?>(nil)
+        let settledAt = Box<ContinuousClock.Instant?>(nil)
         let began = clock.now
         let promise = start()
         let observed = promise.always(on: queue) { settledAt.withLock { $0 = clock.now } }

@@ -1,6 +1,6 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
@@ -303,7 +303,7 @@ struct RedirectTests {
 
 /// A `Location` a test changes between requests.
 final class LocationBox: Sendable {
-    private let storage = Mutex("")
+    private let storage = Box("")
 
     var value: String {
         get { storage.withLock { $0 } }

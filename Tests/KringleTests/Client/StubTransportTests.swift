@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("StubTransport")
@@ -154,7 +155,7 @@ struct StubTransportTests {
         let transport = StubTransport()
         transport.stub(.get, "/api/slow", with: StubTransport.Stub(status: 200, delay: 10))
         let promise = Self.client(transport).get(Self.endpoint("/slow"))
-        let counter = ClientCounter()
+        let counter = Counter()
         let observed = promise.always { counter.increment() }
         promise.cancel()
         let outcome = await observed.outcome(within: 5)

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// The `Transport` contract, checked for every adapter against a real server.
@@ -68,7 +69,7 @@ struct TransportContractTests {
 
     @Test("caches nothing", arguments: TransportUnderTest.allCases)
     func noCache(_ transport: TransportUnderTest) async throws {
-        let counter = ClientCounter()
+        let counter = Counter()
         let server = try LoopbackServer { _ in
             LoopbackServer.Response.text("response \(counter.increment())")
                 .addingHeader("Cache-Control", "public, max-age=3600")

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import Kringle

@@ -1,18 +1,18 @@
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// A bearer-token authenticator whose refresh the test scripts, counting every call.
 struct InterceptorTokenAuthenticator: Authenticator {
-    let refreshes = ClientCounter()
-    let failureChecks = ClientCounter()
+    let refreshes = Counter()
+    let failureChecks = Counter()
     let script: @Sendable (String) -> Promise<String>
 
     func apply(_ token: String, to request: inout URLRequest) {
@@ -34,10 +34,10 @@ struct InterceptorTokenAuthenticator: Authenticator {
 @Suite("AuthenticationInterceptor")
 struct AuthenticationInterceptorTests {
     /// A server that accepts only `Bearer <accepted>` and records every Authorization header.
-    private static func server(accepting accepted: String, seen: InterceptorBox<[String]>) throws -> LoopbackServer {
+    private static func server(accepting accepted: String, seen: Box<[String]>) throws -> LoopbackServer {
         try LoopbackServer { request in
             let authorization = request.header("Authorization") ?? "-"
-            seen.update { $0.append(authorization) }
+            seen.withLock { $0.append(authorization) }
             return authorization == "Bearer \(accepted)" ? .json(#"{"ok": true}"#) : .status(401)
         }
     }
@@ -50,7 +50,7 @@ struct AuthenticationInterceptorTests {
 
     @Test("the current credential is applied to every request")
     func appliesCredential() async throws {
-        let seen = InterceptorBox<[String]>([])
+        let seen = Box<[String]>([])
         let server = try Self.server(accepting: "good", seen: seen)
         defer { server.shutdown() }
         let authenticator = InterceptorTokenAuthenticator { _ in
@@ -68,12 +68,12 @@ struct AuthenticationInterceptorTests {
 
     @Test("a 401 refreshes the credential once and retries with the new one")
     func refreshOn401() async throws {
-        let seen = InterceptorBox<[String]>([])
+        let seen = Box<[String]>([])
         let server = try Self.server(accepting: "fresh", seen: seen)
         defer { server.shutdown() }
-        let refreshedFrom = InterceptorBox<[String]>([])
+        let refreshedFrom = Box<[String]>([])
         let authenticator = InterceptorTokenAuthenticator { stale in
-            refreshedFrom.update { $0.append(stale) }
+            refreshedFrom.withLock { $0.append(stale) }
             return Promise("fresh")
         }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
@@ -91,7 +91,7 @@ struct AuthenticationInterceptorTests {
 
     @Test("20 concurrent requests refused with 401 cause exactly one refresh, and all succeed")
     func singleFlightRefresh() async throws {
-        let seen = InterceptorBox<[String]>([])
+        let seen = Box<[String]>([])
         let server = try Self.server(accepting: "fresh", seen: seen)
         defer { server.shutdown() }
         // The refresh ends only once all 20 refusals have asked for one: all of them arrive while
@@ -125,7 +125,7 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(transport, auth: auth, maxRetryCount: nil)
 
-        let settlements = (0..<20).map { _ in ClientCounter() }
+        let settlements = (0..<20).map { _ in Counter() }
         let calls = (0..<20).map { index in
             client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\(index)"))
                 .always { settlements[index].increment() }
@@ -154,10 +154,10 @@ struct AuthenticationInterceptorTests {
 
     @Test("a server that refuses the fresh credential too does not cause a refresh loop, even with no retry limit")
     func noRefreshLoop() async throws {
-        let seen = InterceptorBox<[String]>([])
+        let seen = Box<[String]>([])
         let server = try Self.server(accepting: "nothing at all", seen: seen)
         defer { server.shutdown() }
-        let generation = ClientCounter()
+        let generation = Counter()
         let authenticator = InterceptorTokenAuthenticator { _ in Promise("token-\(generation.increment())") }
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0")
         let client = Self.client(URLSessionTransport(), auth: auth, maxRetryCount: nil)
@@ -226,7 +226,7 @@ struct AuthenticationInterceptorTests {
     @Test("a fresh credential refused within the refresh window is not refreshed again; after it, it is")
     func refreshWindow() async throws {
         let clock = ManualClock()
-        let generation = ClientCounter()
+        let generation = Counter()
         let authenticator = InterceptorTokenAuthenticator { _ in Promise("token-\(generation.increment())") }
         let auth = AuthenticationInterceptor(
             authenticator: authenticator, credential: "token-0", refreshWindow: 30,

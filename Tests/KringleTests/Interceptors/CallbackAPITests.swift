@@ -1,12 +1,12 @@
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// Every completion each callback call received, by call number.
@@ -15,7 +15,7 @@ final class InterceptorCompletionLedger: Sendable {
         var results: [Int: [String]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Box(State())
     private let expectedCalls: Int
     /// Fulfilled once every call has completed at least once.
     let allCompleted = Promise<Void>.pending()
@@ -63,7 +63,7 @@ struct CallbackAPITests {
     private static func send(
         _ client: NetworkClient,
         _ request: URLRequest,
-        count: ClientCounter = ClientCounter()
+        count: Counter = Counter()
     ) async throws -> (NetworkResult, Disposable) {
         let done = Promise<NetworkResult>.pending()
         let disposable = client.sendRequest(request) { result in
@@ -79,26 +79,26 @@ struct CallbackAPITests {
         "a request goes through the interceptors and retries; completion gets the success once, off the caller's queue")
     func success() async throws {
         let transport = StubTransport()
-        let attempts = ClientCounter()
+        let attempts = Counter()
         transport.stub { _ in
             attempts.increment() <= 2
                 ? .init(status: 503) : .init(status: 200, headers: ["X-Id": "7"], body: Data("purr".utf8))
         }
         let client = Self.client(
             transport, interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
-        let count = ClientCounter()
-        let onCallerQueue = InterceptorBox<Bool?>(nil)
+        let count = Counter()
+        let onCallerQueue = Box<Bool?>(nil)
         let done = Promise<NetworkResult>.pending()
         let callerQueue = DispatchQueue(label: "interceptor.callback.caller")
         callerQueue.setSpecific(key: Self.queueKey, value: 1)
-        let disposable = InterceptorBox<Disposable?>(nil)
+        let disposable = Box<Disposable?>(nil)
         callerQueue.async {
             let handle = client.sendRequest(URLRequest(url: clientURL("https://stub.example/cat"))) { result in
-                onCallerQueue.update { $0 = DispatchQueue.getSpecific(key: Self.queueKey) != nil }
+                onCallerQueue.withLock { $0 = DispatchQueue.getSpecific(key: Self.queueKey) != nil }
                 count.increment()
                 done.fulfill(result)
             }
-            disposable.update { $0 = handle }
+            disposable.withLock { $0 = handle }
         }
 
         let result = try await done.outcome().get()
@@ -129,7 +129,7 @@ struct CallbackAPITests {
         let transport = StubTransport()
         transport.stub(.get, "/missing", with: .init(status: 404, body: Data("no such cat".utf8)))
         let client = Self.client(transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)])
-        let count = ClientCounter()
+        let count = Counter()
 
         let (result, _) = try await Self.send(
             client, URLRequest(url: clientURL("https://stub.example/missing")), count: count)
@@ -149,7 +149,7 @@ struct CallbackAPITests {
         transport.stub(.get, "/busy", with: .init(status: 503))
         let client = Self.client(
             transport, interceptors: [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)], maxRetryCount: 2)
-        let count = ClientCounter()
+        let count = Counter()
 
         let (result, _) = try await Self.send(
             client, URLRequest(url: clientURL("https://stub.example/busy")), count: count)
@@ -194,9 +194,9 @@ struct CallbackAPITests {
     func buildFailure(_ row: BuildFailureCase) async throws {
         let transport = StubTransport()
         let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T")])
-        let results = InterceptorBox<[NetworkResult]>([])
+        let results = Box<[NetworkResult]>([])
 
-        let disposable = client.sendRequest(row.builder) { result in results.update { $0.append(result) } }
+        let disposable = client.sendRequest(row.builder) { result in results.withLock { $0.append(result) } }
         #expect(results.value.count == 1, "the completion ran before sendRequest returned")
         #expect(disposable.isDisposed)
         guard case .failure(KringleError.invalidRequest(let reason))? = results.value.first else {
@@ -214,11 +214,11 @@ struct CallbackAPITests {
     func encodingFailure() async throws {
         let transport = StubTransport()
         let client = Self.client(transport, interceptors: [InterceptorTagger(name: "T")])
-        let results = InterceptorBox<[NetworkResult]>([])
+        let results = Box<[NetworkResult]>([])
         let builder = RequestBuilder(
             method: .post, url: clientURL("https://stub.example/cats"), body: .json(Double.nan))
 
-        let disposable = client.sendRequest(builder) { result in results.update { $0.append(result) } }
+        let disposable = client.sendRequest(builder) { result in results.withLock { $0.append(result) } }
         #expect(disposable.isDisposed)
         guard case .failure(KringleError.encodingFailed)? = results.value.first else {
             Issue.record("expected encodingFailed, got \(results.value)")
@@ -230,9 +230,9 @@ struct CallbackAPITests {
 
     @Test("a RequestBuilder request carries its method, query, headers and body plus the client's defaults")
     func builderRequest() async throws {
-        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let received = Box<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
-            received.update { $0.append(request) }
+            received.withLock { $0.append(request) }
             return .json(#"{"fed": true}"#, status: 201)
         }
         defer { server.shutdown() }
@@ -269,9 +269,9 @@ struct CallbackAPITests {
     @Test(
         "a RequestBuilder with a multipart body streams it, file part included", arguments: TransportUnderTest.allCases)
     func builderMultipart(_ transport: TransportUnderTest) async throws {
-        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let received = Box<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
-            received.update { $0.append(request) }
+            received.withLock { $0.append(request) }
             return .status(204)
         }
         defer { server.shutdown() }
@@ -298,10 +298,10 @@ struct CallbackAPITests {
     @Test(
         "disposing before the response cancels the request: completion gets cancelled once, the connection is dropped")
     func disposeInFlight() async throws {
-        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").delayed(by: 30) }
+        let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()])
-        let count = ClientCounter()
+        let count = Counter()
         let done = Promise<NetworkResult>.pending()
 
         let disposable = client.sendRequest(URLRequest(url: server.url("/slow"))) { result in
@@ -327,14 +327,14 @@ struct CallbackAPITests {
         defer { server.shutdown() }
         let canceller = InterceptorDelayedCanceller(after: 0.3) { server.statistics.requestsReceived }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: canceller.logger())
-        let count = ClientCounter()
+        let count = Counter()
         let done = Promise<NetworkResult>.pending()
 
         let disposable = client.sendRequest(URLRequest(url: server.url("/busy"))) { result in
             count.increment()
             done.fulfill(result)
         }
-        canceller.cancel.update { $0 = { disposable.dispose() } }
+        canceller.cancel.withLock { $0 = { disposable.dispose() } }
 
         _ = try await canceller.done.outcome().get()
         #expect(canceller.requestsAtCancel.value == 1, "the disposal landed inside the 2 s delay")
@@ -365,7 +365,7 @@ struct CallbackAPITests {
             interceptors: [InterceptorTagger(name: "T"), RetryPolicy(baseDelay: 0.000_5, maximumDelay: 0.002)],
             maxRetryCount: 2)
         let ledger = InterceptorCompletionLedger(expectedCalls: calls)
-        let disposeRequested = InterceptorBox<Set<Int>>([])
+        let disposeRequested = Box<Set<Int>>([])
         let disposers = DispatchQueue(label: "interceptor.disposers", attributes: .concurrent)
 
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -374,7 +374,7 @@ struct CallbackAPITests {
                     let url = clientURL("https://stub.example/race/\(index)")
                     let disposable = client.sendRequest(URLRequest(url: url)) { ledger.record(index, $0) }
                     let dispose: @Sendable () -> Void = {
-                        disposeRequested.update { _ = $0.insert(index) }
+                        disposeRequested.withLock { _ = $0.insert(index) }
                         disposable.dispose()
                     }
                     switch Int.random(in: 0..<5) {

@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// A request and the command line it should give.
@@ -91,9 +92,9 @@ struct CurlDescriptionTests {
         "the command line, run with curl, sends the same request (nothing redacted)",
         arguments: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
     func reproducesRequest(method: String) async throws {
-        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let received = Box<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
-            received.update { $0.append(request) }
+            received.withLock { $0.append(request) }
             return .text("ok")
         }
         defer { server.shutdown() }
@@ -124,9 +125,9 @@ struct CurlDescriptionTests {
 
     @Test("the redacted command line does not leak the secret to the server either")
     func redactedCommandSendsPlaceholder() async throws {
-        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let received = Box<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
-            received.update { $0.append(request) }
+            received.withLock { $0.append(request) }
             return .status(204)
         }
         defer { server.shutdown() }
@@ -141,9 +142,9 @@ struct CurlDescriptionTests {
 
     @Test("a HEAD request's command line completes with curl (curl needs --head, not -X HEAD)")
     func reproducesHead() async throws {
-        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let received = Box<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
-            received.update { $0.append(request) }
+            received.withLock { $0.append(request) }
             return .text("a body that HEAD does not send")
         }
         defer { server.shutdown() }

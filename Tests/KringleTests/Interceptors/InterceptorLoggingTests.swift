@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Logging: structured events and redaction")
@@ -25,9 +26,9 @@ struct InterceptorLoggingTests {
 
     @Test("a call logs the request sent and the response received, with secrets redacted")
     func requestAndResponseEvents() async throws {
-        let received = InterceptorBox<[LoopbackServer.Request]>([])
+        let received = Box<[LoopbackServer.Request]>([])
         let server = try LoopbackServer { request in
-            received.update { $0.append(request) }
+            received.withLock { $0.append(request) }
             return LoopbackServer.Response.json(#"{"name": "Tom"}"#)
                 .addingHeader("Set-Cookie", "session=s3cr3t-cookie; Path=/")
                 .addingHeader("X-Request-Id", "r-42")
@@ -105,7 +106,7 @@ struct InterceptorLoggingTests {
     @Test("a retry is logged with its attempt, reason and delay, between the two attempts")
     func retryEvent() async throws {
         let transport = StubTransport()
-        let count = ClientCounter()
+        let count = Counter()
         transport.stub { _ in
             count.increment() == 1
                 ? .init(status: 503, headers: ["Retry-After": "0"], body: Data("try later".utf8)) : .init(status: 200)

@@ -1,12 +1,12 @@
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 // Helpers for the interceptor, retry, authentication, logging and callback tests. Every name
@@ -23,30 +23,12 @@ struct InterceptorEndpoint: Endpoint {
 /// The stub transport's base URL.
 let interceptorStubBase = URL(string: "https://stub.example")!
 
-/// A value shared between threads behind a lock.
-final class InterceptorBox<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-
-    init(_ value: Value) {
-        storage = Mutex(value)
-    }
-
-    var value: Value {
-        storage.withLock { $0 }
-    }
-
-    @discardableResult
-    func update<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
-        storage.withLock { body(&$0) }
-    }
-}
-
 /// An interceptor that appends its name to the `X-Adapted-By` header, and records what its
 /// `retry` hook was asked and what it answered.
 struct InterceptorTagger: RequestInterceptor {
     let name: String
     var decide: @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision = { _, _ in .doNotRetry }
-    let retryLog = InterceptorBox<[String]>([])
+    let retryLog = Box<[String]>([])
 
     func adapt(_ request: URLRequest) -> Promise<URLRequest> {
         var request = request
@@ -56,7 +38,7 @@ struct InterceptorTagger: RequestInterceptor {
     }
 
     func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
-        retryLog.update { $0.append("\(name)#\(attempt)") }
+        retryLog.withLock { $0.append("\(name)#\(attempt)") }
         return Promise(decide(attempt, error))
     }
 }
@@ -66,7 +48,7 @@ struct InterceptorDefaultsOnly: RequestInterceptor {}
 
 /// A logger that keeps every event and can react to them as they happen.
 final class InterceptorEventLog: KringleLogger {
-    private let storage = Mutex<[KringleLogEvent]>([])
+    private let storage = Box<[KringleLogEvent]>([])
     private let onEvent: @Sendable (KringleLogEvent) -> Void
 
     init(onEvent: @escaping @Sendable (KringleLogEvent) -> Void = { _ in }) {
@@ -133,7 +115,7 @@ extension LoopbackServer {
 /// A transport whose responses the test releases by hand: every request waits until the
 /// test answers it, so "all requests are in flight" is a fact, not a timing hope.
 final class InterceptorGatedTransport: Transport {
-    private let pending = Mutex<[(request: URLRequest, promise: Promise<HTTPResponse>)]>([])
+    private let pending = Box<[(request: URLRequest, promise: Promise<HTTPResponse>)]>([])
     /// Answers requests at once instead of holding them, when it returns a response.
     private let immediate: @Sendable (URLRequest) -> HTTPResponse?
 
@@ -171,12 +153,12 @@ final class InterceptorGatedTransport: Transport {
 /// cancellation really landed inside the retry delay.
 final class InterceptorDelayedCanceller: Sendable {
     /// What cancelling does (cancel a promise, dispose a handle); set once the call exists.
-    let cancel = InterceptorBox<(@Sendable () -> Void)?>(nil)
+    let cancel = Box<(@Sendable () -> Void)?>(nil)
     /// The request count when the cancellation ran.
-    let requestsAtCancel = InterceptorBox<Int?>(nil)
+    let requestsAtCancel = Box<Int?>(nil)
     /// Fulfilled once the cancellation has run.
     let done = Promise<Void>.pending()
-    private let armed = InterceptorBox(true)
+    private let armed = Box(true)
     private let seconds: TimeInterval
     private let requestCount: @Sendable () -> Int
 
@@ -191,14 +173,14 @@ final class InterceptorDelayedCanceller: Sendable {
     func logger() -> InterceptorEventLog {
         InterceptorEventLog { event in
             guard case .retry = event,
-                self.armed.update({ armed in
+                self.armed.withLock({ armed in
                     defer { armed = false }; return armed
                 })
             else { return }
             // A serial queue of its own: the global queues can be busy for seconds while the
             // whole suite runs in parallel, which would push the cancel past the delay.
             Self.queue.asyncAfter(deadline: .now() + self.seconds) {
-                self.requestsAtCancel.update { $0 = self.requestCount() }
+                self.requestsAtCancel.withLock { $0 = self.requestCount() }
                 self.cancel.value?()
                 self.done.fulfill(())
             }

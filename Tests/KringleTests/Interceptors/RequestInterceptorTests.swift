@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Request interceptors: adapt, retry and the retry limit")
@@ -112,10 +113,10 @@ struct RequestInterceptorTests {
             LoopbackServer.Response.data(body, status: 503).withBehavior(.chunked(chunkSize: 1_000))
         }
         defer { server.shutdown() }
-        let bodies = InterceptorBox<[Data]>([])
+        let bodies = Box<[Data]>([])
         let inspector = InterceptorTagger(name: "inspector") { _, error in
             if case KringleError.unacceptableStatusCode(_, let response) = error {
-                bodies.update { $0.append(response.body) }
+                bodies.withLock { $0.append(response.body) }
             }
             return .retry
         }
@@ -131,21 +132,21 @@ struct RequestInterceptorTests {
     @Test("a retried request is adapted again, so it carries a token refreshed in between")
     func retriedRequestIsReadapted() async throws {
         struct Token: RequestInterceptor {
-            let current = InterceptorBox("first")
+            let current = Box("first")
             func adapt(_ request: URLRequest) -> Promise<URLRequest> {
                 var request = request
                 request.setValue("Bearer \(current.value)", forHTTPHeaderField: "Authorization")
                 return Promise(request)
             }
             func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
-                current.update { $0 = "second" }
+                current.withLock { $0 = "second" }
                 return Promise(.retry)
             }
         }
-        let seen = InterceptorBox<[String]>([])
+        let seen = Box<[String]>([])
         let server = try LoopbackServer { request in
             let authorization = request.header("Authorization") ?? "-"
-            seen.update { $0.append(authorization) }
+            seen.withLock { $0.append(authorization) }
             return authorization == "Bearer second" ? .json(#"{"ok": true}"#) : .status(503)
         }
         defer { server.shutdown() }
@@ -195,10 +196,10 @@ struct RequestInterceptorTests {
     @Test("50 concurrent calls each get their own retry counter")
     func perCallCounters() async throws {
         let transport = StubTransport()
-        let hits = InterceptorBox<[String: Int]>([:])
+        let hits = Box<[String: Int]>([:])
         transport.stub { request in
             let path = request.url?.path ?? "?"
-            let count = hits.update { hits -> Int in
+            let count = hits.withLock { hits -> Int in
                 hits[path, default: 0] += 1
                 return hits[path, default: 0]
             }
@@ -206,11 +207,11 @@ struct RequestInterceptorTests {
             let works = path.hasPrefix("/flaky/") && count > 2
             return .init(status: works ? 200 : 503, delay: Double.random(in: 0.0005...0.003))
         }
-        let attempts = InterceptorBox<[String: [Int]]>([:])
+        let attempts = Box<[String: [Int]]>([:])
         struct AttemptRecorder: RequestInterceptor {
-            let attempts: InterceptorBox<[String: [Int]]>
+            let attempts: Box<[String: [Int]]>
             func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
-                attempts.update { $0[request.url?.path ?? "?", default: []].append(attempt) }
+                attempts.withLock { $0[request.url?.path ?? "?", default: []].append(attempt) }
                 return Promise(.doNotRetry)
             }
         }
@@ -253,10 +254,10 @@ struct RequestInterceptorTests {
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: canceller.logger())
 
         let call = client.get(server.interceptorEndpoint("/busy"))
-        let settledAtCancel = InterceptorBox<Bool?>(nil)
-        canceller.cancel.update {
+        let settledAtCancel = Box<Bool?>(nil)
+        canceller.cancel.withLock {
             $0 = {
-                call.cancel(); settledAtCancel.update { $0 = !call.isPending }
+                call.cancel(); settledAtCancel.withLock { $0 = !call.isPending }
             }
         }
 
@@ -277,7 +278,7 @@ struct RequestInterceptorTests {
         let client = Self.client(transport, interceptors: [RetryPolicy()], logger: canceller.logger())
 
         let chained = client.get(Self.stubEndpoint).map { "done" }
-        canceller.cancel.update { $0 = { chained.cancel() } }
+        canceller.cancel.withLock { $0 = { chained.cancel() } }
 
         _ = try await canceller.done.outcome().get()
         #expect(canceller.requestsAtCancel.value == 1, "the cancellation landed inside the 3 s delay")
@@ -290,8 +291,8 @@ struct RequestInterceptorTests {
     func cancelAsRetryIsDecided() async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.status(503).addingHeader("Retry-After", "1") }
         defer { server.shutdown() }
-        let target = InterceptorBox<Promise<Void>?>(nil)
-        let cancelledInLogger = ClientCounter()
+        let target = Box<Promise<Void>?>(nil)
+        let cancelledInLogger = Counter()
         // The logger hears of the retry on the thread that decided it, before the delay is
         // set up: cancelling there is the tightest race a caller on another thread can hit.
         let log = InterceptorEventLog { event in
@@ -302,7 +303,7 @@ struct RequestInterceptorTests {
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: log)
 
         let call = client.get(server.interceptorEndpoint("/busy"))
-        target.update { $0 = call }
+        target.withLock { $0 = call }
         #expect(await call.outcome().isCancellation)
         #expect(cancelledInLogger.value >= 1)
         #expect(

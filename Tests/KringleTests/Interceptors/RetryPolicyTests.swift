@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// What a ``RetryPolicy`` decision should be, for the table-driven tests.
@@ -266,7 +267,7 @@ struct RetryPolicyTests {
 
     /// A server that answers the first request with `first` and the others with 200, and
     /// counts the requests.
-    private static func server(first: LoopbackServer.Response, requests: ClientCounter) throws -> LoopbackServer {
+    private static func server(first: LoopbackServer.Response, requests: Counter) throws -> LoopbackServer {
         try LoopbackServer { _ in
             requests.increment() == 1 ? first : .json(#"{"ok": true}"#)
         }
@@ -274,7 +275,7 @@ struct RetryPolicyTests {
 
     @Test("503 with Retry-After: 1 waits a second before the one retry")
     func retryAfterOneSecond() async throws {
-        let requests = ClientCounter()
+        let requests = Counter()
         let server = try Self.server(
             first: LoopbackServer.Response.status(503).addingHeader("Retry-After", "1"), requests: requests)
         defer { server.shutdown() }
@@ -302,7 +303,7 @@ struct RetryPolicyTests {
 
     @Test("a cap below the Retry-After is honoured")
     func retryAfterCapped() async throws {
-        let requests = ClientCounter()
+        let requests = Counter()
         let server = try Self.server(
             first: LoopbackServer.Response.status(429).addingHeader("Retry-After", "10"), requests: requests)
         defer { server.shutdown() }
@@ -335,7 +336,7 @@ struct RetryPolicyTests {
 
     @Test("an HTTP-date Retry-After is measured against the policy's clock")
     func retryAfterDate() async throws {
-        let requests = ClientCounter()
+        let requests = Counter()
         let clock = ManualClock()
         let inThreeSeconds = clock.now.addingTimeInterval(3)
         let server = try Self.server(

@@ -6,6 +6,7 @@ import KringleTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// The README's examples, verbatim, so that a doc example that stops compiling breaks the

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Downloads are requests like any other")
@@ -64,7 +65,7 @@ struct DownloadRequestFeatureTests {
     func retried(_ transport: TransportUnderTest) async throws {
         let file = streamingRandomData(count: 1 << 20, seed: 14)
         let failureBody = Data(repeating: UInt8(ascii: "x"), count: 2 << 20)
-        let attempts = ClientCounter()
+        let attempts = Counter()
         let server = try LoopbackServer { _ in
             attempts.increment() == 1 ? .data(failureBody, status: 503) : .data(file)
         }
@@ -93,7 +94,7 @@ struct DownloadRequestFeatureTests {
     func progressAcrossHops(via route: String) async throws {
         let file = streamingRandomData(count: 1 << 20, seed: 15)
         let discarded = Data(repeating: UInt8(ascii: "d"), count: 3 << 20)
-        let attempts = ClientCounter()
+        let attempts = Counter()
         let transport = StubTransport()
         transport.stub(.get, "/redirect", with: .init(status: 302, headers: ["Location": "/file"], body: discarded))
         transport.stub(.get, "/file", with: .init(status: 200, body: file))
@@ -134,7 +135,7 @@ struct DownloadRequestFeatureTests {
         }
         let file = streamingRandomData(count: 1 << 20, seed: 16)
         let discarded = Data(repeating: UInt8(ascii: "d"), count: 3 << 20)
-        let attempts = ClientCounter()
+        let attempts = Counter()
         let server = try LoopbackServer { request in
             switch request.path {
             case "/redirect":

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Resuming downloads")

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Downloads to a file")
@@ -100,7 +101,7 @@ struct DownloadTests {
         "cancelling while the server delays its answer leaves no file and drops the connection",
         arguments: TransportUnderTest.allCases)
     func cancelDuringDelay(_ transport: TransportUnderTest) async throws {
-        let server = try LoopbackServer { _ in LoopbackServer.Response.data(Data(count: 1_000)).delayed(by: 30) }
+        let server = try LoopbackServer { _ in LoopbackServer.Response.data(Data(count: 1_000)).heldUntilHangUp() }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }

@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 /// The delegate queue that gives URLSession's data tasks backpressure. A suspended queue
@@ -74,7 +75,7 @@ struct PacedDelegateQueueTests {
     @Test func kringlesOwnOperationsNeverWait() {
         let queue = PacedDelegateQueue(limit: 1, patience: 600)
         queue.isSuspended = true
-        let ran = ClientCounter()
+        let ran = Counter()
         for _ in 0..<3 { queue.enqueue { ran.increment() } }
         queue.isSuspended = false
         queue.waitUntilAllOperationsAreFinished()
@@ -126,7 +127,7 @@ struct URLSessionBackpressureTests {
         // Cancelled from a queue of its own as soon as the first chunk is reported, while the
         // slow delegate has a thousand chunks (about a second) still to go: no wait on the
         // test's own task, which a busy test runner may resume late.
-        let transfer = Mutex<Promise<HTTPResponse>?>(nil)
+        let transfer = Box<Promise<HTTPResponse>?>(nil)
         let canceller = DispatchQueue(label: "kringle.tests.canceller")
         let cancelSent = Atomic(false)
 

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 
 // MARK: - Multipart parsing (the test server's side)
 

@@ -12,6 +12,7 @@ import FoundationNetworking
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
+import KringleTestSupport
 #endif
 
 // Helpers for the large-body (download, upload, multipart) tests. Every name starts with
@@ -93,7 +94,7 @@ struct StreamingSendOnlyTransport: Transport {
 
 /// Which threads are inside a transport's progress report right now.
 final class StreamingTransportThreads: Sendable {
-    private let inside = Mutex<[UInt: Int]>([:])
+    private let inside = Box<[UInt: Int]>([:])
     private let reports = Atomic(0)
 
     /// Runs `body` (the client's progress closure) marked as running on the transport's thread.
@@ -163,7 +164,7 @@ final class StreamingProgressLog: Sendable {
         var insideTransport: Bool
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Box<[Entry]>([])
     private let completed = Promise<Void>.pending()
     private let total: Int64
     private let transportThreads: StreamingTransportThreads?
@@ -217,7 +218,7 @@ final class StreamingProgressLog: Sendable {
 /// that "the caller's thread" is a thread that can run nothing else meanwhile.
 final class StreamingParkedCaller: Sendable {
     private let parked = DispatchSemaphore(value: 0)
-    private let identifier = Mutex<UInt>(0)
+    private let identifier = Box<UInt>(0)
 
     /// The caller thread's identifier (set once ``call(_:)`` has returned).
     var threadID: UInt {

@@ -1,12 +1,12 @@
 import Foundation
 import KringleTesting
-import Synchronization
 import Testing
 
 @testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Transfer timeouts are idle timeouts")
@@ -19,7 +19,7 @@ struct TransferTimeoutTests {
         // against a 1 s timeout that is never reached between two steps.
         let body = streamingRandomData(count: 20 << 16, seed: 31)
         let gates = (0..<20).map { _ in LoopbackServer.Gate() }
-        let requests = ClientCounter()
+        let requests = Counter()
         let server = try LoopbackServer { _ in
             requests.increment()
             return .data(body).withBehavior(
@@ -94,7 +94,7 @@ struct TransferTimeoutTests {
         "a server that delays its answer past the timeout rejects the download with timedOut",
         arguments: TransportUnderTest.allCases)
     func delayedAnswer(_ transport: TransportUnderTest) async throws {
-        let server = try LoopbackServer { _ in LoopbackServer.Response.data(Data(count: 1_000)).delayed(by: 60) }
+        let server = try LoopbackServer { _ in LoopbackServer.Response.data(Data(count: 1_000)).heldUntilHangUp() }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -136,7 +136,7 @@ struct TransferTimeoutTests {
     func uploadStalledAnswer(_ transport: TransportUnderTest) async throws {
         // The body goes out at once; the answer then takes longer than the timeout.
         let server = try LoopbackServer { request in
-            LoopbackServer.Response.streamingReceipt(for: request).delayed(by: 60)
+            LoopbackServer.Response.streamingReceipt(for: request).heldUntilHangUp()
         }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()

@@ -6,6 +6,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import KringleTestSupport
 #endif
 
 @Suite("Uploads and multipart forms")
@@ -240,7 +241,7 @@ struct UploadTests {
     func noSpoolLeft(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { request in
             request.path == "/slow"
-                ? LoopbackServer.Response.streamingReceipt(for: request).delayed(by: 30)
+                ? LoopbackServer.Response.streamingReceipt(for: request).heldUntilHangUp()
                 : .streamingReceipt(for: request)
         }
         defer { server.shutdown() }
