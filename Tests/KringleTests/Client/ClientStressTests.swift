@@ -110,7 +110,8 @@ struct ClientStressTests {
             await server.awaitStatistics { $0.connectionsClosedByPeer > 0 },
             "some cancels must have stopped a transfer: \(server.statistics)")
         #expect(canceller.unfired.isEmpty, "the server saw every /finish request: \(canceller.unfired.sorted())")
-        #expect(elapsed < .seconds(30), "\(elapsed)")
+        // A bound against a hang, not a measurement (ThreadSanitizer takes about 40 s).
+        #expect(elapsed < .seconds(180), "\(elapsed)")
 
         // The client still works afterwards.
         let after = try await client.get(server.clientEndpoint("/random/7"), as: Data.self).valueWithin()

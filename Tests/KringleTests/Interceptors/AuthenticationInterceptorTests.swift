@@ -102,7 +102,7 @@ struct AuthenticationInterceptorTests {
         let client = Self.client(URLSessionTransport(), auth: auth)
 
         let calls = (0..<20).map { client.get(server.interceptorEndpoint("/item/\($0)"), as: [String: Bool].self) }
-        #expect(await eventually { authenticator.failureChecks.value == 20 })
+        #expect(await eventually(within: 60) { authenticator.failureChecks.value == 20 })
         refresh.fulfill("fresh")
         let outcomes = try await Promise<[Result<[String: Bool], any Error>]>.allSettled(calls).outcome().get()
 

@@ -273,56 +273,18 @@ struct RetryPolicyTests {
         }
     }
 
-    @Test("503 with Retry-After: 1 waits a second before the one retry")
-    func retryAfterOneSecond() async throws {
-        let requests = Counter()
-        let server = try Self.server(
-            first: LoopbackServer.Response.status(503).addingHeader("Retry-After", "1"), requests: requests)
-        defer { server.shutdown() }
-        let log = InterceptorEventLog()
-        let clock = ManualClock()
-        var configuration = NetworkClient.Configuration()
-        configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 30)]
-        configuration.logger = log
-        configuration.clock = clock
-        let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
-
-        let call = client.get(server.interceptorEndpoint("/busy"))
-        // The 503 has arrived and its request's timeout is off: only the retry's delay is left.
-        #expect(await eventually { clock.pendingDelays == [1] }, "\(clock.pendingDelays)")
-        clock.advance(by: 0.999)
-        #expect(requests.value == 1, "no retry before the second is up")
-        clock.advance(by: 0.001)
-        _ = try await call.outcome().get()
-        #expect(requests.value == 2)
-        #expect(log.retries.map(\.delay) == [1])
-        #expect(
-            Result<Void, any Error>.failure(try #require(log.retries.first).reason).rejectedStatus == 503,
-            "\(log.retries)")
+    struct RetryAfterWait: Sendable, CustomTestStringConvertible {
+        var label: String
+        var status: Int
+        var retryAfter: String
+        var maximumDelay: TimeInterval
+        var expectedDelay: TimeInterval
+        var testDescription: String { label }
     }
 
-    @Test("a cap below the Retry-After is honoured")
-    func retryAfterCapped() async throws {
-        let requests = Counter()
-        let server = try Self.server(
-            first: LoopbackServer.Response.status(429).addingHeader("Retry-After", "10"), requests: requests)
-        defer { server.shutdown() }
-        let log = InterceptorEventLog()
-        let clock = ManualClock()
-        var configuration = NetworkClient.Configuration()
-        configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 0.5)]
-        configuration.logger = log
-        configuration.clock = clock
-        let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
-
-        let call = client.get(server.interceptorEndpoint("/busy"))
-        #expect(
-            await eventually { clock.pendingDelays == [0.5] },
-            "the 10 s Retry-After capped at 0.5 s: \(clock.pendingDelays)")
-        clock.advance(by: 0.5)
-        _ = try await call.outcome().get()
-        #expect(requests.value == 2)
-        #expect(log.retries.map(\.delay) == [0.5])
+    /// The date a fresh `ManualClock` starts at, plus `seconds`, as an HTTP-date.
+    private static func manualClockDate(plus seconds: TimeInterval) -> String {
+        imfFixdate(ManualClock().now.addingTimeInterval(seconds))
     }
 
     /// An HTTP-date (RFC 9110 §5.6.7), as a server sends it.
@@ -334,26 +296,44 @@ struct RetryPolicyTests {
         return formatter.string(from: date)
     }
 
-    @Test("an HTTP-date Retry-After is measured against the policy's clock")
-    func retryAfterDate() async throws {
+    @Test(
+        "Retry-After is waited out exactly, on the client's clock, before the one retry",
+        arguments: [
+            RetryAfterWait(
+                label: "503, Retry-After: 1", status: 503, retryAfter: "1", maximumDelay: 30, expectedDelay: 1),
+            RetryAfterWait(
+                label: "429, Retry-After: 10 capped at 0.5 s", status: 429, retryAfter: "10",
+                maximumDelay: 0.5, expectedDelay: 0.5),
+            RetryAfterWait(
+                label: "503, Retry-After: an HTTP-date 3 s ahead", status: 503,
+                retryAfter: manualClockDate(plus: 3), maximumDelay: 30, expectedDelay: 3),
+        ])
+    func retryAfter(_ row: RetryAfterWait) async throws {
         let requests = Counter()
-        let clock = ManualClock()
-        let inThreeSeconds = clock.now.addingTimeInterval(3)
         let server = try Self.server(
-            first: LoopbackServer.Response.status(503).addingHeader("Retry-After", Self.imfFixdate(inThreeSeconds)),
-            requests: requests
-        )
+            first: LoopbackServer.Response.status(row.status).addingHeader("Retry-After", row.retryAfter),
+            requests: requests)
         defer { server.shutdown() }
+        let log = InterceptorEventLog()
+        let clock = ManualClock()
         var configuration = NetworkClient.Configuration()
-        configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: 30, clock: clock)]
+        configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: row.maximumDelay, clock: clock)]
+        configuration.logger = log
         configuration.clock = clock
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
         let call = client.get(server.interceptorEndpoint("/busy"))
-        #expect(await eventually { clock.pendingDelays == [3] }, "\(clock.pendingDelays)")
-        clock.advance(by: 3)
+        // The answer has arrived and its request's timeout is off: only the retry's delay is left.
+        #expect(await eventually { clock.pendingDelays == [row.expectedDelay] }, "\(clock.pendingDelays)")
+        clock.advance(by: row.expectedDelay - 0.001)
+        #expect(requests.value == 1, "no retry before the delay is up")
+        clock.advance(by: 0.001)
         _ = try await call.outcome().get()
         #expect(requests.value == 2)
+        #expect(log.retries.map(\.delay) == [row.expectedDelay])
+        #expect(
+            Result<Void, any Error>.failure(try #require(log.retries.first).reason).rejectedStatus == row.status,
+            "\(log.retries)")
     }
 
     @Test("POST and PATCH are not retried by default", arguments: [HTTPMethod.post, .patch])
