@@ -7,120 +7,114 @@ extension NetworkClient {
     /// client.get(CatEndpoint.cuddle, as: Cat.self).done { cat in print(cat.name) }
     /// ```
     public func get<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
-        runPipeline(.get, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        decoded(.get, endpoint, body: nil, as: type)
     }
 
     /// Gets `endpoint`, ignoring the body.
     @discardableResult
     public func get(_ endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.get, endpoint, body: nil) { _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1) }
+        bodyIgnored(.get, endpoint, body: nil)
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func post<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.post, endpoint, body: RequestBody(body)) {
-            try ResponseDecoding.decode($0, as: type, configuration: $1).value
-        }
+        decoded(.post, endpoint, body: RequestBody(body), as: type)
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func post(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.post, endpoint, body: RequestBody(body)) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
-        }
+        bodyIgnored(.post, endpoint, body: RequestBody(body))
     }
 
     /// Posts a form or raw body and decodes the response.
     public func post<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.post, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        decoded(.post, endpoint, body: body, as: type)
     }
 
     /// Posts a form or raw body, ignoring the response body.
     @discardableResult
     public func post(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.post, endpoint, body: body) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
-        }
+        bodyIgnored(.post, endpoint, body: body)
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func put<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.put, endpoint, body: RequestBody(body)) {
-            try ResponseDecoding.decode($0, as: type, configuration: $1).value
-        }
+        decoded(.put, endpoint, body: RequestBody(body), as: type)
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func put(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.put, endpoint, body: RequestBody(body)) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
-        }
+        bodyIgnored(.put, endpoint, body: RequestBody(body))
     }
 
     /// Puts a form or raw body and decodes the response.
     public func put<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.put, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        decoded(.put, endpoint, body: body, as: type)
     }
 
     /// Puts a form or raw body, ignoring the response body.
     @discardableResult
     public func put(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.put, endpoint, body: body) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
-        }
+        bodyIgnored(.put, endpoint, body: body)
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     public func patch<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.patch, endpoint, body: RequestBody(body)) {
-            try ResponseDecoding.decode($0, as: type, configuration: $1).value
-        }
+        decoded(.patch, endpoint, body: RequestBody(body), as: type)
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
     @discardableResult
     public func patch(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.patch, endpoint, body: RequestBody(body)) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
-        }
+        bodyIgnored(.patch, endpoint, body: RequestBody(body))
     }
 
     /// Patches with a form or raw body and decodes the response.
     public func patch<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(.patch, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        decoded(.patch, endpoint, body: body, as: type)
     }
 
     /// Patches with a form or raw body, ignoring the response body.
     @discardableResult
     public func patch(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.patch, endpoint, body: body) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
-        }
+        bodyIgnored(.patch, endpoint, body: body)
     }
 
     /// Deletes `endpoint` and decodes the response.
     public func delete<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
-        runPipeline(.delete, endpoint, body: nil) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        decoded(.delete, endpoint, body: nil, as: type)
     }
 
     /// Deletes `endpoint`, ignoring the response body.
     @discardableResult
     public func delete(_ endpoint: some Endpoint) -> Promise<Void> {
-        runPipeline(.delete, endpoint, body: nil) {
+        bodyIgnored(.delete, endpoint, body: nil)
+    }
+
+    /// The pipeline for `method`, the response body decoded as `type`.
+    private func decoded<Value: Decodable & Sendable>(
+        _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, as type: Value.Type
+    ) -> Promise<Value> {
+        runPipeline(method, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+    }
+
+    /// The pipeline for `method`, the response body checked but not kept.
+    private func bodyIgnored(_ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?) -> Promise<Void> {
+        runPipeline(method, endpoint, body: body) {
             _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
         }
     }

@@ -7,6 +7,11 @@ import Testing
 
 @Suite("ProgressReporter")
 struct ProgressReporterTests {
+    /// Progress values from (completed, total) pairs.
+    private static func progress(_ pairs: (Int64, Int64?)...) -> [TransferProgress] {
+        pairs.map { TransferProgress(completedBytes: $0.0, totalBytes: $0.1) }
+    }
+
     @Test("a burst of updates is throttled to one callback per 50 ms, plus the final one")
     func throttles() async {
         let total: Int64 = 1 << 40
@@ -43,12 +48,7 @@ struct ProgressReporterTests {
         reporter.report(sent: 0, received: 200, expected: 300)
         reporter.finish(completed: 300)
         #expect(await log.awaitCompletion())
-        #expect(
-            log.values == [
-                TransferProgress(completedBytes: 100, totalBytes: 300),
-                TransferProgress(completedBytes: 200, totalBytes: 300),
-                TransferProgress(completedBytes: 300, totalBytes: 300),
-            ])
+        #expect(log.values == Self.progress((100, 300), (200, 300), (300, 300)))
     }
 
     @Test("the final callback comes once, and nothing after it")
@@ -64,11 +64,7 @@ struct ProgressReporterTests {
         #expect(await log.awaitCompletion())
         // A marker through a second reporter's queue would not order this one.
         await allowTimeForAWrongEvent()
-        #expect(
-            log.values == [
-                TransferProgress(completedBytes: 10, totalBytes: nil),
-                TransferProgress(completedBytes: 500, totalBytes: 500),
-            ])
+        #expect(log.values == Self.progress((10, nil), (500, 500)))
     }
 
     @Test("a final count below what was reported still never goes backwards")
@@ -78,11 +74,7 @@ struct ProgressReporterTests {
         reporter.report(sent: 0, received: 200, expected: 1_000)
         reporter.finish(completed: 150)
         #expect(await log.awaitCompletion())
-        #expect(
-            log.values == [
-                TransferProgress(completedBytes: 200, totalBytes: 1_000),
-                TransferProgress(completedBytes: 200, totalBytes: 200),
-            ])
+        #expect(log.values == Self.progress((200, 1_000), (200, 200)))
     }
 
     @Test("uploads count bytes sent, out of the body's length, never beyond it")
@@ -95,12 +87,7 @@ struct ProgressReporterTests {
         reporter.report(sent: 1_200, received: 0, expected: nil)
         reporter.finish(completed: 1_000)
         #expect(await eventually { log.values.count == 3 })
-        #expect(
-            log.values == [
-                TransferProgress(completedBytes: 400, totalBytes: 1_000),
-                TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
-                TransferProgress(completedBytes: 1_000, totalBytes: 1_000),
-            ])
+        #expect(log.values == Self.progress((400, 1_000), (1_000, 1_000), (1_000, 1_000)))
     }
 
     @Test("a download counts only the body of a response with an acceptable status")
@@ -117,12 +104,7 @@ struct ProgressReporterTests {
         reporter.report(sent: 0, received: 400, expected: 900, status: 206)
         reporter.finish(completed: 900)
         #expect(await log.awaitCompletion())
-        #expect(
-            log.values == [
-                TransferProgress(completedBytes: 300, totalBytes: 900),
-                TransferProgress(completedBytes: 400, totalBytes: 900),
-                TransferProgress(completedBytes: 900, totalBytes: 900),
-            ])
+        #expect(log.values == Self.progress((300, 900), (400, 900), (900, 900)))
     }
 
     @Test("an upload counts bytes sent whatever the status, before and after the head")
