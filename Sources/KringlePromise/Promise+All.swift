@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Promise {
     /// Fulfils with every value, in the order of `promises`, once all are fulfilled;
     /// rejects as soon as one rejects.
@@ -68,9 +70,7 @@ extension Promise {
     /// - Parameters:
     ///   - early: Called with each result as it arrives; a non-`nil` answer settles at once.
     ///   - finish: Builds the outcome from all results once every promise has settled.
-    // Not inlinable: its lock is the modules' shared `Locked`, which inlinable code cannot use
-    // (SPI). It runs once per call, not per promise, so that costs next to nothing.
-    @usableFromInline
+    @inlinable
     static func gather<Element>(
         _ promises: [Promise<Element>],
         early: @escaping @Sendable (Result<Element, any Error>) -> Result<Value, any Error>?,
@@ -81,14 +81,14 @@ extension Promise {
             next.settle(finish([]))
             return next
         }
-        let collected = Locked(Collected<Element>(count: promises.count))
+        let collected = Collected<Element>(count: promises.count)
         for (index, promise) in promises.enumerated() {
             promise.observeInline { result in
                 if let outcome = early(result) {
                     next.settle(outcome)
                     return
                 }
-                if let slots = collected.withLock({ $0.store(result, at: index) }) {
+                if let slots = collected.store(result, at: index) {
                     next.settle(finish(slots))
                 }
             }
@@ -97,23 +97,38 @@ extension Promise {
     }
 }
 
-/// Results gathered so far by `all`, `allSettled` and `any`.
+/// Results gathered so far by `all`, `allSettled` and `any`: one slot per promise, and a
+/// count of the slots still empty.
+///
+/// Lock-free, and inlinable for that (the modules' lock is SPI, which inlinable code cannot
+/// use): each slot is written once, by the thread that settles its promise, before that
+/// thread counts down (a releasing write); the thread whose count-down reaches zero reads
+/// the slots after it (an acquiring read), so no slot is read while it is written.
 @usableFromInline
-struct Collected<Element: Sendable>: Sendable {
-    @usableFromInline var slots: [Result<Element, any Error>?]
-    @usableFromInline var remaining: Int
+final class Collected<Element: Sendable>:
+    // Guarded by the count-down described above.
+    @unchecked Sendable
+{
+    @usableFromInline let slots: UnsafeMutableBufferPointer<Result<Element, any Error>?>
+    @usableFromInline let remaining: Atomic<Int>
 
     @inlinable
     init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-        remaining = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+        remaining = Atomic(count)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
     }
 
     /// Stores one result; returns all of them once the last one arrives.
     @inlinable
-    mutating func store(_ result: Result<Element, any Error>, at index: Int) -> [Result<Element, any Error>?]? {
+    func store(_ result: Result<Element, any Error>, at index: Int) -> [Result<Element, any Error>?]? {
         slots[index] = result
-        remaining -= 1
-        return remaining == 0 ? slots : nil
+        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return nil }
+        return Array(slots)
     }
 }
