@@ -33,6 +33,25 @@ struct InterceptorTokenAuthenticator: Authenticator {
 
 @Suite("AuthenticationInterceptor")
 struct AuthenticationInterceptorTests {
+    /// A client with the credential "stale" on a transport that holds every request until
+    /// released and accepts only "fresh", and the pending refresh that will produce it.
+    private static func clientAwaitingARefresh() -> (
+        transport: InterceptorGatedTransport,
+        refresh: Promise<String>,
+        authenticator: InterceptorTokenAuthenticator,
+        client: NetworkClient
+    ) {
+        let transport = InterceptorGatedTransport { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+                ? HTTPResponse(statusCode: 200, url: request.url ?? interceptorStubBase)
+                : nil
+        }
+        let refresh = Promise<String>.pending()
+        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        return (transport, refresh, authenticator, client(transport, auth: auth))
+    }
+
     /// A server that accepts only `Bearer <accepted>` and records every Authorization header.
     private static func server(accepting accepted: String, seen: Box<[String]>) throws -> LoopbackServer {
         try LoopbackServer { request in
@@ -170,15 +189,7 @@ struct AuthenticationInterceptorTests {
 
     @Test("requests that start while a refresh is in flight wait for it and go out with the new credential")
     func adaptWaitsForRefresh() async throws {
-        let transport = InterceptorGatedTransport { request in
-            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
-                ? HTTPResponse(statusCode: 200, url: request.url ?? interceptorStubBase)
-                : nil
-        }
-        let refresh = Promise<String>.pending()
-        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
-        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
-        let client = Self.client(transport, auth: auth)
+        let (transport, refresh, authenticator, client) = Self.clientAwaitingARefresh()
 
         let first = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/first"))
         #expect(await eventually { transport.waitingCount == 1 })
@@ -200,15 +211,7 @@ struct AuthenticationInterceptorTests {
 
     @Test("cancelling one waiting request does not cancel the refresh the others wait for")
     func cancellingOneWaiterKeepsRefresh() async throws {
-        let transport = InterceptorGatedTransport { request in
-            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
-                ? HTTPResponse(statusCode: 200, url: request.url ?? interceptorStubBase)
-                : nil
-        }
-        let refresh = Promise<String>.pending()
-        let authenticator = InterceptorTokenAuthenticator { _ in refresh }
-        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
-        let client = Self.client(transport, auth: auth)
+        let (transport, refresh, authenticator, client) = Self.clientAwaitingARefresh()
 
         let calls = (0..<2).map { client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\($0)")) }
         #expect(await eventually { transport.waitingCount == 2 })
