@@ -89,7 +89,7 @@ final class Connection {
         }
 
         if core.isShuttingDown { return .abrupt }
-        core.record(\.requestsReceived)
+        core.record(.requestsReceived)
         let request = LoopbackServer.Request(
             method: head.method,
             target: head.target,
@@ -146,7 +146,7 @@ final class Connection {
             }
             if case .paced(let steps, let ending) = response.behavior, plan.sendsBody {
                 if let early = try sendPaced(response.body, steps, ending) { return early }
-                core.record(\.responsesCompleted)
+                core.record(.responsesCompleted)
                 return plan.closesConnection ? .graceful : nil
             }
             if plan.sendsBody {
@@ -160,14 +160,14 @@ final class Connection {
         } catch {
             return .peerGone
         }
-        core.record(\.responsesCompleted)
+        core.record(.responsesCompleted)
         return plan.closesConnection ? .graceful : nil
     }
 
     /// Answers a request the server refuses, then closes: after a framing error the next
     /// request cannot be found reliably (RFC 9112 §6.3 rules 4 and 5).
     private func reject(_ rejection: RequestRejection) -> Ending {
-        core.record(\.requestsRejected)
+        core.record(.requestsRejected)
         do throws(WriteFailure) {
             try writer.write(ResponseSerializer.rejection(rejection, date: currentDate()))
             try writer.flush()
@@ -246,7 +246,7 @@ final class Connection {
         case .idle:
             break
         case .peerGone:
-            if !core.isShuttingDown { core.record(\.connectionsClosedByPeer) }
+            if !core.isShuttingDown { core.record(.connectionsClosedByPeer) }
         case .graceful:
             lingeringClose()
         case .abrupt:

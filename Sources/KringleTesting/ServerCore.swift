@@ -76,42 +76,22 @@ final class ServerCore: Sendable {
         state.withLock { $0.isShutDown }
     }
 
+    /// The server's counters.
+    let counters = ServerStatistics()
+
     /// A snapshot of the counters.
     var statistics: LoopbackServer.Statistics {
-        state.withLock { $0.statistics }
+        counters.snapshot
     }
 
-    /// Increments one counter and wakes anyone waiting for the counters to change.
-    func record(_ counter: WritableKeyPath<LoopbackServer.Statistics, Int>) {
-        let waiters = state.withLock { state in
-            state.statistics[keyPath: counter] += 1
-            state.statisticsVersion += 1
-            let waiters = state.statisticsWaiters
-            state.statisticsWaiters.removeAll()
-            return waiters
-        }
-        for waiter in waiters { waiter.signal() }
+    /// Counts one event.
+    func record(_ counter: ServerStatistics.Counter) {
+        counters.record(counter)
     }
 
     /// Blocks until `condition` holds for the counters or `timeout` seconds pass.
-    ///
-    /// `condition` runs outside the lock, so it may read the server freely.
     func waitForStatistics(timeout: TimeInterval, until condition: (LoopbackServer.Statistics) -> Bool) -> Bool {
-        let seconds = timeout.isNaN ? 0 : min(max(timeout, 0), 1_000_000)
-        let deadline = DispatchTime.now() + seconds
-        while true {
-            let (snapshot, version) = state.withLock { ($0.statistics, $0.statisticsVersion) }
-            if condition(snapshot) { return true }
-            let wakeUp = DispatchSemaphore(value: 0)
-            let registered = state.withLock { state -> Bool in
-                guard state.statisticsVersion == version else { return false }  // changed meanwhile
-                state.statisticsWaiters.append(wakeUp)
-                return true
-            }
-            if registered && wakeUp.wait(timeout: deadline) == .timedOut {
-                return condition(statistics)
-            }
-        }
+        counters.wait(timeout: timeout, until: condition)
     }
 
     /// Stops accepting, shuts down every connection and waits for all server threads to end.
@@ -188,7 +168,7 @@ final class ServerCore: Sendable {
             Socket.closeDescriptor(descriptor)
             return
         }
-        record(\.connectionsAccepted)
+        record(.connectionsAccepted)
         Socket.configureConnection(descriptor)
         startThread(name: "LoopbackServer :\(port) connection \(id)") { [self] in
             Connection(core: self, descriptor: descriptor, id: id).run()
