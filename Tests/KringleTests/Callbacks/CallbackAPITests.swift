@@ -52,11 +52,7 @@ struct CallbackAPITests {
         maxRetryCount: Int? = 3,
         logger: (any KringleLogger)? = nil
     ) -> NetworkClient {
-        var configuration = NetworkClient.Configuration()
-        configuration.interceptors = interceptors
-        configuration.maxRetryCount = maxRetryCount
-        configuration.logger = logger
-        return NetworkClient(configuration: configuration, transport: transport)
+        interceptedClient(transport, interceptors: interceptors, maxRetryCount: maxRetryCount, logger: logger)
     }
 
     /// Sends `request` and returns the first completion, counting all of them in `count`.

@@ -187,3 +187,17 @@ final class InterceptorDelayedCanceller: Sendable {
         }
     }
 }
+
+/// A client on `transport` with these interceptors, retry limit and logger.
+func interceptedClient(
+    _ transport: any Transport,
+    interceptors: [any RequestInterceptor],
+    maxRetryCount: Int?,
+    logger: (any KringleLogger)?
+) -> NetworkClient {
+    var configuration = NetworkClient.Configuration()
+    configuration.interceptors = interceptors
+    configuration.maxRetryCount = maxRetryCount
+    configuration.logger = logger
+    return NetworkClient(configuration: configuration, transport: transport)
+}

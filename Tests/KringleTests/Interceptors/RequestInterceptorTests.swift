@@ -17,11 +17,7 @@ struct RequestInterceptorTests {
         maxRetryCount: Int? = 3,
         logger: (any KringleLogger)? = nil
     ) -> NetworkClient {
-        var configuration = NetworkClient.Configuration()
-        configuration.interceptors = interceptors
-        configuration.maxRetryCount = maxRetryCount
-        configuration.logger = logger
-        return NetworkClient(configuration: configuration, transport: transport)
+        interceptedClient(transport, interceptors: interceptors, maxRetryCount: maxRetryCount, logger: logger)
     }
 
     private static let stubEndpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")
