@@ -47,7 +47,7 @@ public struct MultipartPart: Sendable {
 enum MultipartEncoding {
     /// The body and its `Content-Type` (with the boundary).
     ///
-    /// - Throws: ``KringleError/invalidRequest(_:)`` when a file part is missing or unreadable.
+    /// - Throws: ``KringleError/file(_:underlying:)`` when a file part is missing or unreadable.
     static func body(for parts: [MultipartPart], boundary: String = "kringle-" + UUID().uuidString)
         throws -> (body: StreamedBody, contentType: String)
     {

@@ -26,7 +26,8 @@ extension NetworkClient {
     ///   - endpoint: What to download.
     ///   - destination: The file to create or replace once the whole body has arrived.
     ///   - progress: Called at most about 20 times a second plus once at the end, never
-    ///     going backwards, on a queue of its own.
+    ///     going backwards, on a queue of its own; every call has returned before the
+    ///     returned promise settles.
     /// - Returns: The response, whose `value` is `destination`.
     @discardableResult
     public func download(
@@ -57,7 +58,7 @@ extension NetworkClient {
     /// Uploads the file at `fileURL` as the request body, read in chunks, and decodes the
     /// response.
     ///
-    /// A missing or unreadable file rejects with ``KringleError/invalidRequest(_:)`` before
+    /// A missing or unreadable file rejects with ``KringleError/file(_:underlying:)`` before
     /// anything is sent. The body is sent as `application/octet-stream` unless the endpoint
     /// sets a `Content-Type`.
     ///
@@ -90,10 +91,11 @@ extension NetworkClient {
             ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0)
         }
         let options = TransferOptions(body: body, progress: reporter)
-        return runPipeline(for: request, options: options) { response, configuration in
+        let uploaded = runPipeline(for: request, options: options) { response, configuration in
             reporter?.finish(completed: body.length)
             return try ResponseDecoding.decode(response, as: type, configuration: configuration).value
         }
+        return reporter?.deliveringFirst(uploaded) ?? uploaded
     }
 
     private func download(
@@ -117,7 +119,7 @@ extension NetworkClient {
         }
         let reporter = progress.map { ProgressReporter(.download, clock: configuration.clock, callback: $0) }
         let options = TransferOptions(responseBodyFile: temporary, progress: reporter)
-        let downloaded = runPipeline(for: request, options: options) { response, _ in
+        let transferred = runPipeline(for: request, options: options) { response, _ in
             let resumed = resumeOffset > 0 && response.statusCode == 206
             let written = try DownloadFiles.finish(
                 temporary,
@@ -133,6 +135,7 @@ extension NetworkClient {
                 value: destination, statusCode: response.statusCode, headers: response.headers,
                 body: Data(), url: response.url)
         }
+        let downloaded = reporter?.deliveringFirst(transferred) ?? transferred
         // Removed before the failure is seen, whatever ends the download.
         let cleaned = downloaded.mapResultInline { result in
             if case .failure = result { DownloadFiles.remove(temporary) }

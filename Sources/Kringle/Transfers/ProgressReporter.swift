@@ -70,6 +70,17 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// `transfer`, settled only once every callback queued before it settled has run, so that
+    /// whoever awaits the transfer has seen all of its progress, the final callback included.
+    func deliveringFirst<Value: Sendable>(_ transfer: Promise<Value>) -> Promise<Value> {
+        transfer.flatMapResultInline { [queue] result in
+            let drained = Promise<Void>.pending()
+            // The queue is serial: this runs after the callbacks already on it.
+            queue.async { drained.fulfill(()) }
+            return drained.mapResultInline { _ in try result.get() }
+        }
+    }
+
     private func progress(sent: Int64, received: Int64, expected: Int64?) -> TransferProgress {
         switch direction {
         case .upload(let total): return TransferProgress(completedBytes: min(sent, total), totalBytes: total)

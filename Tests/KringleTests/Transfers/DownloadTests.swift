@@ -98,6 +98,37 @@ struct DownloadTests {
     }
 
     @Test(
+        "every progress callback, the final one included, has run before the download or upload settles",
+        arguments: TransportUnderTest.allCases)
+    func progressBeforeSettlement(_ transport: TransportUnderTest) async throws {
+        let body = streamingRandomData(count: 1 << 20, seed: 41)
+        let server = try LoopbackServer { request in
+            request.method == "GET" ? .data(body) : .json(#"{"ok": true}"#)
+        }
+        defer { server.shutdown() }
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let client = transport.client()
+        let events = Recorder<String>()
+        // A slow last callback: without the ordering, the settlement would overtake it.
+        let progress: @Sendable (TransferProgress) -> Void = { progress in
+            if progress.completedBytes == progress.totalBytes { usleep(50_000) }
+            events.append("progress \(progress.completedBytes)")
+        }
+
+        _ = try await client.download(server.clientEndpoint("/file"), to: scratch.file("file.bin"), progress: progress)
+            .tap { _ in events.append("downloaded") }.valueWithin()
+        #expect(events.elements.last == "downloaded", "\(events.elements.suffix(3))")
+        #expect(events.elements.dropLast().last == "progress \(body.count)")
+
+        let file = try scratch.write(body, to: "up.bin")
+        _ = try await client.upload(file, to: server.clientEndpoint("/up"), as: [String: Bool].self, progress: progress)
+            .tap { _ in events.append("uploaded") }.valueWithin()
+        #expect(events.elements.last == "uploaded", "\(events.elements.suffix(3))")
+        #expect(events.elements.dropLast().last == "progress \(body.count)")
+    }
+
+    @Test(
         "cancelling while the server delays its answer leaves no file and drops the connection",
         arguments: TransportUnderTest.allCases)
     func cancelDuringDelay(_ transport: TransportUnderTest) async throws {
