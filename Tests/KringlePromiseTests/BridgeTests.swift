@@ -100,7 +100,7 @@ struct BridgeTests {
             return doubled
         }
         #expect(try await outer.valueWithin() == 2)
-        #expect(try await ran.valueWithin(10) == 3)
+        #expect(try await ran.valueWithin() == 3)
     }
 
     @Test("wait() inside handlers on the library's own queue does not deadlock")

@@ -306,7 +306,7 @@ struct CallbackAPITests {
         }
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         disposable.dispose()
-        let result = try await done.outcome(within: 5).get()
+        let result = try await done.outcome().get()
         guard case .cancelled = result else {
             Issue.record("expected cancelled, got \(result)")
             return

@@ -225,7 +225,7 @@ struct UploadTests {
         let outcome = await client.upload(
             file, to: server.clientEndpoint("/logs"), method: .put, as: StreamingReceipt.self
         )
-        .outcome(within: 20)
+        .outcome()
         guard case .file(let failed, let underlying)? = outcome.kringleError else {
             Issue.record("expected a file error, got \(outcome)")
             return
@@ -265,7 +265,7 @@ struct UploadTests {
         let slow = client.request(.post, server.clientEndpoint("/slow"), body: form, as: StreamingReceipt.self)
         #expect(await server.awaitStatistics { $0.requestsReceived == 2 }, "\(server.statistics)")
         slow.cancel()
-        #expect(await slow.outcome(within: 10).isCancellation)
+        #expect(await slow.outcome().isCancellation)
         #expect(await eventually { spools().subtracting(before).isEmpty }, "\(spools().subtracting(before))")
     }
 
