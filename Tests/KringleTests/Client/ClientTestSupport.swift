@@ -34,6 +34,14 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         return NetworkClient(configuration: configuration, transport: make())
     }
 
+    /// A client on a fresh transport whose `timeout` runs on `clock`.
+    func client(timeout: TimeInterval, clock: ManualClock) -> NetworkClient {
+        client {
+            $0.timeout = timeout
+            $0.clock = clock
+        }
+    }
+
     var testDescription: String { rawValue }
 }
 

@@ -18,10 +18,7 @@ struct ClientTimeoutTests {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let clock = ManualClock()
-        let client = transport.client {
-            $0.timeout = 0.3
-            $0.clock = clock
-        }
+        let client = transport.client(timeout: 0.3, clock: clock)
         let call = client.get(server.clientEndpoint("/slow"), as: Data.self)
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         let outcome = await call.outcome(at: 0.3, on: clock)
@@ -46,10 +43,7 @@ struct ClientTimeoutTests {
         }
         defer { server.shutdown() }
         let clock = ManualClock()
-        let client = transport.client {
-            $0.timeout = 2.5
-            $0.clock = clock
-        }
+        let client = transport.client(timeout: 2.5, clock: clock)
         let call = client.get(server.clientEndpoint("/first"), as: Data.self)
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         clock.advance(by: 1.5)

@@ -30,10 +30,7 @@ struct TransferTimeoutTests {
         defer { scratch.remove() }
         let destination = scratch.file("slow.bin")
         let clock = ManualClock()
-        let client = transport.client {
-            $0.timeout = 1
-            $0.clock = clock
-        }
+        let client = transport.client(timeout: 1, clock: clock)
         /// What the temporary file holds so far: the bytes that have arrived (each chunk
         /// is written before the transport reports it, which is what resets the timeout).
         @Sendable func arrived() -> Int64 {
@@ -73,10 +70,7 @@ struct TransferTimeoutTests {
         defer { scratch.remove() }
         let destination = scratch.file("stalled.bin")
         let clock = ManualClock()
-        let client = transport.client {
-            $0.timeout = 0.5
-            $0.clock = clock
-        }
+        let client = transport.client(timeout: 0.5, clock: clock)
         let firstProgress = Promise<Void>.pending()
 
         let download = client.download(server.clientEndpoint("/stalled.bin"), to: destination) { _ in
@@ -100,10 +94,7 @@ struct TransferTimeoutTests {
         defer { scratch.remove() }
         let destination = scratch.file("late.bin")
         let clock = ManualClock()
-        let client = transport.client {
-            $0.timeout = 0.5
-            $0.clock = clock
-        }
+        let client = transport.client(timeout: 0.5, clock: clock)
 
         let download = client.download(server.clientEndpoint("/late.bin"), to: destination)
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
@@ -143,10 +134,7 @@ struct TransferTimeoutTests {
         defer { scratch.remove() }
         let file = try scratch.write(streamingRandomData(count: 1 << 20), to: "up.bin")
         let clock = ManualClock()
-        let client = transport.client {
-            $0.timeout = 0.5
-            $0.clock = clock
-        }
+        let client = transport.client(timeout: 0.5, clock: clock)
 
         let upload = client.upload(file, to: server.clientEndpoint("/up"), as: StreamingReceipt.self)
         // The whole body has arrived: from here on the transfer makes no progress.
