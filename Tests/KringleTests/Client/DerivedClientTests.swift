@@ -13,8 +13,8 @@ import KringleTestSupport
     "Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:), newClient(withAdditionalInterceptors:) and newClient(withLogger:)"
 )
 struct DerivedClientTests {
-    private static func endpoint(_ path: String) -> InterceptorEndpoint {
-        InterceptorEndpoint(baseURL: interceptorStubBase, path: path)
+    private static func endpoint(_ path: String) -> ClientTestEndpoint {
+        ClientTestEndpoint(baseURL: interceptorStubBase, path: path)
     }
 
     @Test("a chain of derived clients: interceptors appended in order, the parent unaffected, the limit not inherited")

@@ -79,7 +79,7 @@ struct AuthenticationInterceptorTests {
         let client = Self.client(URLSessionTransport(), auth: auth)
 
         for _ in 0..<3 {
-            _ = try await client.get(server.interceptorEndpoint("/me")).outcome().get()
+            _ = try await client.get(server.clientEndpoint("/me")).outcome().get()
         }
         #expect(seen.value == Array(repeating: "Bearer good", count: 3))
         #expect(authenticator.refreshes.value == 0)
@@ -98,12 +98,12 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(URLSessionTransport(), auth: auth)
 
-        _ = try await client.get(server.interceptorEndpoint("/me")).outcome().get()
+        _ = try await client.get(server.clientEndpoint("/me")).outcome().get()
         #expect(seen.value == ["Bearer stale", "Bearer fresh"])
         #expect(refreshedFrom.value == ["stale"])
         #expect(auth.credential == "fresh")
 
-        _ = try await client.get(server.interceptorEndpoint("/me")).outcome().get()
+        _ = try await client.get(server.clientEndpoint("/me")).outcome().get()
         #expect(seen.value.last == "Bearer fresh", "later calls start with the new credential")
         #expect(authenticator.refreshes.value == 1)
     }
@@ -120,7 +120,7 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
         let client = Self.client(URLSessionTransport(), auth: auth)
 
-        let calls = (0..<20).map { client.get(server.interceptorEndpoint("/item/\($0)"), as: [String: Bool].self) }
+        let calls = (0..<20).map { client.get(server.clientEndpoint("/item/\($0)"), as: [String: Bool].self) }
         let outcomes = try await Promise<[Result<[String: Bool], any Error>]>.allSettled(calls).outcome().get()
 
         #expect(outcomes.allSatisfy { (try? $0.get()) == ["ok": true] }, "\(outcomes)")
@@ -144,7 +144,7 @@ struct AuthenticationInterceptorTests {
 
         let settlements = (0..<20).map { _ in Counter() }
         let calls = (0..<20).map { index in
-            client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\(index)"))
+            client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/item/\(index)"))
                 .always { settlements[index].increment() }
         }
         // All 20 are at the transport with the stale token before any answer comes back.
@@ -179,7 +179,7 @@ struct AuthenticationInterceptorTests {
         let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "token-0")
         let client = Self.client(URLSessionTransport(), auth: auth, maxRetryCount: nil)
 
-        let outcome = await client.get(server.interceptorEndpoint("/me")).outcome()
+        let outcome = await client.get(server.clientEndpoint("/me")).outcome()
         #expect(outcome.rejectedStatus == 401)
         #expect(authenticator.refreshes.value == 1)
         #expect(seen.value == ["Bearer token-0", "Bearer token-1"])
@@ -189,12 +189,12 @@ struct AuthenticationInterceptorTests {
     func adaptWaitsForRefresh() async throws {
         let (transport, refresh, authenticator, client) = Self.clientAwaitingARefresh()
 
-        let first = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/first"))
+        let first = client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/first"))
         #expect(await eventually { transport.waitingCount == 1 })
         transport.releaseAll(status: 401)
         #expect(await eventually { authenticator.refreshes.value == 1 })
 
-        let later = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/later"))
+        let later = client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/later"))
         await allowTimeForAWrongEvent()
         #expect(later.isPending)
         #expect(
@@ -211,7 +211,7 @@ struct AuthenticationInterceptorTests {
     func cancellingOneWaiterKeepsRefresh() async throws {
         let (transport, refresh, authenticator, client) = Self.clientAwaitingARefresh()
 
-        let calls = (0..<2).map { client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/item/\($0)")) }
+        let calls = (0..<2).map { client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/item/\($0)")) }
         #expect(await eventually { transport.waitingCount == 2 })
         transport.releaseAll(status: 401)
         #expect(await eventually { authenticator.failureChecks.value == 2 })

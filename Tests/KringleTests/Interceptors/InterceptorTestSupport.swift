@@ -13,13 +13,6 @@ import KringleTestSupport
 // starts with `Interceptor` so that nothing clashes with the other folders of the
 // `KringleTests` module.
 
-/// An endpoint built from parts.
-struct InterceptorEndpoint: Endpoint {
-    var baseURL: URL
-    var path: String
-    var headers: [String: String] = [:]
-}
-
 /// The stub transport's base URL.
 let interceptorStubBase = URL(string: "https://stub.example")!
 
@@ -103,13 +96,6 @@ final class InterceptorEventLog: KringleLogger {
 struct InterceptorTestError: Error, Equatable, CustomStringConvertible {
     var label: String
     var description: String { "InterceptorTestError(\(label))" }
-}
-
-extension LoopbackServer {
-    /// An endpoint on this server.
-    func interceptorEndpoint(_ path: String, headers: [String: String] = [:]) -> InterceptorEndpoint {
-        InterceptorEndpoint(baseURL: baseURL, path: path, headers: headers)
-    }
 }
 
 /// A transport whose responses the test releases by hand: every request waits until the

@@ -20,7 +20,7 @@ struct RequestInterceptorTests {
         interceptedClient(transport, interceptors: interceptors, maxRetryCount: maxRetryCount, logger: logger)
     }
 
-    private static let stubEndpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")
+    private static let stubEndpoint = ClientTestEndpoint(baseURL: interceptorStubBase, path: "/thing")
 
     // MARK: - adapt
 
@@ -118,7 +118,7 @@ struct RequestInterceptorTests {
         }
         let client = Self.client(URLSessionTransport(), interceptors: [inspector], maxRetryCount: 1)
 
-        let outcome = await client.get(server.interceptorEndpoint("/big")).outcome()
+        let outcome = await client.get(server.clientEndpoint("/big")).outcome()
         #expect(outcome.rejectedStatus == 503)
         #expect(bodies.value.count == 1)
         #expect(bodies.value.first == body, "the retry hook saw the complete body")
@@ -148,7 +148,7 @@ struct RequestInterceptorTests {
         defer { server.shutdown() }
         let client = Self.client(URLSessionTransport(), interceptors: [Token(), InterceptorTagger(name: "tag")])
 
-        _ = try await client.get(server.interceptorEndpoint("/private")).outcome().get()
+        _ = try await client.get(server.clientEndpoint("/private")).outcome().get()
         #expect(seen.value == ["Bearer first", "Bearer second"])
     }
 
@@ -171,7 +171,7 @@ struct RequestInterceptorTests {
             maxRetryCount: limit
         )
 
-        let outcome = await client.get(server.interceptorEndpoint("/down")).outcome()
+        let outcome = await client.get(server.clientEndpoint("/down")).outcome()
         #expect(outcome.rejectedStatus == 503, "the last attempt's failure: \(outcome)")
         #expect(server.statistics.requestsReceived == expectedRequests, "\(server.statistics)")
     }
@@ -183,7 +183,7 @@ struct RequestInterceptorTests {
         let stopper = InterceptorTagger(name: "stopper") { attempt, _ in attempt < 12 ? .retry : .doNotRetry }
         let client = Self.client(URLSessionTransport(), interceptors: [stopper], maxRetryCount: nil)
 
-        let outcome = await client.get(server.interceptorEndpoint("/down")).outcome()
+        let outcome = await client.get(server.clientEndpoint("/down")).outcome()
         #expect(outcome.rejectedStatus == 502)
         #expect(server.statistics.requestsReceived == 12, "\(server.statistics)")
         #expect(stopper.retryLog.value == (1...12).map { "stopper#\($0)" })
@@ -219,7 +219,7 @@ struct RequestInterceptorTests {
 
         let calls = (0..<50).map { index in
             client.get(
-                InterceptorEndpoint(
+                ClientTestEndpoint(
                     baseURL: interceptorStubBase, path: index.isMultiple(of: 2) ? "/flaky/\(index)" : "/down/\(index)"))
         }
         let outcomes = try await Promise<[Result<Void, any Error>]>.allSettled(calls).outcome().get()
@@ -249,7 +249,7 @@ struct RequestInterceptorTests {
         let canceller = InterceptorDelayedCanceller(after: 0.3) { server.statistics.requestsReceived }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: canceller.logger())
 
-        let call = client.get(server.interceptorEndpoint("/busy"))
+        let call = client.get(server.clientEndpoint("/busy"))
         let settledAtCancel = Box<Bool?>(nil)
         canceller.cancel.withLock {
             $0 = {
@@ -298,7 +298,7 @@ struct RequestInterceptorTests {
         }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: log)
 
-        let call = client.get(server.interceptorEndpoint("/busy"))
+        let call = client.get(server.clientEndpoint("/busy"))
         target.withLock { $0 = call }
         #expect(await call.outcome().isCancellation)
         #expect(cancelledInLogger.value >= 1)

@@ -322,7 +322,7 @@ struct RetryPolicyTests {
         configuration.clock = clock
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        let call = client.get(server.interceptorEndpoint("/busy"))
+        let call = client.get(server.clientEndpoint("/busy"))
         // The answer has arrived and its request's timeout is off: only the retry's delay is left.
         #expect(await eventually { clock.pendingDelays == [row.expectedDelay] }, "\(clock.pendingDelays)")
         clock.advance(by: row.expectedDelay - 0.001)
@@ -345,7 +345,7 @@ struct RetryPolicyTests {
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
         let outcome = await client.request(
-            method, server.interceptorEndpoint("/orders"),
+            method, server.clientEndpoint("/orders"),
             body: .data(Data("{}".utf8), contentType: "application/json"), as: Data.self
         )
         .outcome()
@@ -362,7 +362,7 @@ struct RetryPolicyTests {
         configuration.maxRetryCount = 2
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
-        let outcome = await client.post(RequestBody.form([("a", "1")]), to: server.interceptorEndpoint("/orders"))
+        let outcome = await client.post(RequestBody.form([("a", "1")]), to: server.clientEndpoint("/orders"))
             .outcome()
         #expect(outcome.rejectedStatus == 503)
         #expect(server.statistics.requestsReceived == 3, "\(server.statistics)")
@@ -381,7 +381,7 @@ struct RetryPolicyTests {
         let client = NetworkClient(configuration: configuration, transport: transport)
 
         // Each round fires the attempt's timeout (0.05 s), or the backoff before the next one.
-        let outcome = await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow"))
+        let outcome = await client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/slow"))
             .outcome(advancing: clock, by: 0.05)
         guard case KringleError.timedOut? = outcome.failure else {
             Issue.record("expected timedOut, got \(outcome)")
@@ -394,7 +394,7 @@ struct RetryPolicyTests {
     @Test("a refused connection is retried, then fails with the transport error")
     func refusedConnectionRetried() async throws {
         let server = try LoopbackServer { _ in .status(200) }
-        let endpoint = server.interceptorEndpoint("/gone")
+        let endpoint = server.clientEndpoint("/gone")
         server.shutdown()
         let log = InterceptorEventLog()
         var configuration = NetworkClient.Configuration()

@@ -36,7 +36,7 @@ struct InterceptorLoggingTests {
         defer { server.shutdown() }
         let log = InterceptorEventLog()
         let client = Self.client(URLSessionTransport(), log: log)
-        let endpoint = server.interceptorEndpoint(
+        let endpoint = server.clientEndpoint(
             "/cats", headers: ["Authorization": "Bearer s3cr3t-token", "X-Trace": "t-1"])
 
         _ = try await client.get(endpoint).outcome().get()
@@ -75,7 +75,7 @@ struct InterceptorLoggingTests {
         let client = Self.client(transport, log: log) { configuration in
             configuration.redactedHeaders = ["X-API-KEY", "X-Secret-Echo"]
         }
-        let endpoint = InterceptorEndpoint(
+        let endpoint = ClientTestEndpoint(
             baseURL: interceptorStubBase, path: "/thing",
             headers: ["x-api-key": "k-123", "Authorization": "Basic abc"])
 
@@ -114,7 +114,7 @@ struct InterceptorLoggingTests {
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log, interceptors: [RetryPolicy()])
 
-        _ = try await client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")).outcome().get()
+        _ = try await client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/thing")).outcome().get()
         let kinds = log.events.map { event -> String in
             switch event {
             case .requestSent: return "sent"
@@ -142,7 +142,7 @@ struct InterceptorLoggingTests {
         transport.stub(.post, "/api/cats", with: .init(status: 404))
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log)
-        let endpoint = InterceptorEndpoint(baseURL: clientURL("https://stub.example/api"), path: "/cats")
+        let endpoint = ClientTestEndpoint(baseURL: clientURL("https://stub.example/api"), path: "/cats")
 
         let outcome = await client.post(RequestBody.form([("name", "Tom")]), to: endpoint).outcome()
         #expect(outcome.rejectedStatus == 404)
@@ -181,7 +181,7 @@ struct InterceptorLoggingTests {
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log)
 
-        let call = client.get(InterceptorEndpoint(baseURL: interceptorStubBase, path: "/slow"))
+        let call = client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/slow"))
         #expect(await eventually { transport.requests.count == 1 })
         call.cancel()
         #expect(await call.outcome().isCancellation)
@@ -194,7 +194,7 @@ struct InterceptorLoggingTests {
     func loggerPerClient() async throws {
         let transport = StubTransport()
         transport.stub(.get, "/thing", with: .init(status: 200))
-        let endpoint = InterceptorEndpoint(baseURL: interceptorStubBase, path: "/thing")
+        let endpoint = ClientTestEndpoint(baseURL: interceptorStubBase, path: "/thing")
         let plain = NetworkClient(transport: transport)
         let first = InterceptorEventLog()
         let second = InterceptorEventLog()
