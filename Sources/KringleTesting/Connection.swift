@@ -151,7 +151,8 @@ final class Connection {
             }
             if plan.sendsBody {
                 if case .chunked(let chunkSize) = response.behavior, plan.chunked {
-                    try ResponseSerializer.writeChunked(response.body, chunkSize: chunkSize, to: writer)
+                    try ResponseSerializer.writeChunked(
+                        response.body, chunkSize: chunkSize, trailers: response.trailers, to: writer)
                 } else {
                     try writer.write(response.body)
                 }

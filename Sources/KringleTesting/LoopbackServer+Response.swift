@@ -36,6 +36,18 @@ extension LoopbackServer {
         /// exercise a failure.
         public var behavior: Behavior
 
+        /// Trailer fields, sent after the last chunk of a ``Behavior/chunked(chunkSize:)`` body
+        /// (RFC 9112 §7.1.2), in order, exactly as given; empty by default. Only a chunked body
+        /// can carry them: with any other behavior, and to HTTP/1.0 clients, they are not sent.
+        /// Nothing announces them (no `Trailer` header field) unless the handler adds one.
+        public var trailers: [(String, String)]
+
+        /// The status line to send instead of `HTTP/1.1 <status> <reason phrase>`, without its
+        /// line ending, for testing how a client takes an odd one (`HTTP/1.1 200` without a
+        /// reason phrase, `Http/1.1 200 OK`); `nil` by default. ``status`` still decides
+        /// everything else: whether a body is sent, how the connection ends.
+        public var statusLine: String?
+
         /// Creates a response.
         ///
         /// - Parameters:
@@ -44,18 +56,21 @@ extension LoopbackServer {
         ///   - body: the content.
         ///   - delay: seconds to wait before sending.
         ///   - behavior: how to send it; see ``Behavior``.
+        ///   - trailers: fields sent after a chunked body; see ``trailers``.
         public init(
             status: Int = 200,
             headers: [(String, String)] = [],
             body: Data = Data(),
             delay: TimeInterval = 0,
-            behavior: Behavior = .normal
+            behavior: Behavior = .normal,
+            trailers: [(String, String)] = []
         ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.delay = delay
             self.behavior = behavior
+            self.trailers = trailers
         }
 
         /// The value of the first header field called `name`, compared case-insensitively.

@@ -74,6 +74,31 @@ extension LoopbackServer.Response {
         return copy
     }
 
+    /// A copy with one more trailer field, sent after the last chunk; the body goes out
+    /// chunked: the behavior becomes ``Behavior/chunked(chunkSize:)`` unless it already is.
+    ///
+    /// ```swift
+    /// return .text("payload").addingTrailer("X-Checksum", "abc123")
+    /// ```
+    public func addingTrailer(_ name: String, _ value: String) -> Self {
+        var copy = self
+        copy.trailers.append((name, value))
+        if case .chunked = copy.behavior {} else { copy.behavior = .chunked() }
+        return copy
+    }
+
+    /// A copy sent with `statusLine` (without its line ending) in place of the usual
+    /// `HTTP/1.1 <status> <reason phrase>`; see ``statusLine``.
+    ///
+    /// ```swift
+    /// return .text("ok").withStatusLine("HTTP/1.1 200")
+    /// ```
+    public func withStatusLine(_ statusLine: String) -> Self {
+        var copy = self
+        copy.statusLine = statusLine
+        return copy
+    }
+
     /// A copy that is sent `seconds` later; other connections are not held up.
     ///
     /// ```swift

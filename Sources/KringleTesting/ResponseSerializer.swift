@@ -38,7 +38,9 @@ enum ResponseSerializer {
     ) -> ResponsePlan {
         var hasLength = false, hasTransferEncoding = false, hasDate = false, hasConnection = false
         var handlerCloses = false
-        var text = "HTTP/1.1 \(response.status) \(HTTPStatus.reasonPhrase(for: response.status))\r\n"
+        var text =
+            (response.statusLine ?? "HTTP/1.1 \(response.status) \(HTTPStatus.reasonPhrase(for: response.status))")
+            + "\r\n"
         for (name, value) in response.headers {
             text += "\(name): \(value)\r\n"
             switch name.lowercased() {
@@ -96,9 +98,11 @@ enum ResponseSerializer {
         )
     }
 
-    /// Writes `body` as chunks of at most `chunkSize` bytes, then the last chunk with no
-    /// trailers (RFC 9112 §7.1).
-    static func writeChunked(_ body: Data, chunkSize: Int, to writer: SocketWriter) throws(WriteFailure) {
+    /// Writes `body` as chunks of at most `chunkSize` bytes, then the last chunk, the
+    /// trailer fields and the empty line that ends the message (RFC 9112 §7.1, §7.1.2).
+    static func writeChunked(
+        _ body: Data, chunkSize: Int, trailers: [(String, String)], to writer: SocketWriter
+    ) throws(WriteFailure) {
         let size = max(1, chunkSize)
         var offset = body.startIndex
         while offset < body.endIndex {
@@ -108,7 +112,9 @@ enum ResponseSerializer {
             try writer.write(crlf)
             offset = chunkEnd
         }
-        try writer.write(Array("0\r\n\r\n".utf8))
+        var end = "0\r\n"
+        for (name, value) in trailers { end += "\(name): \(value)\r\n" }
+        try writer.write(Array((end + "\r\n").utf8))
     }
 
     /// A complete response refusing a request, closing the connection afterwards.
