@@ -8,17 +8,16 @@ let package = Package(
         .library(name: "Kringle", targets: ["Kringle"]),
         .library(name: "KringlePromise", targets: ["KringlePromise"]),
         .library(name: "KringleTesting", targets: ["KringleTesting"]),
-        .library(name: "KringleCurl", targets: ["KringleCurl"]),
         .executable(name: "kringle-demo", targets: ["KringleDemo"]),
         .executable(name: "kringle-benchmarks", targets: ["KringleBenchmarks"]),
     ],
     targets: [
         .target(name: "KringlePromise"),
-        .target(name: "Kringle", dependencies: ["KringlePromise"]),
+        // The libcurl transport lives in Kringle, so that `NetworkClient()` can choose it.
+        .target(name: "Kringle", dependencies: ["KringlePromise", "CCurlShim"]),
         .target(name: "KringleTesting", dependencies: ["Kringle"]),
         // libcurl is loaded at run time with dlopen: no headers, no -lcurl at build time.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "KringleCurl", dependencies: ["Kringle", "CCurlShim"]),
         // Not a product: starts programs for the tests and benchmarks without Foundation's
         // `Process`, which can crash on Linux (see ChildProcess.swift).
         .target(name: "ChildProcess"),
@@ -27,7 +26,7 @@ let package = Package(
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         .executableTarget(
             name: "KringleBenchmarks",
-            dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess"],
+            dependencies: ["Kringle", "KringleTesting", "ChildProcess"],
             path: "Benchmarks"
         ),
         .testTarget(
@@ -35,11 +34,8 @@ let package = Package(
         .testTarget(
             name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess", "KringleTestSupport"]),
         .testTarget(
-            name: "KringleCurlTests",
-            dependencies: ["KringleCurl", "KringleTesting", "ChildProcess", "KringleTestSupport"]),
-        .testTarget(
             name: "KringleTests",
-            dependencies: ["Kringle", "KringleTesting", "KringleCurl", "ChildProcess", "KringleTestSupport"],
+            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "KringleTestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

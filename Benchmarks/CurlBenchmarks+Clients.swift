@@ -1,5 +1,5 @@
 import Foundation
-import KringleCurl
+import Kringle
 import Synchronization
 
 #if canImport(FoundationNetworking)

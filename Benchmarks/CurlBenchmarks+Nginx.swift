@@ -1,6 +1,5 @@
 import ChildProcess
 import Foundation
-import KringleCurl
 import KringleTesting
 
 #if canImport(FoundationNetworking)

@@ -1,7 +1,6 @@
 import ChildProcess
 import Foundation
 import Kringle
-import KringleCurl
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -20,12 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Each module after the modules its documentation links to.
-modules=(KringlePromise Kringle KringleTesting KringleCurl)
+modules=(KringlePromise Kringle KringleTesting)
 declare -A dependencies=(
     [KringlePromise]=""
     [Kringle]="KringlePromise"
     [KringleTesting]="KringlePromise Kringle"
-    [KringleCurl]="KringlePromise Kringle"
 )
 
 docc=$(command -v docc || true)
@@ -57,7 +56,7 @@ bin=$(swift build --show-bin-path)
 snippets=$output/catalog-code.swift
 {
     printf 'import Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n'
-    for module in Kringle KringleTesting KringleCurl KringlePromise; do
+    for module in Kringle KringleTesting KringlePromise; do
         catalog=Sources/$module/$module.docc
         { [ -f "$catalog/GettingStarted.md" ] && echo "$catalog/GettingStarted.md"
           find "$catalog" -name '*.md' ! -name GettingStarted.md | sort; } |

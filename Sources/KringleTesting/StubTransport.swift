@@ -30,6 +30,8 @@ public final class StubTransport: Transport {
         public var headers: HTTPHeaders
         /// The response body.
         public var body: Data
+        /// The trailer fields that follow the body, as a chunked response would carry them.
+        public var trailers: HTTPHeaders
         /// Seconds to wait before answering, on the transport's clock (the request's timeout
         /// and cancellation apply).
         public var delay: TimeInterval
@@ -37,10 +39,14 @@ public final class StubTransport: Transport {
         public var error: (any Error)?
 
         /// Creates a stubbed response.
-        public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: TimeInterval = 0) {
+        public init(
+            status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), trailers: HTTPHeaders = [:],
+            delay: TimeInterval = 0
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
+            self.trailers = trailers
             self.delay = delay
         }
 
@@ -129,7 +135,8 @@ public final class StubTransport: Transport {
             return Promise(error: error)
         }
         let url = request.url ?? URL(fileURLWithPath: "/")
-        let response = HTTPResponse(statusCode: stub.status, headers: stub.headers, body: stub.body, url: url)
+        let response = HTTPResponse(
+            statusCode: stub.status, headers: stub.headers, trailers: stub.trailers, body: stub.body, url: url)
         guard stub.delay > 0 else {
             return stub.error.map { Promise(error: $0) } ?? Promise(response)
         }

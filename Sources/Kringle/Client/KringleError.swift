@@ -33,6 +33,11 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// download whose `Content-Range` does not start where the partial file ends, say). The
     /// response is kept, with what was wrong.
     case invalidResponse(Response<Data>, reason: String)
+    /// What the server sent could not be read as an HTTP response at all, so there is no
+    /// status or body to keep: a status line such as `Http/1.1 200 OK` (RFC 9112 §2.3 makes
+    /// `HTTP` case-sensitive) or `HTTP/1.1 20`. The URL is the request's, the reason says
+    /// what was wrong. Not retried: the same server would send the same bytes again.
+    case malformedResponse(URL, reason: String)
     /// The body did not decode into the requested type. The description names the coding
     /// path and the expected type and shows the start of the body.
     case decodingFailed(DecodingError, Response<Data>)
@@ -82,6 +87,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
                 + Self.bodySnippet(response.body)
         case .invalidResponse(let response, let reason):
             return "Invalid response from \(response.url.absoluteString): \(reason)"
+        case .malformedResponse(let url, let reason):
+            return "Malformed response from \(url.absoluteString): \(reason)"
         case .decodingFailed(let error, let response):
             return "Decoding the response from \(response.url.absoluteString) failed: "
                 + Self.describe(error) + Self.bodySnippet(response.body)

@@ -13,7 +13,8 @@ import Foundation
 /// from it) cancels the request. Responses are checked against
 /// ``Configuration-swift.struct/acceptableStatusCodes`` and decoded off the caller's thread.
 /// Redirects are followed by the client itself, so cookies are stored and sent on every hop.
-/// The network is reached only through the ``Transport`` given at creation.
+/// The network is reached only through the ``Transport`` given at creation: by default the
+/// best engine of the platform (``makeDefaultTransport()``).
 public final class NetworkClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: Configuration
@@ -24,8 +25,12 @@ public final class NetworkClient: Sendable {
     ///
     /// - Parameters:
     ///   - configuration: Defaults, decoding, status validation, redirects, timeout, cookies.
-    ///   - transport: How requests reach the network; ``URLSessionTransport`` by default.
-    public init(configuration: Configuration = Configuration(), transport: any Transport = URLSessionTransport()) {
+    ///   - transport: How requests reach the network; by default a new
+    ///     ``makeDefaultTransport()``: ``CurlTransport`` on Linux, ``URLSessionTransport`` on
+    ///     Apple platforms and wherever libcurl cannot be loaded.
+    public init(
+        configuration: Configuration = Configuration(), transport: any Transport = NetworkClient.makeDefaultTransport()
+    ) {
         self.configuration = configuration
         self.transport = transport
     }

@@ -8,30 +8,39 @@ public struct Response<Value: Sendable>: Sendable {
     public var statusCode: Int
     /// The headers of the final response.
     public var headers: HTTPHeaders
+    /// The trailer fields that followed the final response's chunked body (RFC 9112 §7.1.2);
+    /// empty when there were none or the transport cannot see them (see
+    /// ``HTTPResponse/trailers``).
+    public var trailers: HTTPHeaders
     /// The raw body the value was decoded from.
     public var body: Data
     /// The URL of the final response (after redirects).
     public var url: URL
 
     /// Creates a response.
-    public init(value: Value, statusCode: Int, headers: HTTPHeaders, body: Data, url: URL) {
+    public init(
+        value: Value, statusCode: Int, headers: HTTPHeaders, trailers: HTTPHeaders = HTTPHeaders(), body: Data,
+        url: URL
+    ) {
         self.value = value
         self.statusCode = statusCode
         self.headers = headers
+        self.trailers = trailers
         self.body = body
         self.url = url
+    }
+
+    /// `value` with the status, fields and URL of a transport's response, and `body`.
+    init(value: Value, body: Data, of response: HTTPResponse) {
+        self.init(
+            value: value, statusCode: response.statusCode, headers: response.headers, trailers: response.trailers,
+            body: body, url: response.url)
     }
 }
 
 extension Response where Value == Data {
     /// The raw form of a transport's response.
     init(_ response: HTTPResponse) {
-        self.init(
-            value: response.body,
-            statusCode: response.statusCode,
-            headers: response.headers,
-            body: response.body,
-            url: response.url
-        )
+        self.init(value: response.body, body: response.body, of: response)
     }
 }

@@ -35,12 +35,14 @@ enum CurlCallbacks {
         return 0
     }
 
-    /// `CURLOPT_HEADERFUNCTION`: one complete header line at a time, CRLF included.
+    /// `CURLOPT_HEADERFUNCTION`: one complete header line at a time, CRLF included, for the
+    /// ``ResponseCollector``. Returning 0 aborts the transfer, which a malformed status line
+    /// must do.
     static let header: kcurl_data_callback = { buffer, size, count, userdata in
         let length = size * count
         guard let userdata, let buffer else { return length }
         let collector = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
-        collector.receive(CurlHeaderLine(bytes: UnsafeRawBufferPointer(start: buffer, count: length)))
-        return length
+        let line = CurlHeaderLine(bytes: UnsafeRawBufferPointer(start: buffer, count: length))
+        return collector.receive(line) ? length : 0
     }
 }

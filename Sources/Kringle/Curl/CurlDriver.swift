@@ -1,6 +1,5 @@
 import CCurlShim
 import Foundation
-import Kringle
 
 /// The loop on the driving thread: starts and cancels transfers, lets curl work, and
 /// settles promises as transfers finish.

@@ -1,6 +1,5 @@
 import CCurlShim
 import Foundation
-import Kringle
 @_spi(KringleInternals) import KringlePromise
 import Synchronization
 

@@ -1,5 +1,3 @@
-import Kringle
-
 /// A failed libcurl transfer: curl's result code and its explanation.
 ///
 /// ``CurlTransport`` rejects with `KringleError.transport(CurlError)` for every failure

@@ -4,14 +4,17 @@ import Foundation
 ///
 /// curl calls the callback once per complete line, for every header block it receives:
 /// interim 1xx responses, a proxy's answer to CONNECT, then the final response (and, for
-/// chunked bodies, trailers). Each block starts with a status line and ends with an empty
-/// line.
+/// chunked bodies, trailer fields, which end with an empty line curl does not pass on). Each
+/// block starts with a status line and ends with an empty line.
 ///
 /// The parser works on bytes: it runs once per header line of every response, and
 /// byte-level scanning is several times cheaper than `Character`-based string slicing.
 enum CurlHeaderLine: Equatable {
     /// `HTTP/1.1 200 OK` or `HTTP/2 200`: a new block starts.
     case statusLine
+    /// A line that starts like a status line in any case (`Http/1.1 200 OK`) but is not a
+    /// valid one; curl accepts such lines, the client does not. The reason says what is wrong.
+    case malformedStatusLine(reason: String)
     /// `Name: value`, with surrounding whitespace removed from the value.
     case field(name: String, value: String)
     /// A line starting with whitespace, which continues the previous field's value
@@ -39,8 +42,13 @@ enum CurlHeaderLine: Equatable {
             self = .end
             return
         }
-        if line.starts(with: Self.statusPrefix) {
-            self = .statusLine
+        if Self.startsLikeStatusLine(line) {
+            // A field name is a token, which cannot hold "/", so such a line is no field.
+            if let problem = Self.statusLineProblem(line) {
+                self = .malformedStatusLine(reason: problem)
+            } else {
+                self = .statusLine
+            }
         } else if Self.isWhitespace(first) {
             self = .continuation(Self.text(Self.trimmed(line)))
         } else if let colon = line.firstIndex(of: Self.colon) {
@@ -55,10 +63,9 @@ enum CurlHeaderLine: Equatable {
     private static let carriageReturn = UInt8(ascii: "\r")
     private static let lineFeed = UInt8(ascii: "\n")
     private static let colon = UInt8(ascii: ":")
-    private static let statusPrefix = Array("HTTP/".utf8)
 
     /// Optional whitespace: SP and HTAB (RFC 9110 §5.6.3).
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
+    static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
@@ -74,7 +81,7 @@ enum CurlHeaderLine: Equatable {
     /// Header bytes as text: UTF-8 when they are valid UTF-8, otherwise ISO 8859-1, which
     /// RFC 9110 §5.5 names as the historical encoding of field values and which maps every
     /// byte to a character.
-    private static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+    static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
         // Nearly every header is ASCII, which needs no validation beyond this scan.
         if bytes.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: bytes, as: UTF8.self)

@@ -1,5 +1,4 @@
 import Foundation
-import Kringle
 
 /// A request on its way from `send` to the driving thread: everything needed to start the
 /// transfer and settle its promise.

@@ -1,6 +1,5 @@
 import CCurlShim
 import Foundation
-import Kringle
 
 /// One transfer in progress on the driving thread: the easy handle lent to it, the memory
 /// curl reads from (body, header list), and the objects its callbacks work for.
@@ -102,6 +101,9 @@ final class CurlTransfer {
         if let failure = collector.sink?.failure {
             return .failure(KringleError.transport(failure))
         }
+        if let malformation = collector.malformation {
+            return .failure(KringleError.malformedResponse(submission.plan.requestURL, reason: malformation))
+        }
         switch Int(code) {
         case KCURLE_OK:
             if let progress {
@@ -113,6 +115,7 @@ final class CurlTransfer {
                 HTTPResponse(
                     statusCode: easy.responseCode,
                     headers: collector.headers,
+                    trailers: collector.trailers,
                     body: collector.body,
                     url: effectiveURL
                 ))

@@ -1,5 +1,3 @@
-import Kringle
-
 /// Passes curl's byte counts to a transfer's progress callback, only when they change.
 ///
 /// curl calls its progress function often, also while nothing moves; the client's idle

@@ -1,44 +1,81 @@
 import Foundation
-import Kringle
 
-/// Gathers one response's header fields and body as curl delivers them.
+/// Gathers one response's header fields, trailer fields and body as curl delivers them.
 ///
 /// Only the driving thread touches it: curl calls the callbacks from inside
 /// `curl_multi_perform`, which runs there.
 final class ResponseCollector {
+    /// Where in the header blocks the next line falls.
+    private enum Position {
+        /// The response's first line, which must be a status line.
+        case awaitingStatusLine
+        /// Inside a block: fields until the empty line.
+        case inBlock
+        /// After a block: a status line starts another one (the final response after a 1xx
+        /// or a proxy's CONNECT answer); fields are trailers (RFC 9112 §7.1.2), which curl
+        /// passes on after a chunked body.
+        case afterBlock
+    }
+
     /// The body bytes received so far, already decoded from any content coding.
     private(set) var body = Data()
     /// The fields of the latest header block, in order, repeats kept.
     private var fields: [(String, String)] = []
-    /// Set by the empty line that ends a block: later fields are trailers, not headers.
-    private var blockEnded = false
+    /// The trailer fields after the body, in order, repeats kept.
+    private var trailerFields: [(String, String)] = []
+    private var position = Position.awaitingStatusLine
+    /// Why the response is not one the client reads, once a header line showed it.
+    private(set) var malformation: String?
 
     /// The header fields of the last block received (the final response's).
     var headers: HTTPHeaders {
         HTTPHeaders(fields)
     }
 
-    /// Takes one header line from curl.
-    func receive(_ line: CurlHeaderLine) {
-        switch line {
-        case .statusLine:
-            // A new block (after a 1xx or a proxy's CONNECT answer) replaces the fields; no
-            // body bytes precede the final block, since curl does not pass on those of a
-            // CONNECT answer.
+    /// The trailer fields received after a chunked body; empty when there were none.
+    var trailers: HTTPHeaders {
+        HTTPHeaders(trailerFields)
+    }
+
+    /// Takes one header line from curl. Returns `false` when the line shows that the
+    /// response is malformed (``malformation`` says how), which must stop the transfer.
+    func receive(_ line: CurlHeaderLine) -> Bool {
+        switch (line, position) {
+        case (.malformedStatusLine(let reason), _):
+            malformation = reason
+            return false
+        case (.statusLine, .awaitingStatusLine), (.statusLine, .afterBlock):
+            // A new block replaces the fields; no body bytes precede the final block, since
+            // curl does not pass on those of a CONNECT answer.
             fields.removeAll(keepingCapacity: true)
-            blockEnded = false
-        case .field(let name, let value):
-            guard !blockEnded else { return }  // trailers after a chunked body
+            trailerFields.removeAll()
+            position = .inBlock
+        case (_, .awaitingStatusLine):
+            malformation = "the response does not start with a status line (RFC 9112 §4)"
+            return false
+        case (.statusLine, .inBlock):
+            malformation = "a status line appeared among the header fields"
+            return false
+        case (.field(let name, let value), .inBlock):
             fields.append((name, value))
-        case .continuation(let more):
-            guard !blockEnded, let last = fields.indices.last else { return }
-            // RFC 9112 §5.2: replace the fold with a space.
-            fields[last].1 = fields[last].1.isEmpty ? more : fields[last].1 + " " + more
-        case .end:
-            blockEnded = true
-        case .other:
+        case (.field(let name, let value), .afterBlock):
+            trailerFields.append((name, value))
+        case (.continuation(let more), .inBlock):
+            Self.unfold(more, into: &fields)
+        case (.continuation(let more), .afterBlock):
+            Self.unfold(more, into: &trailerFields)
+        case (.end, _):
+            position = .afterBlock
+        case (.other, _):
             break
         }
+        return true
+    }
+
+    /// RFC 9112 §5.2: an obsolete line fold continues the last field; it reads as a space.
+    private static func unfold(_ more: String, into fields: inout [(String, String)]) {
+        guard let last = fields.indices.last else { return }
+        fields[last].1 = fields[last].1.isEmpty ? more : fields[last].1 + " " + more
     }
 
     /// Where the body goes instead of ``body``, for transfers to a file.

@@ -1,5 +1,4 @@
 import Foundation
-import Kringle
 
 #if canImport(Darwin)
 import Darwin

@@ -1,6 +1,5 @@
 import CCurlShim
 import Foundation
-import Kringle
 
 /// Feeds a ``Kringle/StreamedBody`` to curl's read callback, chunk by chunk, and rewinds
 /// it when curl must send the request again (a reused connection that turned out closed).

@@ -9,9 +9,7 @@ enum ResponseDecoding {
         configuration: NetworkClient.Configuration
     ) throws -> Response<Value> {
         if let raw = response.body as? Value {
-            return Response(
-                value: raw, statusCode: response.statusCode, headers: response.headers,
-                body: response.body, url: response.url)
+            return Response(value: raw, body: response.body, of: response)
         }
         do {
             guard !response.body.isEmpty else {
@@ -22,9 +20,7 @@ enum ResponseDecoding {
                     ))
             }
             let value = try configuration.decoder.decode(Value.self, from: response.body)
-            return Response(
-                value: value, statusCode: response.statusCode, headers: response.headers,
-                body: response.body, url: response.url)
+            return Response(value: value, body: response.body, of: response)
         } catch let error as DecodingError {
             throw KringleError.decodingFailed(error, Response(response))
         }

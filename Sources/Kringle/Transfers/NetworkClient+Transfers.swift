@@ -131,9 +131,7 @@ extension NetworkClient {
             // A full body replaced the partial one: the partial file has served its purpose.
             if let partial, !resumed, !DownloadFiles.sameFile(partial, destination) { DownloadFiles.remove(partial) }
             reporter?.finish(completed: written)
-            return Response(
-                value: destination, statusCode: response.statusCode, headers: response.headers,
-                body: Data(), url: response.url)
+            return Response(value: destination, body: Data(), of: response)
         }
         let downloaded = reporter?.deliveringFirst(transferred) ?? transferred
         // Removed before the failure is seen, whatever ends the download.

@@ -1,5 +1,4 @@
 import Foundation
-import KringleCurl
 import KringleTesting
 import Testing
 
@@ -199,6 +198,7 @@ extension KringleError {
         case .timedOut: return "timedOut"
         case .unacceptableStatusCode: return "unacceptableStatusCode"
         case .invalidResponse: return "invalidResponse"
+        case .malformedResponse: return "malformedResponse"
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
         }

@@ -1,10 +1,9 @@
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// libcurl loads on this machine, and both ways of waiting work.
 @Suite struct CurlAvailabilityTests {

@@ -1,11 +1,10 @@
 import Dispatch
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// Cancelling a promise stops its transfer; every promise settles exactly once.
 @Suite struct CurlCancellationTests {

@@ -1,10 +1,9 @@
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// `NetworkClient(transport: CurlTransport())` end to end: the client does redirects and
 /// cookies on top of the transport.

@@ -1,10 +1,9 @@
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// The configuration's options reach curl.
 @Suite struct CurlConfigurationTests {

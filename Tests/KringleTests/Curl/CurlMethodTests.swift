@@ -1,10 +1,9 @@
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// Each method reaches the server as itself, with the body only where one was given.
 @Suite struct CurlMethodTests {

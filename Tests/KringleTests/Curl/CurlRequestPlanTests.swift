@@ -1,8 +1,7 @@
 import Foundation
-import Kringle
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,10 +1,9 @@
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// Headers, bodies and URLs arrive exactly as the request gave them.
 @Suite struct CurlRequestTests {

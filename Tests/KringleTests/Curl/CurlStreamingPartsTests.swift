@@ -1,10 +1,9 @@
 import CCurlShim
 import Foundation
-import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// The objects curl's streaming callbacks work for, without curl.
 @Suite struct CurlStreamingPartsTests {

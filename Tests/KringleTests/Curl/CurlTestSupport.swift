@@ -1,9 +1,8 @@
 import ChildProcess
 import Foundation
-import Kringle
 import KringleTesting
 
-@testable import KringleCurl
+@testable import Kringle
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

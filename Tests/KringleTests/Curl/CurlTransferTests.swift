@@ -1,10 +1,9 @@
 import Foundation
-import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import KringleCurl
+@testable import Kringle
 
 /// `transfer(_:)`: streamed bodies, response bodies written to files, progress.
 @Suite struct CurlTransferTests {

@@ -1,7 +1,6 @@
 // swift-format-ignore-file
 // (The examples stand here exactly as the README prints them, aligned comments included.)
 import Foundation
-import KringleCurl
 import KringleTesting
 import Testing
 #if canImport(FoundationNetworking)
