@@ -97,6 +97,7 @@ typedef enum kcurl_multi_option {
 typedef enum kcurl_info {
     KCURLINFO_EFFECTIVE_URL = 0x100001,
     KCURLINFO_RESPONSE_CODE = 0x200002,
+    KCURLINFO_REQUEST_SIZE = 0x20000C,
     KCURLINFO_SIZE_UPLOAD_T = 0x600007,
     KCURLINFO_SIZE_DOWNLOAD_T = 0x600008,
     KCURLINFO_CONTENT_LENGTH_DOWNLOAD_T = 0x60000F,
@@ -105,7 +106,9 @@ typedef enum kcurl_info {
 /// Result codes KringleCurl looks at (curl.h, CURLcode).
 enum {
     KCURLE_OK = 0,
+    KCURLE_UNSUPPORTED_PROTOCOL = 1,
     KCURLE_FAILED_INIT = 2,
+    KCURLE_WEIRD_SERVER_REPLY = 8,
     KCURLE_OPERATION_TIMEDOUT = 28,
 };
 

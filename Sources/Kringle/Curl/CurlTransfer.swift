@@ -121,11 +121,25 @@ final class CurlTransfer {
                 ))
         case KCURLE_OPERATION_TIMEDOUT:
             return .failure(KringleError.timedOut)
+        case KCURLE_WEIRD_SERVER_REPLY:
+            // curl's verdict on what came back: a header line without a colon, a NUL, an
+            // invalid Content-Length…
+            return .failure(KringleError.malformedResponse(submission.plan.requestURL, reason: curlMessage(code)))
+        case KCURLE_UNSUPPORTED_PROTOCOL where easy.requestHeadBytes > 0:
+            // Once a request has gone out this is about the answer: a version curl does not
+            // know (HTTP/1.2), a four-digit status code, HTTP/0.9. Before, it is about this
+            // libcurl (built without TLS, say), not the server.
+            return .failure(KringleError.malformedResponse(submission.plan.requestURL, reason: curlMessage(code)))
         default:
-            let buffered = easy.errorMessage
-            let message = buffered.isEmpty ? String(cString: kcurl_easy_strerror(code)) : buffered
-            return .failure(KringleError.transport(CurlError(code: Int(code), message: message)))
+            return .failure(KringleError.transport(CurlError(code: Int(code), message: curlMessage(code))))
         }
+    }
+
+    /// curl's explanation of `code`: the error buffer when curl filled it (it names the host,
+    /// port and reason), otherwise `curl_easy_strerror`'s text.
+    private func curlMessage(_ code: Int32) -> String {
+        let buffered = easy.errorMessage
+        return buffered.isEmpty ? String(cString: kcurl_easy_strerror(code)) : buffered
     }
 
     /// The URL that answered: the request's own unless curl reports a different one

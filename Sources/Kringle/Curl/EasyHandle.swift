@@ -81,6 +81,13 @@ final class EasyHandle {
         return code
     }
 
+    /// `CURLINFO_REQUEST_SIZE`: bytes of request heads sent; 0 until a request went out.
+    var requestHeadBytes: Int {
+        var size = 0
+        guard kcurl_easy_getinfo_long(pointer, KCURLINFO_REQUEST_SIZE, &size) == KCURLE_OK else { return 0 }
+        return size
+    }
+
     /// `CURLINFO_SIZE_UPLOAD_T`: body bytes sent.
     var uploadedBytes: Int64 {
         offsetInfo(KCURLINFO_SIZE_UPLOAD_T)

@@ -1,0 +1,50 @@
+import Foundation
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+import KringleTestSupport
+#endif
+
+/// Which engine `NetworkClient()` picks, and that the fallback works.
+@Suite("The default transport")
+struct DefaultTransportTests {
+    @Test func aNewClientUsesThePlatformsBestEngine() {
+        #if canImport(Darwin)
+        #expect(NetworkClient().transport is URLSessionTransport)
+        #else
+        #expect(NetworkClient().transport is CurlTransport)
+        #endif
+        #expect(type(of: NetworkClient.makeDefaultTransport()) == type(of: NetworkClient().transport))
+    }
+
+    @Test func withoutLibcurlItFallsBackToURLSessionAndWorks() async throws {
+        let missing = CurlError(code: CurlError.failedInitialization, message: "no libcurl here")
+        let transport = NetworkClient.makeDefaultTransport(libcurl: .failure(missing))
+        let server = try LoopbackServer { _ in .json(#"{"name": "Tom", "mood": "purring"}"#) }
+        defer { server.shutdown() }
+
+        let cat = try await NetworkClient(transport: transport).get(server.clientEndpoint("/cat"), as: ClientCat.self)
+            .valueWithin()
+
+        #expect(transport is URLSessionTransport)
+        #expect(cat.name == "Tom")
+    }
+
+    @Test func aClientThatIsNotKeptFinishesItsRequest() async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/start"
+                ? .redirect(to: "/cat") : .json(#"{"name": "Tom", "mood": "purring"}"#).delayed(by: 0.1)
+        }
+        defer { server.shutdown() }
+
+        // Nothing holds the client or its transport but the request in flight.
+        let cat = try await NetworkClient().get(server.clientEndpoint("/start"), as: ClientCat.self).valueWithin()
+
+        #expect(cat.name == "Tom")
+        #expect(server.statistics.requestsReceived == 2)
+    }
+}
