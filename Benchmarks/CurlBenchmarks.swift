@@ -18,7 +18,7 @@ import Glibc
 /// threads, which run in this process; against nginx it is the client's alone.
 func runCurlBenchmarks() {
     print(
-        "KringleCurl: CurlTransport vs URLSession, \(CurlBenchmark.requests) GETs of a \(CurlBenchmark.payload.utf8.count)-byte JSON"
+        "CurlTransport vs URLSession, \(CurlBenchmark.requests) GETs of a \(CurlBenchmark.payload.utf8.count)-byte JSON"
     )
     var rows: [CurlBenchmark.Row] = []
     do {

@@ -9,6 +9,12 @@ import KringleTesting
 let server = try CatServer.start()
 CatEndpoint.server.url = server.baseURL
 let client = NetworkClient()
+// The default engine: libcurl on Linux, URLSession on Apple platforms (see the README's Transports).
+if client.transport is CurlTransport, let version = CurlTransport.libraryVersion {
+    print("Transport: CurlTransport (\(version.prefix { $0 != " " }))")
+} else {
+    print("Transport: \(type(of: client.transport))")
+}
 
 let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
     .then { cat in

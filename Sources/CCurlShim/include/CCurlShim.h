@@ -1,7 +1,7 @@
-// CCurlShim: the few libcurl declarations KringleCurl needs, loaded at run time.
+// CCurlShim: the few libcurl declarations Kringle's CurlTransport needs, loaded at run time.
 //
 // Nothing here includes <curl/curl.h> and nothing links -lcurl: the library is opened with
-// dlopen the first time it is needed, so a package that uses KringleCurl builds on machines
+// dlopen the first time it is needed, so a package that uses Kringle builds on machines
 // that have only the libcurl runtime (or none at all, in which case kcurl_load reports why).
 //
 // The option and info numbers below were copied from the public headers of curl 7.88.1
@@ -40,7 +40,7 @@ typedef int (*kcurl_xferinfo_callback)(void *userdata, int64_t download_total, i
 /// curl's seek callback (curl_seek_callback), used to rewind a streamed request body.
 typedef int (*kcurl_seek_callback)(void *userdata, int64_t offset, int origin);
 
-/// Easy-handle options used by KringleCurl (curl.h, CURLOPT_*): type base + number.
+/// Easy-handle options used by CurlTransport (curl.h, CURLOPT_*): type base + number.
 typedef enum kcurl_option {
     KCURLOPT_WRITEDATA = 10001,
     KCURLOPT_URL = 10002,
@@ -103,7 +103,7 @@ typedef enum kcurl_info {
     KCURLINFO_CONTENT_LENGTH_DOWNLOAD_T = 0x60000F,
 } kcurl_info;
 
-/// Result codes KringleCurl looks at (curl.h, CURLcode).
+/// Result codes CurlTransport looks at (curl.h, CURLcode).
 enum {
     KCURLE_OK = 0,
     KCURLE_UNSUPPORTED_PROTOCOL = 1,

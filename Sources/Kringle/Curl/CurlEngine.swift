@@ -52,7 +52,7 @@ final class CurlEngine: Sendable {
         multi = MultiHandle(pointer: pointer)
         applyLimits()
         let thread = Thread { [self] in
-            kcurl_name_current_thread("KringleCurl")
+            kcurl_name_current_thread("kringle.curl")
             CurlDriver(engine: self).run()
         }
         thread.start()

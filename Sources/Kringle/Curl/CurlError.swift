@@ -1,8 +1,8 @@
 /// A failed libcurl transfer: curl's result code and its explanation.
 ///
 /// ``CurlTransport`` rejects with `KringleError.transport(CurlError)` for every failure
-/// except a timeout (which is `KringleError.timedOut`) and cancellation
-/// (`PromiseError.cancelled`).
+/// except a timeout (which is `KringleError.timedOut`), a response that is not HTTP
+/// (`KringleError.malformedResponse`) and cancellation (`PromiseError.cancelled`).
 ///
 /// ```swift
 /// transport.send(request).catch { error in

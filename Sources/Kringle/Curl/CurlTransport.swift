@@ -4,7 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A ``/Kringle/Transport`` that sends requests with libcurl, loaded at run time.
+/// A ``Transport`` that sends requests with libcurl, loaded at run time: the default on Linux
+/// (see ``NetworkClient/makeDefaultTransport()``).
 ///
 /// ```swift
 /// let client = NetworkClient(transport: CurlTransport())
@@ -12,11 +13,12 @@ import FoundationNetworking
 ///
 /// Each transport has one curl multi handle, driven by one thread of its own, and its own
 /// pool of keep-alive connections. Any thread may call ``send(_:)`` or cancel the promise it
-/// returns. The transport follows the ``/Kringle/Transport`` contract: it follows no
-/// redirect, keeps no cookies, keeps repeated response headers apart, decodes gzip, deflate
-/// and br bodies (leaving `Content-Length` and `Content-Encoding` as the server sent them, so
+/// returns. The transport follows the ``Transport`` contract: it follows no redirect, keeps
+/// no cookies, keeps repeated response headers apart, decodes gzip, deflate and br bodies
+/// (leaving `Content-Length` and `Content-Encoding` as the server sent them, so
 /// `Content-Length` then counts the encoded bytes), and stops a transfer when its promise is
-/// cancelled.
+/// cancelled. Trailer fields after a chunked body arrive in ``HTTPResponse/trailers``, apart
+/// from the headers.
 ///
 /// libcurl is opened with `dlopen` the first time a transport is created, so nothing is
 /// needed at build time. When no libcurl can be loaded, ``isAvailable`` is `false` and
@@ -27,11 +29,15 @@ import FoundationNetworking
 /// to their file, and progress is reported as bytes move.
 ///
 /// Errors: `KringleError.timedOut` when the request's timeout passes,
-/// `KringleError.transport(CurlError)` for any other failure (``CurlError`` is a
-/// `TransportFailure`, so `RetryPolicy` can resend requests that never reached a server),
-/// `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme other
-/// than http or https, an `httpBodyStream`, a header name that is not a token), and
-/// `PromiseError.cancelled` when the promise is cancelled.
+/// `KringleError.malformedResponse` when the answer is not HTTP (a status line that is not
+/// `HTTP/1.0`, `1.1`, `2` or `3` in upper case, then a three-digit code, as RFC 9112 §2.3 and
+/// §4 require, though curl itself accepts `Http/1.1`; or anything curl refuses as a "weird
+/// server reply"), `KringleError.transport(CurlError)` for any other failure (``CurlError``
+/// is a `TransportFailure`, so `RetryPolicy` can resend requests that never reached a
+/// server), `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme
+/// other than http or https, an `httpBodyStream`, a header name that is not a token), and
+/// `PromiseError.cancelled` when the promise is cancelled. A status line without a reason
+/// phrase is valid and accepted.
 public final class CurlTransport: Transport {
     /// Whether libcurl could be loaded into this process.
     ///

@@ -15,11 +15,13 @@ import FoundationNetworking
 /// - keep repeated response headers as separate fields where the platform allows;
 /// - stop the transfer when the returned promise is cancelled
 ///   (``/KringlePromise/Promise/onCancel(_:)``);
-/// - reject with ``KringleError/transport(_:)`` when no response arrives, or
-///   ``KringleError/timedOut`` when the request's `timeoutInterval` passes.
+/// - reject with ``KringleError/transport(_:)`` when no response arrives,
+///   ``KringleError/malformedResponse(_:reason:)`` when what arrives is not an HTTP response,
+///   or ``KringleError/timedOut`` when the request's `timeoutInterval` passes.
 ///
-/// ``URLSessionTransport`` is the default adapter; `KringleTesting.StubTransport` serves
-/// canned responses in tests.
+/// ``CurlTransport`` and ``URLSessionTransport`` ship with Kringle
+/// (``NetworkClient/makeDefaultTransport()`` picks one per platform);
+/// `KringleTesting.StubTransport` serves canned responses in tests.
 ///
 /// ```swift
 /// struct LoggingTransport: Transport {
@@ -47,7 +49,7 @@ extension Transport {
     /// Sends a transfer by buffering it in memory: the body is read whole, and the response
     /// body is written to ``TransferRequest/responseBodyFile`` once it has arrived.
     ///
-    /// This default keeps every adapter working; ``URLSessionTransport`` and `CurlTransport`
+    /// This default keeps every adapter working; ``URLSessionTransport`` and ``CurlTransport``
     /// stream instead.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         var request = transfer.request

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// (refused, unresolved, timed out before an answer…), so that a retry cannot apply it twice.
 ///
 /// ``RetryPolicy`` retries such failures. `URLError` is judged by its code; adapters
-/// conform their own error types (as `KringleCurl`'s `CurlError` does).
+/// conform their own error types (as ``CurlError`` does).
 public protocol TransportFailure: Error {
     /// Whether the request never completed, so sending it again is safe for an
     /// idempotent method.

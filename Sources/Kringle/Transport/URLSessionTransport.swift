@@ -4,21 +4,36 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default ``Transport``: URLSession, set up the way Kringle needs it.
+/// A ``Transport`` over URLSession, set up the way Kringle needs it: the default on Apple
+/// platforms (see ``NetworkClient/makeDefaultTransport()``), and available everywhere.
 ///
 /// It has its own `URLSession` (never `.shared`) whose delegate refuses redirects, so every
 /// hop reaches the client; URLSession's cookie handling is fully off (the client's
-/// ``CookieJar`` does it); there is no URL cache.
+/// ``CookieJar`` does it); there is no URL cache. A 401 that carries a `WWW-Authenticate`
+/// challenge is returned as a response: authentication is the client's business.
+/// ``HTTPResponse/trailers`` stay empty: URLSession hands no trailer fields to its caller.
 ///
 /// On Linux, FoundationNetworking folds repeated response headers into one comma-joined
 /// value. The adapter splits a folded `Set-Cookie` back into its cookies, keeping
 /// `Expires=Wed, 21 Oct 2015 …` dates whole. One case cannot be told apart: a single
 /// header `Set-Cookie: a=b, c=d` arrives exactly like two headers `a=b` and `c=d`, and is
-/// read as two cookies. `KringleCurl`'s `CurlTransport` keeps every header line as sent.
-/// Other repeated headers stay folded into one comma-joined value (RFC 9110 §5.3 allows
-/// it), and header order across different names is not kept. A 401 that carries a
-/// `WWW-Authenticate` challenge is returned as a response: authentication is the client's
-/// business.
+/// read as two cookies. Other repeated headers stay folded into one comma-joined value
+/// (RFC 9110 §5.3 allows it), and header order across different names is not kept.
+/// ``CurlTransport`` keeps every header line as sent.
+///
+/// **A FoundationNetworking limit that ends the process.** On Linux (Swift 6.3), a chunked
+/// response followed by trailer fields (RFC 9112 §7.1.2) stops the process with
+/// `NativeProtocol.swift:240: Fatal error: Transfer completed, but there's no response.`
+/// libcurl passes the trailer lines to FoundationNetworking's header callback after the
+/// body; FoundationNetworking reads the first as the start of a new header block, drops the
+/// response it had, and traps when the transfer ends without one. The trap happens inside
+/// FoundationNetworking before any delegate callback, and no request header or session option
+/// keeps a server from sending trailers, so this adapter cannot prevent it.
+/// swift-corelibs-foundation#5286 (for issue #5285, on its Swift 6.4 branch) turns the trap
+/// into a "network connection lost" error, which still loses the response. On Linux, use
+/// ``CurlTransport`` (what `NetworkClient()` does) for servers you do not control. The same
+/// FoundationNetworking refuses a status line without a reason phrase (`HTTP/1.1 200`) and a
+/// header value with a non-UTF-8 byte, and accepts `Http/1.1 200 OK`.
 ///
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())

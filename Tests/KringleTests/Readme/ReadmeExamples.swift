@@ -270,9 +270,10 @@ enum ReadmeExamples {
         _ = (persistentClient, noCookies)
     }
 
-    static func curl() {
-        let fastClient = NetworkClient(transport: CurlTransport())
-        _ = fastClient
+    static func choosingATransport() {
+        let systemStackClient = NetworkClient(transport: URLSessionTransport())
+        let curlClient = NetworkClient(transport: CurlTransport())
+        _ = (systemStackClient, curlClient)
     }
 
     static func transports() {
