@@ -65,7 +65,7 @@ enum CurlHeaderLine: Equatable {
     private static let colon = UInt8(ascii: ":")
 
     /// Optional whitespace: SP and HTAB (RFC 9110 §5.6.3).
-    static func isWhitespace(_ byte: UInt8) -> Bool {
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 

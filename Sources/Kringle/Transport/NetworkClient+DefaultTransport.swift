@@ -20,7 +20,12 @@ extension NetworkClient {
     /// print(type(of: NetworkClient.makeDefaultTransport()))  // CurlTransport on Linux
     /// ```
     public static func makeDefaultTransport() -> any Transport {
-        makeDefaultTransport(libcurl: CurlLibrary.load())
+        #if canImport(Darwin)
+        // No reason to load libcurl into the process.
+        return URLSessionTransport()
+        #else
+        return makeDefaultTransport(libcurl: CurlLibrary.load())
+        #endif
     }
 
     /// The default transport, as if loading libcurl had given `libcurl`; tests use it to see
