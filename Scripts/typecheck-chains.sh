@@ -28,7 +28,10 @@ done
 [ ${#lengths[@]} -gt 0 ] || lengths=(10 20 50)
 
 swift build --target Kringle >/dev/null
-modules="$(swift build --show-bin-path)/Modules"
+bin=$(swift build --show-bin-path)
+modules="$bin/Modules"
+# Kringle imports the C module of its libcurl shim, which a bare swiftc must be shown.
+curl_shim=(-Xcc "-fmodule-map-file=$bin/CCurlShim.build/module.modulemap" -Xcc -I -Xcc Sources/CCurlShim/include)
 work=$(mktemp -d)
 if $keep; then echo "generated chains: $work"; else trap 'rm -rf "$work"' EXIT; fi
 
@@ -153,7 +156,7 @@ EOF
 typecheck_seconds() {
     local file=$1 start end
     start=$(date +%s.%N)
-    if ! timeout $((max_seconds * 2)) swiftc -typecheck -swift-version 6 -I "$modules" "$file" >"$file.log" 2>&1; then
+    if ! timeout $((max_seconds * 2)) swiftc -typecheck -swift-version 6 -I "$modules" "${curl_shim[@]}" "$file" >"$file.log" 2>&1; then
         echo "type-check of $file failed:" >&2
         head -20 "$file.log" >&2
         return 1
