@@ -24,10 +24,13 @@ let package = Package(
         // Not a product: the helpers every test target shares (counters, boxes, waiting).
         .target(name: "KringleTestSupport", dependencies: ["KringlePromise"], path: "Tests/KringleTestSupport"),
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
+        // Not a product: counts heap allocations inside the benchmark process.
+        .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
         .executableTarget(
             name: "KringleBenchmarks",
-            dependencies: ["Kringle", "KringleTesting", "ChildProcess"],
-            path: "Benchmarks"
+            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "AllocationCounter"],
+            path: "Benchmarks",
+            exclude: ["AllocationCounter"]
         ),
         .testTarget(
             name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting", "KringleTestSupport"]),

@@ -11,7 +11,7 @@ extension CurlBenchmark {
     /// a child process in the foreground (`daemon off`) so that stopping it is one signal.
     ///
     /// Install it with `apt-get install -y nginx-light`; without it the benchmark skips nginx.
-    final class NginxServer {
+    final class NginxServer: Sendable {
         let url: URL
         private let process: ChildProcess
         private let directory: URL
@@ -75,6 +75,21 @@ extension CurlBenchmark {
             }
         }
 
+        /// Asks for the status page on a connection of its own, kept open between calls.
+        private let statusTransport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
+
+        /// How many connections nginx has accepted since it started, from its `stub_status`
+        /// page (the status requests' own connection counts once), or `nil` if unreadable.
+        func acceptedConnections() -> Int? {
+            guard let statusURL = URL(string: "/nginx-status", relativeTo: url),
+                let response = try? statusTransport.send(URLRequest(url: statusURL)).wait(timeout: 5)
+            else { return nil }
+            // "Active connections: 1 \nserver accepts handled requests\n 10 10 20 \n…"
+            let lines = String(decoding: response.body, as: UTF8.self).split(separator: "\n")
+            guard lines.count > 2 else { return nil }
+            return lines[2].split(separator: " ").first.flatMap { Int($0) }
+        }
+
         /// Stops nginx (SIGTERM is its fast shutdown), waits for it, removes its directory.
         func stop() {
             process.terminate()
@@ -133,6 +148,7 @@ extension CurlBenchmark {
                         listen 127.0.0.1:\(port);
                         root \(root)/www;
                         location / { default_type application/json; }
+                        location = /nginx-status { stub_status; }
                         location /uploads/ {
                             dav_methods PUT;
                             client_max_body_size 0;

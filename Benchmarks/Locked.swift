@@ -10,4 +10,5 @@ final class Locked<Value: Sendable>: Sendable {
 
     func get() -> Value { mutex.withLock { $0 } }
     func set(_ value: Value) { mutex.withLock { $0 = value } }
+    func update(_ change: (inout Value) -> Void) { mutex.withLock { change(&$0) } }
 }

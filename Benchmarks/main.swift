@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|curl|transfers|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|curl|transfers|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|curl|transfers|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|overhead|curl|transfers|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -9,6 +9,8 @@ case "promise":
     runPromiseBenchmarks()
 case "client":
     try runClientBenchmarks()
+case "overhead":
+    try runOverheadBenchmarks(Array(CommandLine.arguments.dropFirst(2)))
 case "curl":
     runCurlBenchmarks()
 case "transfers":
@@ -20,6 +22,7 @@ case "cookies":
 case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
+    try runOverheadBenchmarks()
     runCurlBenchmarks()
     try runTransferBenchmarks()
     runCookieJarBenchmarks()

@@ -100,9 +100,18 @@ extension Promise: PromiseNode {
 
     /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
     /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise.
+    ///
+    /// - Parameter checkingForCycles: `false` skips the walk up `inner`'s pending
+    ///   dependencies, for the library's own plumbing, whose promises never wait for their
+    ///   own results.
     @inlinable
-    func adopt(_ inner: Promise<Value>) {
-        if inner.waits(for: self) {
+    func adopt(_ inner: Promise<Value>, checkingForCycles: Bool = true) {
+        // A settled promise waits for nothing and cannot be cancelled: take its outcome.
+        if let result = inner.settledResult {
+            settle(result)
+            return
+        }
+        if checkingForCycles, inner.waits(for: self) {
             settle(.failure(PromiseError.adoptionCycle))
             return
         }

@@ -1,10 +1,15 @@
-/// Plumbing for Kringle's own modules, not public API: these run their closure on the thread
-/// that settles the promise (a transport's delegate queue, say), saving a queue hop for
-/// work that is tiny and never blocks. User handlers always go through `then` and friends,
-/// which never run synchronously.
+import Dispatch
+
+/// Plumbing for Kringle's own modules, not public API: these run their closure, or pass a
+/// failure on, on the thread that settles the promise (a transport's delegate queue, say),
+/// saving a queue hop for work that is tiny and never blocks. User handlers always go
+/// through `then` and friends, which never run synchronously. They are inlinable so that
+/// the client's pipeline, which calls them on every request, gets them compiled for its
+/// concrete types instead of running generic code.
 @_spi(KringleInternals)
 extension Promise {
     /// The promise of `body`'s result, run on the settling thread.
+    @inlinable
     public func mapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Next
     ) -> Promise<Next> {
@@ -17,13 +22,44 @@ extension Promise {
     }
 
     /// The promise that adopts the promise `body` returns, `body` run on the settling thread.
+    ///
+    /// The adopted promise must not wait for the returned one (the library's pipelines never
+    /// do): no adoption cycle is looked for.
+    @inlinable
     public func flatMapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Promise<Next>
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
         observeInline { result in
             guard next.isPending else { return }
-            do { next.adopt(try body(result)) } catch { next.settle(.failure(error)) }
+            do { next.adopt(try body(result), checkingForCycles: false) } catch { next.settle(.failure(error)) }
+        }
+        return next
+    }
+
+    /// The promise of `body`'s result, `body` run on `queue` once this promise is fulfilled;
+    /// a rejection passes on at once, on the settling thread, so that a time-out or a
+    /// cancellation never waits for `queue`.
+    ///
+    /// On ``Dispatch/DispatchQueue/promises``, handlers of the returned promise that run on
+    /// that queue too then follow `body` on the same thread, without a second hop.
+    @inlinable
+    public func mapSuccess<Next: Sendable>(
+        on queue: DispatchQueue,
+        _ body: @escaping @Sendable (Value) throws -> Next
+    ) -> Promise<Next> {
+        let next = Promise<Next>(dependingOn: self)
+        observeInline { result in
+            guard next.isPending else { return }
+            switch result {
+            case .failure(let error):
+                next.settle(.failure(error))
+            case .success(let value):
+                JobQueue.async(on: queue) {
+                    guard next.isPending else { return }
+                    next.settle(Trampoline.withoutDeferral { Result { try body(value) } })
+                }
+            }
         }
         return next
     }

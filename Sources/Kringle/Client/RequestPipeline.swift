@@ -28,20 +28,20 @@ extension NetworkClient {
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
         let configuration = configuration
-        let built: Promise<RequestAssembly.Built>
-        if case .json? = body {
-            built = Promise(()).map(on: Self.codingQueue) { _ in
-                try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
-            }
-        } else {
+        guard case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                built = Promise(try RequestAssembly.build(method, endpoint, body: body, configuration: configuration))
+                let built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
+                return runPipeline(
+                    for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
             } catch {
-                built = Promise(error: error)
+                return Promise(error: error)
             }
         }
-        return built.flatMapResultInline { result in
+        return Promise(()).map(on: Self.codingQueue) { _ in
+            try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
+        }
+        .flatMapResultInline { result in
             let built = try result.get()
             return self.runPipeline(
                 for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
@@ -50,54 +50,49 @@ extension NetworkClient {
 
     /// Runs a built request through stages 2 to 7, and logs a failure, cancellation
     /// included.
+    ///
+    /// Only stage 7 knows the output type: the stages before it work on ``HTTPResponse``,
+    /// so that they are compiled for it once rather than run as generic code, which looks
+    /// up type metadata at run time on every request.
     func runPipeline<Output: Sendable>(
         for request: URLRequest,
         options: TransferOptions = .none,
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
         let configuration = configuration
-        let outcome = attempt(request, options: options, number: 1)
-            .flatMapResultInline { result in
-                // 7. decode. Only a body needs the coding queue; a failure passes on at once,
-                // so a time-out or a cancellation is never held up behind busy decoders.
-                let response = try result.get()
-                return Promise(()).map(on: Self.codingQueue) { _ in try output(response, configuration) }
-            }
-            .mapResultInline { result in
-                if case .failure(let error) = result { self.logFailure(request, error) }
-                return try result.get()
-            }
-        outcome.onCancel { self.logFailure(request, PromiseError.cancelled) }
-        return outcome
+        // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
+        // never held up behind busy decoders.
+        let decoded = attempt(request, options: options, number: 1).mapSuccess(on: Self.codingQueue) { response in
+            try output(response, configuration)
+        }
+        guard configuration.logger != nil else { return decoded }
+        let logged = decoded.mapResultInline { result in
+            if case .failure(let error) = result { self.logFailure(request, error) }
+            return try result.get()
+        }
+        logged.onCancel { self.logFailure(request, PromiseError.cancelled) }
+        return logged
     }
 
     /// Encodes bodies and decodes responses, off the caller's thread and the transport's.
-    static let codingQueue = DispatchQueue(label: "kringle.coding", attributes: .concurrent)
+    ///
+    /// The promises' own queue, where the caller's handlers run by default: a handler queued
+    /// from a job on it runs next on the same thread (see `Trampoline`), so the decoded value
+    /// reaches the caller's handler without a second thread hop.
+    static var codingQueue: DispatchQueue { .promises }
 
-    /// One attempt: adapt (2), the hops (3, 4), validate (5), and on failure the retry
+    /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry
     /// decision (6), which may start the next attempt.
     ///
     /// - Parameter number: The attempt's number, from 1: the interceptors see it, and
     ///   `maxRetryCount` caps it.
     private func attempt(_ request: URLRequest, options: TransferOptions, number: Int) -> Promise<HTTPResponse> {
+        guard !configuration.interceptors.isEmpty else { return hops(request, options: options) }
         let configuration = configuration
         return adapted(request).flatMapResultInline { adapted in
             let sent = try adapted.get()
-            let outcome = self.hop(
-                sent, options: options, userCookie: sent.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0
-            )
-            .mapResultInline { result in
-                // 5. validate
-                let response = try result.get()
-                guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                    throw KringleError.unacceptableStatusCode(
-                        response.statusCode, Response(response.withBody(from: options)))
-                }
-                return response
-            }
-            guard !configuration.interceptors.isEmpty else { return outcome }
             // 6. retry?
-            return outcome.recoverWith { error in
+            return self.hops(sent, options: options).recoverWith { error in
                 guard !error.isCancellation, configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
                     throw error
                 }
@@ -119,6 +114,11 @@ extension NetworkClient {
         }
     }
 
+    /// The hops of one attempt (3, 4), the final response validated (5).
+    private func hops(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        hop(request, options: options, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
+    }
+
     /// 2. adapt: the request after every interceptor's `adapt`, in order.
     private func adapted(_ request: URLRequest) -> Promise<URLRequest> {
         configuration.interceptors.reduce(Promise(request)) { adapted, interceptor in
@@ -137,7 +137,8 @@ extension NetworkClient {
     }
 
     /// 3. hop: one request to the transport with the jar's cookies, then the response's
-    /// cookies stored and, for a redirect (4), the next hop.
+    /// cookies stored and, for a redirect (4), the next hop; the final response is
+    /// validated (5).
     ///
     /// - Parameters:
     ///   - userCookie: The `Cookie` header the caller set, merged with the jar's on every hop
@@ -149,17 +150,20 @@ extension NetworkClient {
         userCookie: String?,
         redirectsFollowed: Int
     ) -> Promise<HTTPResponse> {
-        var outgoing = request
+        let configuration = configuration
+        var sent = request
         if let url = request.url {
             let jarCookie = configuration.cookieJar?.cookieHeader(for: url, now: configuration.clock.now)
-            let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
-            outgoing.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
+            // The first hop already carries the caller's cookie: without the jar's there is
+            // nothing to change (and changing a URLRequest copies it).
+            if jarCookie != nil || redirectsFollowed > 0 {
+                let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
+                sent.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
+            }
         }
-        let configuration = configuration
-        let sent = outgoing
         logSent(sent)
-        let start = configuration.clock.uptimeNanoseconds
-        return exchange(sent, options: options).flatMapResultInline { result in
+        let start = configuration.logger == nil ? 0 : configuration.clock.uptimeNanoseconds
+        return exchange(sent, options: options).flatMapResultInline { [sent] result in
             let response: HTTPResponse
             do {
                 response = try result.get()
@@ -171,7 +175,14 @@ extension NetworkClient {
                 setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url,
                 now: configuration.clock.now)
             // 4. redirect?
-            guard let redirect = Redirect(after: response, to: request) else { return Promise(response) }
+            guard let redirect = Redirect(after: response, to: request) else {
+                // 5. validate
+                guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
+                    throw KringleError.unacceptableStatusCode(
+                        response.statusCode, Response(response.withBody(from: options)))
+                }
+                return Promise(response)
+            }
             guard redirectsFollowed < configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
             }

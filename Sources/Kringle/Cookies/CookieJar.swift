@@ -83,7 +83,8 @@ public final class CookieJar: Sendable {
     ///   - url: The URL of the request the response answers.
     ///   - now: The current time.
     public func store(setCookieHeaders: [String], from url: URL, now: Date = Date()) {
-        guard let request = CookieRequestURL(url) else { return }
+        // Most responses set no cookie: then the URL need not be parsed.
+        guard !setCookieHeaders.isEmpty, let request = CookieRequestURL(url) else { return }
         let parsed = setCookieHeaders.compactMap(SetCookieParser.parse)
         guard !parsed.isEmpty else { return }
         let changed = state.withLock { store -> Bool in
@@ -130,7 +131,8 @@ public final class CookieJar: Sendable {
     ///   - now: The current time.
     /// - Returns: The cookies, possibly none.
     public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
-        guard let request = CookieRequestURL(url) else { return [] }
+        // An empty jar (the usual case for an API client) answers without parsing the URL.
+        guard state.withLock({ $0.count }) > 0, let request = CookieRequestURL(url) else { return [] }
         return state.withLock { $0.cookies(for: request, now: now) }
     }
 

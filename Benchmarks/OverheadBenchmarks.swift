@@ -1,0 +1,284 @@
+import AllocationCounter
+import Foundation
+import Kringle
+import KringleTesting
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `kringle-benchmarks overhead`: what the client itself costs per request, measured the way
+/// users call it, against the work it delegates.
+///
+/// For each transport, one request at a time and 8 in flight, 2,000 GETs of a 200-byte JSON
+/// per run, in the styles a user writes:
+/// 1. floor: the transport's `send`, decoded with `JSONDecoder` in one `always` handler;
+/// 2. handler: `client.get(endpoint, as:)` with `done`/`catch` (the README's style);
+/// 3. await: `try await client.get(endpoint, as:).value` from `inFlight` tasks;
+/// 4. wait: `try client.get(endpoint, as:).wait()` from `inFlight` threads;
+/// and raw URLSession with `JSONDecoder` in its completion handler, the usual baseline.
+/// Rounds alternate between the styles; each style keeps its median run. Prints wall and CPU
+/// (getrusage) µs per request, heap allocations per request, connections the server
+/// accepted per run (nginx only), and the ratios the targets are stated in.
+///
+/// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw> <count> [inFlight]`
+/// runs one style alone, for a profiler (`perf record -g`).
+func runOverheadBenchmarks(_ arguments: [String] = []) throws {
+    let server = try OverheadServer.start()
+    defer { server.stop() }
+    if !arguments.isEmpty { return try Overhead.profile(arguments, server: server) }
+    print(
+        "## Client overhead against \(server.name): \(Overhead.requests) GETs per run, medians of \(Overhead.rounds)\n")
+    if kac_counts_allocations() == 0 { print("(allocations are not counted on this platform)\n") }
+    let table = Table(
+        "transport", "mode", "style", "wall µs/req", "CPU µs/req", "allocs/req", "new conns/run", "wall vs floor",
+        "CPU vs floor", "wall vs raw URLSession")
+    for transportName in ["CurlTransport", "URLSessionTransport"] {
+        for inFlight in [1, 8] {
+            let transport: any Transport = transportName == "CurlTransport" ? CurlTransport() : URLSessionTransport()
+            let runs = Overhead.measure(transport: transport, inFlight: inFlight, server: server)
+            let floor = runs[.floor]!
+            let raw = runs[.rawURLSession]!
+            for style in Overhead.Style.allCases {
+                guard let run = runs[style] else { continue }
+                let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
+                table.row(
+                    style == .rawURLSession ? "–" : transportName,
+                    inFlight == 1 ? "sequential" : "\(inFlight) in flight",
+                    style.rawValue + failures,
+                    Overhead.perRequest(run.wall), Overhead.perRequest(run.cpu),
+                    kac_counts_allocations() == 0 ? "n/a" : String(format: "%.0f", run.allocationsPerRequest),
+                    run.connections.map(String.init) ?? "n/a",
+                    style == .rawURLSession ? "" : ratio(run.wall, floor.wall),
+                    style == .rawURLSession ? "" : ratio(run.cpu, floor.cpu),
+                    style == .rawURLSession ? "" : ratio(run.wall, raw.wall))
+            }
+        }
+    }
+    print("")
+    print(
+        "Targets: over CurlTransport, handler ≤ 1.10x floor, await and wait ≤ 1.15x; handler ≤ 0.3x raw URLSession"
+            + " sequentially and ≤ 0.15x with 8 in flight (nginx). Over URLSessionTransport, handler ≤ 1.05x raw"
+            + " URLSession. At most 8 new connections per run with 8 in flight.\n")
+}
+
+enum Overhead {
+    static let requests = 2_000
+    static let warmUp = 200
+    static let rounds = 3
+
+    /// The JSON the server sends, decoded.
+    struct Item: Decodable, Sendable {
+        var id: Int
+        var name: String
+        var tags: [String]
+        var price: Double
+        var available: Bool
+        var updated: String
+        var description: String
+    }
+
+    enum Style: String, CaseIterable {
+        case floor = "(1) floor: send + JSONDecoder"
+        case handler = "(2) handler: get(…).done"
+        case await = "(3) await get(…).value"
+        case wait = "(4) get(…).wait()"
+        case rawURLSession = "raw URLSession + JSONDecoder"
+    }
+
+    /// One measured run.
+    struct Run {
+        var wall: Double
+        var cpu: Double
+        var allocations: UInt64
+        var connections: Int?
+        var failures: Int
+
+        var allocationsPerRequest: Double { Double(allocations) / Double(Overhead.requests) }
+    }
+
+    /// One style over one transport, `count` requests, for a profiler.
+    static func profile(_ arguments: [String], server: OverheadServer) throws {
+        let styles: [String: Style] = [
+            "floor": .floor, "handler": .handler, "await": .await, "wait": .wait, "raw": .rawURLSession,
+        ]
+        guard arguments.count >= 3, let style = styles[arguments[1]], let count = Int(arguments[2]) else {
+            print(
+                "usage: kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw> <count> [inFlight]"
+            )
+            exit(2)
+        }
+        let inFlight = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
+        let transport: any Transport = arguments[0] == "curl" ? CurlTransport() : URLSessionTransport()
+        let run = measure(transport: transport, inFlight: inFlight, server: server, styles: [style], count: count)[
+            style]!
+        print(
+            "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(String(format: "%.1f", run.wall / Double(count) * 1e6)) µs wall,"
+                + " \(String(format: "%.1f", run.cpu / Double(count) * 1e6)) µs CPU,"
+                + " \(String(format: "%.1f", Double(run.allocations) / Double(count))) allocations per request")
+    }
+
+    static func perRequest(_ seconds: Double) -> String {
+        String(format: "%.1f", seconds / Double(requests) * 1_000_000)
+    }
+
+    /// Every style over `transport`, warmed up, then `rounds` alternating runs each; the
+    /// median run (by wall time) of each style.
+    static func measure(
+        transport: any Transport, inFlight: Int, server: OverheadServer, styles: [Style] = Style.allCases,
+        count: Int = requests, rounds: Int = rounds
+    ) -> [Style: Run] {
+        let client = NetworkClient(transport: transport)
+        let raw = URLSession(configuration: .ephemeral)
+        defer { raw.finishTasksAndInvalidate() }
+        let work: [Style: (Int) -> Int] = [
+            .floor: { count in floor(transport, server.url, count: count, inFlight: inFlight) },
+            .handler: { count in handler(client, server.endpoint, count: count, inFlight: inFlight) },
+            .await: { count in awaiting(client, server.endpoint, count: count, inFlight: inFlight) },
+            .wait: { count in waiting(client, server.endpoint, count: count, inFlight: inFlight) },
+            .rawURLSession: { count in rawURLSession(raw, server.url, count: count, inFlight: inFlight) },
+        ]
+        for style in styles { _ = work[style]!(warmUp) }
+        var runs: [Style: [Run]] = [:]
+        for _ in 0..<rounds {
+            for style in styles {
+                runs[style, default: []].append(measureRun(server: server) { work[style]!(count) })
+            }
+        }
+        return runs.mapValues { $0.sorted { $0.wall < $1.wall }[$0.count / 2] }
+    }
+
+    /// Wall, CPU, allocations and new connections of `body`, which returns its failures.
+    private static func measureRun(server: OverheadServer, _ body: () -> Int) -> Run {
+        let connectionsBefore = server.acceptedConnections()
+        let allocationsBefore = kac_allocations()
+        let cpuBefore = processCPUSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let failures = body()
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let cpu = processCPUSeconds() - cpuBefore
+        let allocations = kac_allocations() - allocationsBefore
+        let connections = connectionsBefore.flatMap { before in server.acceptedConnections().map { $0 - before } }
+        return Run(wall: wall, cpu: cpu, allocations: allocations, connections: connections, failures: failures)
+    }
+
+    private static let decoder = JSONDecoder()
+
+    /// (1) The transport alone, decoding in its one handler.
+    private static func floor(_ transport: any Transport, _ url: URL, count: Int, inFlight: Int) -> Int {
+        let request = URLRequest(url: url)
+        return CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
+            let promise = transport.send(request)
+            promise.always {
+                guard case .success(let response)? = promise.result, response.statusCode == 200 else {
+                    return completion(false)
+                }
+                completion((try? decoder.decode(Item.self, from: response.body)) != nil)
+            }
+        }
+    }
+
+    /// (2) The README's style: a typed `get` and a handler.
+    private static func handler(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int) -> Int {
+        CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
+            client.get(endpoint, as: Item.self)
+                .done { _ in completion(true) }
+                .catch { _ in completion(false) }
+        }
+    }
+
+    /// (3) `await` from `inFlight` tasks, each sending its share one after another.
+    private static func awaiting(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int)
+        -> Int
+    {
+        let finished = DispatchSemaphore(value: 0)
+        let failures = Locked(0)
+        Task {
+            await withTaskGroup(of: Int.self) { group in
+                for lane in 0..<inFlight {
+                    group.addTask {
+                        var failed = 0
+                        for _ in stride(from: lane, to: count, by: inFlight) {
+                            do { _ = try await client.get(endpoint, as: Item.self).value } catch { failed += 1 }
+                        }
+                        return failed
+                    }
+                }
+                for await failed in group { failures.update { $0 += failed } }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        return failures.get()
+    }
+
+    /// (4) `wait()` from `inFlight` threads of their own (Dispatch would give blocked lanes
+    /// no more threads than there are cores).
+    private static func waiting(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int) -> Int {
+        let group = DispatchGroup()
+        let failures = Locked(0)
+        for lane in 0..<inFlight {
+            group.enter()
+            let thread = Thread {
+                var failed = 0
+                for _ in stride(from: lane, to: count, by: inFlight) {
+                    do { _ = try client.get(endpoint, as: Item.self).wait() } catch { failed += 1 }
+                }
+                failures.update { $0 += failed }
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        return failures.get()
+    }
+
+    /// Raw URLSession, decoding in the completion handler.
+    private static func rawURLSession(_ session: URLSession, _ url: URL, count: Int, inFlight: Int) -> Int {
+        CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
+            session.dataTask(with: url) { data, response, _ in
+                guard (response as? HTTPURLResponse)?.statusCode == 200, let data else { return completion(false) }
+                completion((try? decoder.decode(Item.self, from: data)) != nil)
+            }.resume()
+        }
+    }
+}
+
+/// The server the overhead benchmark talks to: nginx when it is installed (a real server in
+/// its own process, whose status page counts connections), LoopbackServer otherwise.
+final class OverheadServer: Sendable {
+    let name: String
+    let url: URL
+    let endpoint: BenchmarkEndpoint
+    private let nginx: CurlBenchmark.NginxServer?
+    private let loopback: LoopbackServer?
+
+    private init(name: String, url: URL, nginx: CurlBenchmark.NginxServer?, loopback: LoopbackServer?) {
+        self.name = name
+        self.url = url
+        endpoint = BenchmarkEndpoint(baseURL: url.deletingLastPathComponent(), path: url.lastPathComponent)
+        self.nginx = nginx
+        self.loopback = loopback
+    }
+
+    static func start() throws -> OverheadServer {
+        switch CurlBenchmark.NginxServer.start(serving: CurlBenchmark.payload) {
+        case .success(let nginx):
+            return OverheadServer(name: "nginx", url: nginx.url, nginx: nginx, loopback: nil)
+        case .failure(let reason):
+            print("nginx skipped (\(reason)); using LoopbackServer, whose threads count in the CPU column")
+            let loopback = try LoopbackServer { _ in .json(CurlBenchmark.payload) }
+            return OverheadServer(
+                name: "LoopbackServer", url: loopback.url("/item.json"), nginx: nil, loopback: loopback)
+        }
+    }
+
+    func acceptedConnections() -> Int? {
+        nginx?.acceptedConnections()
+    }
+
+    func stop() {
+        nginx?.stop()
+        loopback?.shutdown()
+    }
+}
