@@ -30,7 +30,8 @@ enum RequestAssembly {
             queryItems: configuration.defaultQueryItems + endpoint.queryItems
         )
         var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
+        // GET is URLRequest's own default; every change to a URLRequest costs.
+        if method != .get { request.httpMethod = method.rawValue }
         request.timeoutInterval = configuration.transportTimeout
         for (name, value) in configuration.defaultHeaders {
             request.setValue(value, forHTTPHeaderField: name)

@@ -6,6 +6,7 @@ enum URLAssembly {
     ///
     /// - Throws: ``KringleError/invalidRequest(_:)`` when no valid absolute URL forms.
     static func url(base: URL, path: String, queryItems: [URLQueryItem]) throws -> URL {
+        if let url = joinedText(base: base, path: path, queryItems: queryItems) { return url }
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
             let scheme = components.scheme, !scheme.isEmpty,
             components.host?.isEmpty == false
@@ -22,17 +23,40 @@ enum URLAssembly {
             components.percentEncodedPath = prefix + "/" + PercentEncoding.path(suffix)
         }
         if !queryItems.isEmpty {
-            let added = queryItems.map { item in
-                PercentEncoding.queryComponent(item.name)
-                    + (item.value.map { "=" + PercentEncoding.queryComponent($0) } ?? "")
-            }
-            let existing = components.percentEncodedQuery.map { [$0] } ?? []
-            components.percentEncodedQuery = (existing + added).joined(separator: "&")
+            let added = query(queryItems)
+            components.percentEncodedQuery = components.percentEncodedQuery.map { $0 + "&" + added } ?? added
         }
         guard let url = components.url else {
             throw KringleError.invalidRequest(
                 "No valid URL forms from base \"\(base.absoluteString)\" and path \"\(path)\".")
         }
         return url
+    }
+
+    /// The same URL, joined as text and parsed once, for the usual base (http or https, a
+    /// host, no query, no fragment); `nil` for any other, which goes through
+    /// `URLComponents`. Parsing the base into components and the result back costs more
+    /// than the rest of building a request.
+    private static func joinedText(base: URL, path: String, queryItems: [URLQueryItem]) -> URL? {
+        guard base.query == nil, base.fragment == nil, let scheme = base.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", base.host?.isEmpty == false
+        else { return nil }
+        var text = base.absoluteString
+        let suffix = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        if !suffix.isEmpty {
+            if text.hasSuffix("/") { text.removeLast() }
+            text += "/" + PercentEncoding.path(String(suffix))
+        }
+        if !queryItems.isEmpty {
+            text += "?" + query(queryItems)
+        }
+        return URL(string: text)
+    }
+
+    /// The query items percent-encoded strictly and joined with `&`.
+    private static func query(_ items: [URLQueryItem]) -> String {
+        items.map { item in
+            PercentEncoding.queryComponent(item.name) + (item.value.map { "=" + PercentEncoding.queryComponent($0) } ?? "")
+        }.joined(separator: "&")
     }
 }
