@@ -41,8 +41,10 @@ extension Promise {
     /// a rejection passes on at once, on the settling thread, so that a time-out or a
     /// cancellation never waits for `queue`.
     ///
-    /// On ``Dispatch/DispatchQueue/promises``, handlers of the returned promise that run on
-    /// that queue too then follow `body` on the same thread, without a second hop.
+    /// `body` is not run by a thread blocked in ``wait(timeout:)`` (it may take long, and the
+    /// waiter may be waiting for something else). On ``Dispatch/DispatchQueue/promises``,
+    /// handlers of the returned promise that run on that queue too then follow `body` on the
+    /// same thread, without a second hop.
     @inlinable
     public func mapSuccess<Next: Sendable>(
         on queue: DispatchQueue,
@@ -55,7 +57,7 @@ extension Promise {
             case .failure(let error):
                 next.settle(.failure(error))
             case .success(let value):
-                JobQueue.async(on: queue) {
+                JobQueue.asyncUnshared(on: queue) {
                     guard next.isPending else { return }
                     next.settle(Trampoline.withoutDeferral { Result { try body(value) } })
                 }

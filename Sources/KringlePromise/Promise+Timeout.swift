@@ -13,11 +13,10 @@ extension Promise {
     /// - Returns: A promise settled like this one, or rejected on time-out.
     public func timeout(_ seconds: TimeInterval, clock: any KringleClock = .system) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)
-        // Strong captures, held only until the timer fires or is called off, which happens
-        // as soon as this promise settles: weak ones would cost each promise a side table.
-        let timer = PromiseTimer(after: seconds, on: clock) {
-            guard next.settle(.failure(PromiseError.timedOut)) else { return }
-            self.cancel()
+        // Weak, so that a dropped pending chain is freed before its timer fires.
+        let timer = PromiseTimer(after: seconds, on: clock) { [weak self, weak next] in
+            guard let next, next.settle(.failure(PromiseError.timedOut)) else { return }
+            self?.cancel()
         }
         // No `onCancel` on `next`: cancelling it cancels this promise too (it depends on
         // it), which calls the timer off below.

@@ -76,9 +76,10 @@ extension NetworkClient {
 
     /// Encodes bodies and decodes responses, off the caller's thread and the transport's.
     ///
-    /// The promises' own queue, where the caller's handlers run by default: a handler queued
-    /// from a job on it runs next on the same thread (see `Trampoline`), so the decoded value
-    /// reaches the caller's handler without a second thread hop.
+    /// The promises' own queue, where the caller's handlers run by default: the decode runs
+    /// there as a job of its own (`Promise.mapSuccess`), after which a handler it sets off on
+    /// that queue runs on the same thread, so the value reaches the caller's handler without
+    /// a second thread hop. A thread blocked in `wait()` never takes a decode on.
     static var codingQueue: DispatchQueue { .promises }
 
     /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry

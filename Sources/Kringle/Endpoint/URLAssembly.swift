@@ -56,7 +56,8 @@ enum URLAssembly {
     /// The query items percent-encoded strictly and joined with `&`.
     private static func query(_ items: [URLQueryItem]) -> String {
         items.map { item in
-            PercentEncoding.queryComponent(item.name) + (item.value.map { "=" + PercentEncoding.queryComponent($0) } ?? "")
+            let name = PercentEncoding.queryComponent(item.name)
+            return item.value.map { name + "=" + PercentEncoding.queryComponent($0) } ?? name
         }.joined(separator: "&")
     }
 }

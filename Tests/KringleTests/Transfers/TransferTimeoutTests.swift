@@ -30,17 +30,18 @@ struct TransferTimeoutTests {
         defer { scratch.remove() }
         let destination = scratch.file("slow.bin")
         let clock = ManualClock()
-        let client = transport.client(timeout: 1, clock: clock)
-        /// What the temporary file holds so far: the bytes that have arrived (each chunk
-        /// is written before the transport reports it, which is what resets the timeout).
-        @Sendable func arrived() -> Int64 {
-            scratch.entries.filter { $0.hasSuffix(".kringle-download") }
-                .compactMap { DownloadFiles.size(scratch.file($0)) }.max() ?? 0
-        }
+        // The client restarts the timeout from the transport's progress reports; a chunk
+        // reaches the file a moment before its report does, so the test waits for reports.
+        let reports = ProgressReportRecorder(base: transport.make())
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = 1
+        configuration.clock = clock
+        let client = NetworkClient(configuration: configuration, transport: reports)
+        @Sendable func arrived() -> Int64 { reports.received }
 
         let download = client.download(server.clientEndpoint("/slow.bin"), to: destination)
         for (step, gate) in gates.enumerated() {
-            // The step's bytes have arrived before time moves on.
+            // The step's bytes have been reported before time moves on.
             let expected = Int64(step + 1) << 16
             // (The last step completes the body, and the file moves into place.)
             #expect(
@@ -143,5 +144,34 @@ struct TransferTimeoutTests {
         let outcome = await upload.outcome(within: 30)
         #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "\(server.statistics)")
+    }
+}
+
+/// A transport whose transfers record the bytes received as far as their progress reports
+/// have been handled (the client's included, which is what restarts its idle timeout).
+private struct ProgressReportRecorder: Transport {
+    let base: any Transport
+    private let latest = Box<Int64>(0)
+
+    init(base: any Transport) {
+        self.base = base
+    }
+
+    var received: Int64 {
+        latest.value
+    }
+
+    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+        base.send(request)
+    }
+
+    func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
+        var recorded = transfer
+        let handle = transfer.progress
+        recorded.progress = { [latest] report in
+            handle?(report)
+            latest.withLock { $0 = max($0, report.received) }
+        }
+        return base.transfer(recorded)
     }
 }
