@@ -115,7 +115,8 @@ enum Overhead {
         print(
             "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(String(format: "%.1f", run.wall / Double(count) * 1e6)) µs wall,"
                 + " \(String(format: "%.1f", run.cpu / Double(count) * 1e6)) µs CPU,"
-                + " \(String(format: "%.1f", Double(run.allocations) / Double(count))) allocations per request")
+                + " \(String(format: "%.1f", Double(run.allocations) / Double(count))) allocations per request,"
+                + " \(run.connections.map(String.init) ?? "n/a") new connections")
     }
 
     static func perRequest(_ seconds: Double) -> String {

@@ -201,6 +201,11 @@ extension NetworkClient {
     private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let configuration = configuration
         guard options.isStreaming else {
+            if let timeLimitedTransport, configuration.clock.measuresRealTime, configuration.timeout > 0,
+                configuration.timeout.isFinite
+            {
+                return timeLimitedTransport.send(request, timeLimit: configuration.timeout)
+            }
             return transport.send(request).timeout(configuration.timeout, clock: configuration.clock)
         }
         let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)

@@ -63,6 +63,9 @@ final class CurlEngine: Sendable {
         kcurl_multi_destroy(multi.pointer)
     }
 
+    /// How many idle connections a transport without a total limit keeps for reuse.
+    static let idleConnectionsKept = 64
+
     /// Hands a request to the driving thread; cancelling `promise` stops the transfer.
     ///
     /// - Parameters:
@@ -176,6 +179,11 @@ final class CurlEngine: Sendable {
             kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAX_TOTAL_CONNECTIONS, total)
             // Keep that many idle connections cached for reuse too.
             kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, total)
+        } else {
+            // curl's default cache holds four idle connections per transfer in progress, so
+            // a lull between two bursts (one transfer left of eight) closes connections the
+            // next burst must open again.
+            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, Self.idleConnectionsKept)
         }
         if let perHost = configuration.maximumConnectionsPerHost, perHost > 0 {
             kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAX_HOST_CONNECTIONS, perHost)

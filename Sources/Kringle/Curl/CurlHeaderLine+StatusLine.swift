@@ -22,7 +22,8 @@ extension CurlHeaderLine {
     /// `HTTP/` in upper case, a known version, a space, three digits, then nothing or a space
     /// and any reason phrase (RFC 9112 §4).
     static func statusLineProblem(_ line: Slice<UnsafeRawBufferPointer>) -> String? {
-        let quoted = quote(line)
+        // Quoted only for a message: every response has a status line, few a bad one.
+        var quoted: String { quote(line) }
         guard line.starts(with: "HTTP/".utf8) else {
             return "the status line \(quoted) does not start with \"HTTP/\" in upper case (RFC 9112 §2.3)"
         }

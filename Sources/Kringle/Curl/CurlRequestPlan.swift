@@ -44,6 +44,7 @@ struct CurlRequestPlan: Sendable {
     /// - Parameters:
     ///   - request: the request to send as it is.
     ///   - defaultTimeout: used when `request.timeoutInterval` is URLRequest's default (60).
+    ///   - timeLimit: the time limit to use instead of either.
     ///   - streamedBody: a body to stream instead of `request.httpBody`.
     ///   - timeoutIsIdle: whether the timeout bounds silence rather than the whole exchange.
     /// - Throws: `KringleError.invalidRequest` for a missing or non-HTTP URL, a body stream,
@@ -51,6 +52,7 @@ struct CurlRequestPlan: Sendable {
     init(
         _ request: URLRequest,
         defaultTimeout: TimeInterval,
+        timeLimit: TimeInterval? = nil,
         streamedBody: StreamedBody? = nil,
         timeoutIsIdle: Bool = false
     ) throws(KringleError) {
@@ -75,7 +77,8 @@ struct CurlRequestPlan: Sendable {
         }
         headerLines = try Self.headerLines(request.allHTTPHeaderFields ?? [:], hasBody: body != nil)
         let interval =
-            request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval
+            timeLimit
+            ?? (request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval)
         timeoutMilliseconds = Self.milliseconds(interval)
         self.timeoutIsIdle = timeoutIsIdle
     }

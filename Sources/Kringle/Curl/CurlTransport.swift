@@ -38,7 +38,7 @@ import FoundationNetworking
 /// other than http or https, an `httpBodyStream`, a header name that is not a token), and
 /// `PromiseError.cancelled` when the promise is cancelled. A status line without a reason
 /// phrase is valid and accepted.
-public final class CurlTransport: Transport {
+public final class CurlTransport: Transport, TimeLimitedSending {
     /// Whether libcurl could be loaded into this process.
     ///
     /// The first call loads it (once per process); later calls return the same answer.
@@ -106,6 +106,14 @@ public final class CurlTransport: Transport {
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
         submit { engine, promise in
             let plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout)
+            engine.submit(plan, promise: promise)
+        }
+    }
+
+    /// ``send(_:)`` limited to `seconds`, for the client, which then sets no timer of its own.
+    func send(_ request: URLRequest, timeLimit seconds: TimeInterval) -> Promise<HTTPResponse> {
+        submit { engine, promise in
+            let plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
             engine.submit(plan, promise: promise)
         }
     }

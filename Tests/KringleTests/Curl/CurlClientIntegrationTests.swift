@@ -55,4 +55,35 @@ import Testing
         #expect(response.value == destination)
         #expect(try Data(contentsOf: destination) == bytes)
     }
+
+    @Test func theClientsTimeoutIsCurlsOwnOnTheRealClock() async throws {
+        let server = try LoopbackServer { _ in .text("never").heldUntilHangUp() }
+        defer { server.shutdown() }
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = 0.3
+        let client = NetworkClient(configuration: configuration, transport: CurlTransport())
+
+        let outcome = await client.get(Place(baseURL: server.baseURL, path: "/held"), as: Data.self).outcome()
+
+        guard case .failure(KringleError.timedOut) = outcome else {
+            Issue.record("expected timedOut, got \(outcome)")
+            return
+        }
+        #expect(client.timeLimitedTransport != nil)
+    }
+
+    @Test func aClientTimeoutOfSixtySecondsIsNotTheTransportsDefault() async throws {
+        // 60 s is also URLRequest's default, which CurlTransport replaces with its own default
+        // timeout; the client's 60 must stay 60 rather than become the transport's 0.2.
+        let server = try LoopbackServer { _ in .text("slow but in time").delayed(by: 0.5) }
+        defer { server.shutdown() }
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = 60
+        let client = NetworkClient(
+            configuration: configuration, transport: CurlTransport(configuration: .init(defaultTimeout: 0.2)))
+
+        let body = try await client.get(Place(baseURL: server.baseURL, path: "/slow"), as: Data.self).valueWithin()
+
+        #expect(body == Data("slow but in time".utf8))
+    }
 }
