@@ -141,7 +141,7 @@ private func runChild(_ arguments: [String]) throws -> Run {
     return Run(seconds: fields[0], peakMegabytes: fields[1])
 }
 
-private func timeCommand(_ path: String, _ arguments: [String]) throws -> Double {
+func timeCommand(_ path: String, _ arguments: [String]) throws -> Double {
     try Timing.of { _ = try ChildProcess(path, arguments).waitForExit() }.wall
 }
 
@@ -150,7 +150,7 @@ private func flushDirtyPages() throws {
     _ = try timeCommand("/usr/bin/sync", [])
 }
 
-private func makeSparseFile(_ url: URL, size: Int64) throws {
+func makeSparseFile(_ url: URL, size: Int64) throws {
     guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
         throw CurlBenchmark.NginxError("cannot create \(url.path)")
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|curl|transfers|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|overhead|curl|transfers|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|curl|transfers|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|curl|transfers|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -11,6 +11,8 @@ case "client":
     try runClientBenchmarks()
 case "overhead":
     try runOverheadBenchmarks(Array(CommandLine.arguments.dropFirst(2)))
+case "bodies":
+    try runBufferedBodyBenchmarks()
 case "curl":
     runCurlBenchmarks()
 case "transfers":
@@ -23,6 +25,7 @@ case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
     try runOverheadBenchmarks()
+    try runBufferedBodyBenchmarks()
     runCurlBenchmarks()
     try runTransferBenchmarks()
     runCookieJarBenchmarks()

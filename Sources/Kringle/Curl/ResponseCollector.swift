@@ -64,6 +64,9 @@ final class ResponseCollector {
             Self.unfold(more, into: &fields)
         case (.continuation(let more), .afterBlock):
             Self.unfold(more, into: &trailerFields)
+        case (.end, .inBlock):
+            position = .afterBlock
+            reserveBodyCapacity()
         case (.end, _):
             position = .afterBlock
         case (.other, _):
@@ -71,6 +74,21 @@ final class ResponseCollector {
         }
         return true
     }
+
+    /// Most bodies that are kept in memory have a `Content-Length`: room for it at once
+    /// spares the copies of growing a large body step by step. Bounded, because the length
+    /// is the server's word, not the bytes that will arrive.
+    private func reserveBodyCapacity() {
+        guard sink == nil,
+            let field = fields.last(where: { $0.0.caseInsensitiveCompare("Content-Length") == .orderedSame }),
+            let length = Int(field.1), length > body.count
+        else { return }
+        body.reserveCapacity(min(length, Self.largestReservation))
+    }
+
+    /// The most memory a `Content-Length` alone makes the collector set aside: 256 MiB
+    /// (address space: pages that no byte reaches are never touched).
+    static let largestReservation = 256 << 20
 
     /// RFC 9112 §5.2: an obsolete line fold continues the last field; it reads as a space.
     private static func unfold(_ more: String, into fields: inout [(String, String)]) {

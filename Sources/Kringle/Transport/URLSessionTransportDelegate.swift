@@ -7,7 +7,13 @@ import FoundationNetworking
 
 /// Collects each task's response and body and settles its promise, on one serial queue.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private struct Transfer {
+    /// A task's state. A class, so that a chunk is appended to the body in place: a struct
+    /// copied out of the dictionary and back would copy the whole body so far for every
+    /// chunk, making a large body cost time quadratic in its size.
+    // Guarded by the delegate's `transfers` lock: read and changed only inside
+    // `transfers.withLock`, or by the task's completion once it has taken it out of the
+    // dictionary (the serial delegate queue delivers nothing for the task after that).
+    private final class Transfer: @unchecked Sendable {
         let promise: Promise<HTTPResponse>
         var response: HTTPURLResponse?
         var body = Data()
@@ -19,6 +25,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var progress: (@Sendable (TransferReport) -> Void)?
         /// A spooled body file to delete once the task is over.
         var spool: URL?
+
+        init(promise: Promise<HTTPResponse>) {
+            self.promise = promise
+        }
     }
 
     private let transfers = Locked<[Int: Transfer]>([:])
@@ -35,7 +45,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) -> Promise<HTTPResponse> {
         let promise = Promise<HTTPResponse>.pending()
-        var transfer = Transfer(promise: promise)
+        let transfer = Transfer(promise: promise)
         transfer.sink = sink
         transfer.spool = spool
         transfer.progress = progress
@@ -99,8 +109,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let report = transfers.withLock { transfers -> (() -> Void)? in
-            guard var transfer = transfers[dataTask.taskIdentifier] else { return nil }
-            defer { transfers[dataTask.taskIdentifier] = transfer }
+            guard let transfer = transfers[dataTask.taskIdentifier] else { return nil }
             transfer.received += Int64(data.count)
             if let sink = transfer.sink {
                 // Written here, on the serial delegate queue: the disk paces the transfer
@@ -129,9 +138,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         totalBytesExpectedToSend: Int64
     ) {
         let report = transfers.withLock { transfers -> (() -> Void)? in
-            guard var transfer = transfers[task.taskIdentifier] else { return nil }
+            guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.sent = totalBytesSent
-            transfers[task.taskIdentifier] = transfer
             guard let progress = transfer.progress else { return nil }
             let report = TransferReport(
                 sent: totalBytesSent, received: transfer.received, expectedToReceive: nil,
