@@ -190,8 +190,10 @@ struct DownloadTests {
 
     // Whoever awaits a download (`.value` resumes inline, on the settling thread) must not
     // find its temporary file any more. Clean-up in an ordinary handler on the concurrent
-    // promises queue would race that; holding the queue with a barrier for a moment makes
-    // such a race certain to show instead of merely likely.
+    // promises queue would race that; suspending the queue for a moment makes such a race
+    // certain to show instead of merely likely. (Suspended, not held with a barrier: a
+    // barrier would first wait for every job running there, such as another test's decode
+    // held on purpose.)
     @Test("when a failed download settles, its temporary file is already gone")
     func temporaryGoneAtSettlement() async throws {
         let transport = StubTransport()
@@ -200,18 +202,10 @@ struct DownloadTests {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
 
-        let barrierEntered = Promise<Void>.pending()
-        let release = DispatchSemaphore(value: 0)
-        DispatchQueue.promises.async(flags: .barrier) {
-            barrierEntered.fulfill(())
-            _ = release.wait(timeout: .now() + 120)
-        }
         var leftAtSettlement: [String] = []
+        DispatchQueue.promises.suspend()
         do {
-            defer { release.signal() }
-            // A bound, not a measurement: the barrier waits for everything already on the
-            // shared queue, which a loaded machine (or ThreadSanitizer) makes slow.
-            try await barrierEntered.valueWithin(90)
+            defer { DispatchQueue.promises.resume() }
             let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/broken")
             let outcome = await client.download(endpoint, to: scratch.file("out.bin")).outcome()
             #expect(outcome.kringleError?.caseName == "unacceptableStatusCode", "\(outcome)")
