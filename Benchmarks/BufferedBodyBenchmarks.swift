@@ -15,7 +15,8 @@ func runBufferedBodyBenchmarks() throws {
     let sizes = [1, 10, 30, 100]
     let nginx: CurlBenchmark.NginxServer
     switch CurlBenchmark.NginxServer.start(
-        path: "/1.bin", prepare: { www in
+        path: "/1.bin",
+        prepare: { www in
             for megabytes in sizes {
                 try makeSparseFile(www.appendingPathComponent("\(megabytes).bin"), size: Int64(megabytes) << 20)
             }

@@ -117,21 +117,26 @@ struct CurlRequestPlan: Sendable {
     /// dictionary order), then the ones that remove curl's defaults.
     static func headerLines(_ fields: [String: String], hasBody: Bool) throws(KringleError) -> [String] {
         var lines: [String] = []
-        var names = Set<String>()
-        for (name, value) in fields.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+        lines.reserveCapacity(fields.count + 2)
+        var hasExpect = false
+        var hasContentType = false
+        // In a stable order; most requests have a header or two, which need no sorting.
+        let ordered = fields.count < 2 ? Array(fields) : fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
+        for (name, value) in ordered {
             guard isValidName(name), !value.contains(where: isLineBreakOrNull) else {
                 throw .invalidRequest("The header \(name.debugDescription) has a name or value that cannot be sent.")
             }
-            names.insert(name.lowercased())
+            hasExpect = hasExpect || name.equalsIgnoringASCIICase("expect")
+            hasContentType = hasContentType || name.equalsIgnoringASCIICase("content-type")
             // "Name:" would tell curl to remove the header; "Name;" sends it empty.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
-        if !names.contains("expect") {
+        if !hasExpect {
             // curl would otherwise add "Expect: 100-continue" to larger bodies and wait up to
             // a second for the interim response; an empty value suppresses it.
             lines.append("Expect:")
         }
-        if hasBody, !names.contains("content-type") {
+        if hasBody, !hasContentType {
             // POSTFIELDS makes curl claim application/x-www-form-urlencoded; send none instead.
             lines.append("Content-Type:")
         }

@@ -80,11 +80,14 @@ final class ResponseCollector {
     /// is the server's word, not the bytes that will arrive.
     private func reserveBodyCapacity() {
         guard sink == nil,
-            let field = fields.last(where: { $0.0.caseInsensitiveCompare("Content-Length") == .orderedSame }),
-            let length = Int(field.1), length > body.count
+            let field = fields.last(where: { $0.0.equalsIgnoringASCIICase("Content-Length") }),
+            let length = Int(field.1), length > Self.smallestReservation
         else { return }
         body.reserveCapacity(min(length, Self.largestReservation))
     }
+
+    /// Bodies below this grow in a step or two anyway.
+    static let smallestReservation = 64 << 10
 
     /// The most memory a `Content-Length` alone makes the collector set aside: 256 MiB
     /// (address space: pages that no byte reaches are never touched).

@@ -87,6 +87,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Header names are case-insensitive (RFC 9110 §5.1); names are ASCII tokens.
     static func same(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count && lhs.lowercased() == rhs.lowercased()
+        lhs.equalsIgnoringASCIICase(rhs)
     }
 }
