@@ -8,7 +8,9 @@ import FoundationNetworking
 
 /// The client benchmarks of the client-core issue, against `LoopbackServer`, each against
 /// raw URLSession + JSONDecoder in the same run:
-/// 2,000 sequential GETs of a small JSON decoded into a struct; the same with 8 in flight;
+/// 2,000 sequential GETs of a small JSON decoded into a struct, each awaited with `wait()`;
+/// the same from 8 `concurrentPerform` lanes (which run no more at once than there are
+/// cores; `kringle-benchmarks overhead` keeps 8 truly in flight);
 /// the memory growth over 10,000 requests; and decoding a 50 MB JSON body. The client is
 /// `NetworkClient()` as the README makes it (so `CurlTransport` on Linux); the GETs are also
 /// measured through `NetworkClient(transport: URLSessionTransport())`.
