@@ -104,16 +104,18 @@ public final class CurlTransport: Transport, TimeLimitedSending {
     ///   millisecond precision.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        submit { engine, promise in
-            let plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout)
-            engine.submit(plan, promise: promise)
-        }
+        send(request, limitedTo: nil)
     }
 
     /// ``send(_:)`` limited to `seconds`, for the client, which then sets no timer of its own.
     func send(_ request: URLRequest, timeLimit seconds: TimeInterval) -> Promise<HTTPResponse> {
+        send(request, limitedTo: seconds)
+    }
+
+    private func send(_ request: URLRequest, limitedTo timeLimit: TimeInterval?) -> Promise<HTTPResponse> {
         submit { engine, promise in
-            let plan = try CurlRequestPlan(request, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
+            let plan = try CurlRequestPlan(
+                request, defaultTimeout: configuration.defaultTimeout, timeLimit: timeLimit)
             engine.submit(plan, promise: promise)
         }
     }
