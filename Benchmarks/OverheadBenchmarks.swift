@@ -21,8 +21,8 @@ import FoundationNetworking
 /// (getrusage) µs per request, heap allocations per request, connections the server
 /// accepted per run (nginx only), and the ratios the targets are stated in.
 ///
-/// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw> <count> [inFlight]`
-/// runs one style alone, for a profiler (`perf record -g`).
+/// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw>[,…] <count> [inFlight]`
+/// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
 func runOverheadBenchmarks(_ arguments: [String] = []) throws {
     let server = try OverheadServer.start()
     defer { server.stop() }
@@ -65,7 +65,7 @@ func runOverheadBenchmarks(_ arguments: [String] = []) throws {
 enum Overhead {
     static let requests = 2_000
     static let warmUp = 200
-    static let rounds = 3
+    static let rounds = 5
 
     /// The JSON the server sends, decoded.
     struct Item: Decodable, Sendable {
@@ -97,26 +97,34 @@ enum Overhead {
         var allocationsPerRequest: Double { Double(allocations) / Double(Overhead.requests) }
     }
 
-    /// One style over one transport, `count` requests, for a profiler.
+    /// Bad arguments to the profiling form.
+    struct Usage: Error, CustomStringConvertible {
+        var description: String {
+            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw>[,…] <count> [inFlight]"
+        }
+    }
+
+    /// The styles named (comma-separated, run alternately as in the table) over one
+    /// transport, `count` requests per run, for a profiler.
     static func profile(_ arguments: [String], server: OverheadServer) throws {
         let styles: [String: Style] = [
             "floor": .floor, "handler": .handler, "await": .await, "wait": .wait, "raw": .rawURLSession,
         ]
-        guard arguments.count >= 3, let style = styles[arguments[1]], let count = Int(arguments[2]) else {
-            print(
-                "usage: kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw> <count> [inFlight]"
-            )
-            exit(2)
-        }
+        let named = arguments.count >= 2 ? arguments[1].split(separator: ",").map { styles[String($0)] } : []
+        guard arguments.count >= 3, !named.isEmpty, let count = Int(arguments[2]) else { throw Usage() }
+        let chosen = named.compactMap { $0 }
+        guard chosen.count == named.count else { throw Usage() }
         let inFlight = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
         let transport: any Transport = arguments[0] == "curl" ? CurlTransport() : URLSessionTransport()
-        let run = measure(transport: transport, inFlight: inFlight, server: server, styles: [style], count: count)[
-            style]!
-        print(
-            "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(String(format: "%.1f", run.wall / Double(count) * 1e6)) µs wall,"
-                + " \(String(format: "%.1f", run.cpu / Double(count) * 1e6)) µs CPU,"
-                + " \(String(format: "%.1f", Double(run.allocations) / Double(count))) allocations per request,"
-                + " \(run.connections.map(String.init) ?? "n/a") new connections")
+        let runs = measure(transport: transport, inFlight: inFlight, server: server, styles: chosen, count: count)
+        for style in chosen {
+            guard let run = runs[style] else { continue }
+            let perRequest = { (value: Double) in String(format: "%.1f", value / Double(count)) }
+            print(
+                "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(perRequest(run.wall * 1e6)) µs wall,"
+                    + " \(perRequest(run.cpu * 1e6)) µs CPU, \(perRequest(Double(run.allocations))) allocations per"
+                    + " request, \(run.connections.map(String.init) ?? "n/a") new connections")
+        }
     }
 
     static func perRequest(_ seconds: Double) -> String {
