@@ -10,7 +10,12 @@ case "promise":
 case "client":
     try runClientBenchmarks()
 case "overhead":
-    try runOverheadBenchmarks(Array(CommandLine.arguments.dropFirst(2)))
+    do {
+        try runOverheadBenchmarks(Array(CommandLine.arguments.dropFirst(2)))
+    } catch let usage as Overhead.Usage {
+        print(usage)
+        exit(2)
+    }
 case "bodies":
     try runBufferedBodyBenchmarks()
 case "curl":
