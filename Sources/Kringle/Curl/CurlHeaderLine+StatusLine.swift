@@ -14,8 +14,7 @@ extension CurlHeaderLine {
     static func startsLikeStatusLine(_ line: Slice<UnsafeRawBufferPointer>) -> Bool {
         let prefix = "http/".utf8
         guard line.count >= prefix.count else { return false }
-        let lowered = line.prefix(prefix.count).lazy.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
-        return lowered.elementsEqual(prefix)
+        return line.prefix(prefix.count).lazy.map(\.asciiLowercased).elementsEqual(prefix)
     }
 
     /// What is wrong with a line that starts like a status line, or `nil` when it is one:

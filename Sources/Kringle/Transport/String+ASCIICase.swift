@@ -3,10 +3,13 @@ extension String {
     /// HTTP compares field names (RFC 9110 §5.1). Byte by byte, without building lower-case
     /// copies: header names are compared on every request.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { Self.lowered($0) == Self.lowered($1) }
+        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { $0.asciiLowercased == $1.asciiLowercased }
     }
+}
 
-    private static func lowered(_ byte: UInt8) -> UInt8 {
-        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+extension UInt8 {
+    /// The byte with an ASCII upper-case letter turned lower case; any other byte as it is.
+    var asciiLowercased: UInt8 {
+        (0x41...0x5A).contains(self) ? self | 0x20 : self
     }
 }
