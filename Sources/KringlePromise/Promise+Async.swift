@@ -33,9 +33,19 @@ extension Promise {
     public var value: Value {
         get async throws {
             try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
-                    observeInline { continuation.resume(with: $0) }
+                // The job that settles this promise may be handed to this task (see `Claim`):
+                // it then runs here, on the global executor (this getter is nonisolated), not
+                // on the caller's actor.
+                var claim: Claim?
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let made = Claim { continuation.resume() }
+                    claim = made
+                    register(made)
+                    observeInline { _ in _ = made.close() }
                 }
+                claim?.take()?.run()
+                // Woken by the settlement, or by an offer whose job, just run, settled it.
+                return try settledResult!.get()
             } onCancel: {
                 self.cancel()
             }

@@ -41,13 +41,17 @@ extension Promise {
     /// a rejection passes on at once, on the settling thread, so that a time-out or a
     /// cancellation never waits for `queue`.
     ///
-    /// `body` is not run by a thread blocked in ``wait(timeout:)`` (it may take long, and the
-    /// waiter may be waiting for something else). On ``Dispatch/DispatchQueue/promises``,
-    /// handlers of the returned promise that run on that queue too then follow `body` on the
-    /// same thread, without a second hop.
+    /// `body` is not run by a thread blocked in ``wait(timeout:)`` for another promise (it
+    /// may take long). When `consumerMayRun` says so for the value, a consumer waiting for the
+    /// returned promise itself (a `wait()` without a time-out, an `await` of ``value``) runs
+    /// `body` instead of `queue`, which saves waking a thread for it: meant for work short
+    /// enough that it never holds up the consumer's cancellation noticeably. On
+    /// ``Dispatch/DispatchQueue/promises``, handlers of the returned promise that run on that
+    /// queue too then follow `body` on the same thread, without a second hop.
     @inlinable
     public func mapSuccess<Next: Sendable>(
         on queue: DispatchQueue,
+        consumerMayRun: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ body: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
@@ -57,10 +61,12 @@ extension Promise {
             case .failure(let error):
                 next.settle(.failure(error))
             case .success(let value):
-                JobQueue.asyncUnshared(on: queue) {
+                let job: @Sendable () -> Void = {
                     guard next.isPending else { return }
                     next.settle(Trampoline.withoutDeferral { Result { try body(value) } })
                 }
+                if consumerMayRun(value), next.handOff(Claim.Offer(queue: queue, job: job)) { return }
+                JobQueue.asyncUnshared(on: queue, job)
             }
         }
         return next

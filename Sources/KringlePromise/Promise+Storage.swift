@@ -156,7 +156,7 @@ extension Promise {
     }
 
     /// The rarely needed part of a promise's state: more than one observer, drains on more
-    /// than one queue, cancel handlers, more than one dependency.
+    /// than one queue, cancel handlers, more than one dependency, a claim.
     @usableFromInline
     // Guarded by the owning promise's lock (details below).
     final class Overflow: @unchecked Sendable {
@@ -173,6 +173,8 @@ extension Promise {
         @usableFromInline @exclusivity(unchecked) var cancelHandlers: [CancelHandler] = []
         /// The dependencies after `Promise.dependency`.
         @usableFromInline @exclusivity(unchecked) var dependencies: [WeakNode] = []
+        /// The consumer that runs the job settling the promise itself, if one claimed it.
+        @usableFromInline @exclusivity(unchecked) var claim: Claim?
 
         @inlinable
         init() {}

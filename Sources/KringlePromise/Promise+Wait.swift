@@ -13,6 +13,8 @@ extension Promise {
     /// `DispatchQueue.main`), so it does not deadlock when called on the main thread for a
     /// chain with main-queue handlers, nor from inside handlers on the library's queues.
     /// Do not call it on a serial queue of yours that a handler of the same chain needs.
+    /// The client hands the decode of a small response to the thread waiting for it, which
+    /// is awake for it anyway.
     ///
     /// - Parameter timeout: Seconds to wait at most; `nil` waits as long as it takes.
     /// - Throws: The rejection error, or ``PromiseError/timedOut`` when `timeout` passes
@@ -27,9 +29,17 @@ extension Promise {
         // core's cache, beats waking a worker for it.
         while isPending, helped.contains(where: { $0.runOne() }) {}
         let wakeUp = DispatchSemaphore(value: 0)
+        // The job that settles this promise may be handed to this thread (see `Claim`).
+        let claim = Claim { wakeUp.signal() }
+        register(claim)
         observeInline { _ in wakeUp.signal() }
+        defer { claim.close()?.dispatch() }
         try JobQueue.whileWaking(wakeUp, on: helped) {
             while isPending {
+                if let offer = claim.take() {
+                    offer.run()
+                    continue
+                }
                 if helped.contains(where: { $0.runOne() }) { continue }
                 if wakeUp.wait(timeout: deadline) == .timedOut, isPending { throw PromiseError.timedOut }
             }

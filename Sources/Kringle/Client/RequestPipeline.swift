@@ -62,7 +62,9 @@ extension NetworkClient {
         let configuration = configuration
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders.
-        let decoded = attempt(request, options: options, number: 1).mapSuccess(on: Self.codingQueue) { response in
+        let decoded = attempt(request, options: options, number: 1).mapSuccess(
+            on: Self.codingQueue, consumerMayRun: { $0.body.count <= Self.consumerDecodeLimit }
+        ) { response in
             try output(response, configuration)
         }
         guard configuration.logger != nil else { return decoded }
@@ -74,13 +76,21 @@ extension NetworkClient {
         return logged
     }
 
-    /// Encodes bodies and decodes responses, off the caller's thread and the transport's.
+    /// Encodes bodies and decodes responses, off the caller's thread and the transport's
+    /// (but see `consumerDecodeLimit`).
     ///
     /// The promises' own queue, where the caller's handlers run by default: the decode runs
     /// there as a job of its own (`Promise.mapSuccess`), after which a handler it sets off on
     /// that queue runs on the same thread, so the value reaches the caller's handler without
-    /// a second thread hop. A thread blocked in `wait()` never takes a decode on.
+    /// a second thread hop. A thread blocked in `wait()` never takes on the decode of another
+    /// request.
     static var codingQueue: DispatchQueue { .promises }
+
+    /// The largest body that a caller blocked in `wait()` or awaiting `value` decodes itself
+    /// rather than on the coding queue: one thread wake-up less per request, and a decode
+    /// this small (well under a millisecond) never holds up the caller's cancellation or
+    /// time-out noticeably.
+    static let consumerDecodeLimit = 64 * 1024
 
     /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry
     /// decision (6), which may start the next attempt.
