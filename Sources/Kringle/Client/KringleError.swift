@@ -83,21 +83,28 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .timedOut:
             return "The request timed out."
         case .unacceptableStatusCode(let status, let response):
-            return "Unacceptable status code \(status) from \(response.url.absoluteString)"
+            return "Unacceptable status code \(status) from \(Self.shown(response.url, response.redaction))"
                 + Self.bodySnippet(response.body)
         case .invalidResponse(let response, let reason):
-            return "Invalid response from \(response.url.absoluteString): \(reason)"
+            return "Invalid response from \(Self.shown(response.url, response.redaction)): \(reason)"
         case .malformedResponse(let url, let reason):
-            return "Malformed response from \(url.absoluteString): \(reason)"
+            return "Malformed response from \(Self.shown(url)): \(reason)"
         case .decodingFailed(let error, let response):
-            return "Decoding the response from \(response.url.absoluteString) failed: "
+            return "Decoding the response from \(Self.shown(response.url, response.redaction)) failed: "
                 + Self.describe(error) + Self.bodySnippet(response.body)
         case .tooManyRedirects(let url):
-            return "Too many redirects; the last one pointed to \(url.absoluteString)"
+            return "Too many redirects; the last one pointed to \(Self.shown(url))"
         }
     }
 
     /// A readable account of a decoding error: what was wrong and where.
+    /// A URL as a description shows it: with the secrets of the client's redaction hidden
+    /// (the error itself keeps the real URL). Errors that carry no response know only the
+    /// defaults.
+    private static func shown(_ url: URL, _ redaction: Redaction = .default) -> String {
+        redaction.redacting(url).absoluteString
+    }
+
     static func describe(_ error: DecodingError) -> String {
         switch error {
         case .typeMismatch(let type, let context):

@@ -43,13 +43,10 @@ extension NetworkClient {
         /// durations and transfer progress. The real clock by default; tests set a
         /// `ManualClock` (from `KringleTesting`) and move it themselves.
         public var clock: any KringleClock = SystemClock()
-        /// Header names (case-insensitive) whose values the logger never sees.
-        public var redactedHeaders: Set<String> = Configuration.defaultRedactedHeaders
-
-        /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
-        public static let defaultRedactedHeaders: Set<String> = [
-            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
-        ]
+        /// What log events, error descriptions and `curlDescription` never show: secret
+        /// headers, secret query items and URL passwords. The defaults always apply; add
+        /// names with `redaction.additionalHeaders` and `redaction.additionalQueryItems`.
+        public var redaction = Redaction()
 
         /// The default configuration.
         public init() {}

@@ -190,7 +190,7 @@ extension NetworkClient {
                 // 5. validate
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(
-                        response.statusCode, Response(response.withBody(from: options)))
+                        response.statusCode, Response(response.withBody(from: options), redaction: configuration.redaction))
                 }
                 return Promise(response)
             }

@@ -16,6 +16,8 @@ public struct Response<Value: Sendable>: Sendable {
     public var body: Data
     /// The URL of the final response (after redirects).
     public var url: URL
+    /// What a description of an error carrying this response hides: the client's.
+    var redaction = Redaction.default
 
     /// Creates a response.
     public init(
@@ -39,8 +41,9 @@ public struct Response<Value: Sendable>: Sendable {
 }
 
 extension Response where Value == Data {
-    /// The raw form of a transport's response.
-    init(_ response: HTTPResponse) {
+    /// The raw form of a transport's response, for an error that `redaction` describes.
+    init(_ response: HTTPResponse, redaction: Redaction = .default) {
         self.init(value: response.body, body: response.body, of: response)
+        self.redaction = redaction
     }
 }

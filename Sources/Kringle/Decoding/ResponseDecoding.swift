@@ -22,7 +22,7 @@ enum ResponseDecoding {
             let value = try configuration.decoder.decode(Value.self, from: response.body)
             return Response(value: value, body: response.body, of: response)
         } catch let error as DecodingError {
-            throw KringleError.decodingFailed(error, Response(response))
+            throw KringleError.decodingFailed(error, Response(response, redaction: configuration.redaction))
         }
     }
 }

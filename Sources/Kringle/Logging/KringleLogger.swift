@@ -2,8 +2,9 @@ import Foundation
 
 /// Receives what a ``NetworkClient`` does, as structured events.
 ///
-/// Sensitive headers are redacted before an event is made (see
-/// ``NetworkClient/Configuration-swift.struct/redactedHeaders``). ``PrintLogger`` prints
+/// Secrets are redacted before an event is made: secret headers, secret query items and URL
+/// passwords (see ``Redaction`` and ``NetworkClient/Configuration-swift.struct/redaction``).
+/// ``PrintLogger`` prints
 /// events; an adapter to swift-log, or to anything else, is a few lines:
 /// ```swift
 /// struct SwiftLogAdapter: KringleLogger {

@@ -10,13 +10,18 @@ extension NetworkClient {
         configuration.logger?.log(event())
     }
 
+    /// A URL as a log event shows it: redacted.
+    private func loggedURL(_ url: URL?) -> URL {
+        configuration.redaction.redacting(url ?? URL(fileURLWithPath: "/"))
+    }
+
     func logSent(_ request: URLRequest) {
         guard configuration.logger != nil else { return }
         log(
             .requestSent(
                 method: request.httpMethod ?? "GET",
-                url: request.url ?? URL(fileURLWithPath: "/"),
-                headers: request.kringleHeaders.redacting(configuration.redactedHeaders)
+                url: loggedURL(request.url),
+                headers: configuration.redaction.redacting(request.kringleHeaders)
             ))
     }
 
@@ -25,11 +30,11 @@ extension NetworkClient {
         log(
             .responseReceived(
                 method: request.httpMethod ?? "GET",
-                url: response.url,
+                url: loggedURL(response.url),
                 statusCode: response.statusCode,
                 duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
                 bodySize: response.body.count,
-                headers: response.headers.redacting(configuration.redactedHeaders)
+                headers: configuration.redaction.redacting(response.headers)
             ))
     }
 
@@ -37,7 +42,7 @@ extension NetworkClient {
         log(
             .retry(
                 method: request.httpMethod ?? "GET",
-                url: request.url ?? URL(fileURLWithPath: "/"),
+                url: loggedURL(request.url),
                 attempt: attempt,
                 reason: reason,
                 delay: delay
@@ -45,6 +50,6 @@ extension NetworkClient {
     }
 
     func logFailure(_ request: URLRequest, _ error: any Error) {
-        log(.failure(method: request.httpMethod ?? "GET", url: request.url ?? URL(fileURLWithPath: "/"), error: error))
+        log(.failure(method: request.httpMethod ?? "GET", url: loggedURL(request.url), error: error))
     }
 }

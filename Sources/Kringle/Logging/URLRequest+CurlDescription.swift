@@ -5,21 +5,25 @@ import FoundationNetworking
 #endif
 
 extension URLRequest {
-    /// A `curl` command line that sends this request, with sensitive headers redacted.
+    /// A `curl` command line that sends this request, with secrets redacted (``Redaction/default``)
+    /// and without its body.
     ///
     /// ```swift
     /// print(request.curlDescription)
-    /// // curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' --data-binary '{"name":"Tom"}'
+    /// // curl -X 'POST' 'https://cats.example/cats?api_key=***' -H 'Authorization: <redacted>'
     /// ```
     public var curlDescription: String {
-        curlDescription(redacting: NetworkClient.Configuration.defaultRedactedHeaders)
+        curlDescription()
     }
 
     /// A `curl` command line that sends this request.
     ///
-    /// - Parameter redacted: Header names (case-insensitive) whose values are replaced by
-    ///   `<redacted>`; pass `[]` to show everything.
-    public func curlDescription(redacting redacted: Set<String>) -> String {
+    /// - Parameters:
+    ///   - redaction: What to hide: header values, query item values and the URL's password.
+    ///     ``Redaction/nothing`` shows everything.
+    ///   - includingBody: Whether to show the body too (`--data-binary`); bodies often hold
+    ///     secrets or personal data, so they are left out unless asked for.
+    public func curlDescription(redacting redaction: Redaction = .default, includingBody: Bool = false) -> String {
         var parts = ["curl"]
         let method = httpMethod ?? "GET"
         switch method {
@@ -27,12 +31,14 @@ extension URLRequest {
         case "HEAD": parts.append("--head")  // `-X HEAD` would make curl wait for a body
         default: parts.append("-X \(Self.quoted(method))")
         }
-        parts.append(Self.quoted(url?.absoluteString ?? ""))
-        for field in kringleHeaders.redacting(redacted) {
+        parts.append(Self.quoted(url.map { redaction.redacting($0).absoluteString } ?? ""))
+        for field in redaction.redacting(kringleHeaders) {
             parts.append("-H \(Self.quoted("\(field.name): \(field.value)"))")
         }
         if let body = httpBody, !body.isEmpty {
-            if let text = String(data: body, encoding: .utf8) {
+            if !includingBody {
+                parts.append("--data-binary '<\(body.count) bytes of body left out>'")
+            } else if let text = String(data: body, encoding: .utf8) {
                 parts.append("--data-binary \(Self.quoted(text))")
             } else {
                 parts.append("--data-binary '<\(body.count) bytes of binary data>'")

@@ -17,7 +17,8 @@ struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
     var url: String
     var headers: [String: String] = [:]
     var body: Data?
-    var redacted: Set<String>? = nil  // nil: the default redaction
+    var redaction: Redaction = .default
+    var includingBody = false
     var expected: String
 
     var request: URLRequest {
@@ -52,39 +53,55 @@ struct CurlDescriptionTests {
                 label: "plain GET", method: "GET", url: "https://cats.example/cats?page=2",
                 expected: "curl 'https://cats.example/cats?page=2'"),
             InterceptorCurlCase(
-                label: "POST with headers and body, secrets redacted", method: "POST", url: "https://cats.example/cats",
+                label: "POST with headers and body, secrets redacted, body shown when asked", method: "POST",
+                url: "https://cats.example/cats",
                 headers: [
                     "Authorization": "Bearer abc", "Content-Type": "application/json", "Cookie": "s=1",
                     "Proxy-Authorization": "Basic xyz", "X-Trace": "t-1",
                 ],
-                body: Data(#"{"name":"Tom"}"#.utf8),
+                body: Data(#"{"name":"Tom"}"#.utf8), includingBody: true,
                 expected: "curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' "
                     + "-H 'Content-Type: application/json' -H 'Cookie: <redacted>' "
                     + "-H 'Proxy-Authorization: <redacted>' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
             InterceptorCurlCase(
                 label: "nothing redacted when asked", method: "DELETE", url: "https://cats.example/cats/1",
-                headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redacted: [],
+                headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redaction: .nothing,
                 expected:
                     "curl -X 'DELETE' 'https://cats.example/cats/1' -H 'Authorization: Bearer abc' -H 'Cookie: s=1'"),
             InterceptorCurlCase(
-                label: "a custom redaction set, case-insensitive", method: "GET", url: "https://cats.example/",
-                headers: ["X-Api-Key": "k", "Authorization": "a"], redacted: ["x-api-key"],
-                expected: "curl 'https://cats.example/' -H 'Authorization: a' -H 'X-Api-Key: <redacted>'"),
+                label: "names added to the defaults, case-insensitive", method: "GET",
+                url: "https://cats.example/?Session=s1&page=2",
+                headers: ["X-Api-Key": "k", "Authorization": "a"],
+                redaction: Redaction(additionalHeaders: ["x-api-key"], additionalQueryItems: ["session"]),
+                expected:
+                    "curl 'https://cats.example/?Session=***&page=2' -H 'Authorization: <redacted>' -H 'X-Api-Key: <redacted>'"
+            ),
+            InterceptorCurlCase(
+                label: "secret query items and the URL's password redacted", method: "GET",
+                url: "https://ann:pa55@cats.example/cats?api_key=k1&page=2&TOKEN=t&sig",
+                expected: "curl 'https://ann:***@cats.example/cats?api_key=***&page=2&TOKEN=***&sig'"),
+            InterceptorCurlCase(
+                label: "a body is left out unless asked for", method: "POST", url: "https://cats.example/login",
+                body: Data(#"{"password":"hunter2"}"#.utf8),
+                expected: "curl -X 'POST' 'https://cats.example/login' --data-binary '<22 bytes of body left out>'"),
             InterceptorCurlCase(
                 label: "single quotes are escaped for the shell", method: "PUT",
                 url: "https://cats.example/cats/O'Malley",
-                headers: ["X-Note": "it's"], body: Data("Tom's 'dinner'".utf8),
+                headers: ["X-Note": "it's"], body: Data("Tom's 'dinner'".utf8), includingBody: true,
                 expected:
                     #"curl -X 'PUT' 'https://cats.example/cats/O'\''Malley' -H 'X-Note: it'\''s' --data-binary 'Tom'\''s '\''dinner'\'''"#
             ),
             InterceptorCurlCase(
                 label: "binary body", method: "POST", url: "https://cats.example/photo",
-                body: Data([0xFF, 0xFE, 0x00, 0x80]),
+                body: Data([0xFF, 0xFE, 0x00, 0x80]), includingBody: true,
                 expected: "curl -X 'POST' 'https://cats.example/photo' --data-binary '<4 bytes of binary data>'"),
         ])
     func description(_ row: InterceptorCurlCase) {
         let request = row.request
-        let description = row.redacted.map { request.curlDescription(redacting: $0) } ?? request.curlDescription
+        let description = request.curlDescription(redacting: row.redaction, includingBody: row.includingBody)
+        if row.redaction == .default && !row.includingBody {
+            #expect(request.curlDescription == description, "the property is the defaults")
+        }
         #expect(description == row.expected)
     }
 
@@ -109,7 +126,7 @@ struct CurlDescriptionTests {
         }
 
         let result = try await interceptorRunShell(
-            request.curlDescription(redacting: []) + " --silent --show-error --max-time 10")
+            request.curlDescription(redacting: .nothing, includingBody: true) + " --silent --show-error --max-time 10")
         #expect(result.status == 0 && !result.timedOut, "\(result.text)")
         let seen = try #require(received.value.first)
         #expect(received.value.count == 1)

@@ -66,14 +66,14 @@ struct InterceptorLoggingTests {
         #expect(received.value.last?.header("Cookie") == "session=s3cr3t-cookie")
     }
 
-    @Test("redactedHeaders is configurable and case-insensitive")
+    @Test("redaction.additionalHeaders adds to the defaults, case-insensitively")
     func configurableRedaction() async throws {
         let transport = StubTransport()
         transport.stub(
             .get, "/thing", with: .init(status: 200, headers: ["x-secret-echo": "hidden", "Set-Cookie": "a=b"]))
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log) { configuration in
-            configuration.redactedHeaders = ["X-API-KEY", "X-Secret-Echo"]
+            configuration.redaction.additionalHeaders = ["X-API-KEY", "X-Secret-Echo"]
         }
         let endpoint = ClientTestEndpoint(
             baseURL: interceptorStubBase, path: "/thing",
@@ -82,23 +82,55 @@ struct InterceptorLoggingTests {
         _ = try await client.get(endpoint).outcome().get()
         let headers = try #require(log.sent.first?.headers)
         #expect(headers["X-Api-Key"] == "<redacted>")
-        #expect(headers["Authorization"] == "Basic abc", "the configured set replaces the defaults")
+        #expect(headers["Authorization"] == "<redacted>", "the defaults still apply")
         let responseHeaders = try #require(log.received.first?.headers)
         #expect(responseHeaders["X-Secret-Echo"] == "<redacted>")
-        #expect(responseHeaders["Set-Cookie"] == "a=b")
+        #expect(responseHeaders["Set-Cookie"] == "<redacted>")
         #expect(transport.requests.first?.value(forHTTPHeaderField: "X-Api-Key") == "k-123")
+    }
+
+    @Test("secret query items and URL passwords are redacted in events and error descriptions")
+    func urlRedaction() async throws {
+        let transport = StubTransport()
+        transport.stub(.get, "/cats", with: .init(status: 500, body: Data("down".utf8)))
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log) { configuration in
+            configuration.defaultQueryItems = [URLQueryItem(name: "apiKey", value: "s3cr3t-key")]
+            configuration.redaction.additionalQueryItems = ["session"]
+            configuration.maxRetryCount = 0
+        }
+        let base = try #require(URL(string: "https://ann:s3cr3t-pass@cats.example"))
+        let endpoint = ClientTestEndpoint(
+            baseURL: base, path: "/cats",
+            queryItems: [URLQueryItem(name: "session", value: "s3cr3t-session"), URLQueryItem(name: "page", value: "2")])
+
+        let outcome = await client.get(endpoint).outcome()
+        let error = try #require(outcome.failure)
+        let everything = (log.events.map(\.description) + ["\(error)"]).joined(separator: "\n")
+        #expect(!everything.contains("s3cr3t-key") && !everything.contains("s3cr3t-pass"), "\(everything)")
+        #expect(!everything.contains("s3cr3t-session"), "\(everything)")
+        #expect(everything.contains("apiKey=***") && everything.contains("page=2"), "\(everything)")
+        #expect(log.sent.first?.url.absoluteString == "https://ann:***@cats.example/cats?apiKey=***&session=***&page=2")
+        // The request itself, and the error's response, keep the real values.
+        #expect(transport.requests.first?.url?.query?.contains("s3cr3t-key") == true)
+        if case .unacceptableStatusCode(_, let response)? = error as? KringleError {
+            #expect(response.url.password == "s3cr3t-pass")
+        } else {
+            Issue.record("expected unacceptableStatusCode, got \(error)")
+        }
     }
 
     @Test("the default redacted headers are Authorization, Proxy-Authorization, Cookie and Set-Cookie")
     func defaultRedactedHeaders() {
         #expect(
-            NetworkClient.Configuration().redactedHeaders == [
+            Redaction.defaultHeaders == [
                 "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
             ])
+        #expect(NetworkClient.Configuration().redaction == .default)
         let headers: HTTPHeaders = [
             "authorization": "a", "PROXY-AUTHORIZATION": "b", "cookie": "c", "Set-Cookie": "d", "X-Other": "e",
         ]
-        let redacted = headers.redacting(NetworkClient.Configuration.defaultRedactedHeaders)
+        let redacted = Redaction.default.redacting(headers)
         #expect(redacted.fields.map(\.value) == ["<redacted>", "<redacted>", "<redacted>", "<redacted>", "e"])
         #expect(redacted.fields.map(\.name) == headers.fields.map(\.name))
     }
