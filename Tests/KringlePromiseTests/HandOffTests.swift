@@ -10,13 +10,17 @@ import Testing
 struct HandOffTests {
     /// A source, and its value plus one computed by a `mapSuccess` body that records its
     /// thread.
-    private static func mapped(consumerMayRun: Bool) -> (source: Promise<Int>, mapped: Promise<Int>, ranOn: Box<pthread_t?>) {
+    private static func mapped(consumerMayRun: Bool) -> (
+        source: Promise<Int>, mapped: Promise<Int>, ranOn: Box<pthread_t?>
+    ) {
         let source = Promise<Int>.pending()
         let ranOn = Box<pthread_t?>(nil)
-        let mapped = source.mapSuccess(on: .promises, consumerMayRun: { _ in consumerMayRun }) { value in
-            ranOn.withLock { $0 = pthread_self() }
-            return value + 1
-        }
+        let mapped = source.mapSuccess(
+            on: .promises, consumerMayRun: { _ in consumerMayRun },
+            { value in
+                ranOn.withLock { $0 = pthread_self() }
+                return value + 1
+            })
         return (source, mapped, ranOn)
     }
 
@@ -61,9 +65,8 @@ struct HandOffTests {
         #expect(ranOn.value != nil)
 
         let failing = Promise<Int>.pending()
-        let thrown = failing.mapSuccess(on: .promises, consumerMayRun: { _ in true }) { _ -> Int in
-            throw TestError(code: 7)
-        }
+        let thrown = failing.mapSuccess(
+            on: .promises, consumerMayRun: { _ in true }, { _ -> Int in throw TestError(code: 7) })
         let failure = Task { try await thrown.value }
         try await Self.waitUntilClaimed(thrown)
         failing.fulfill(1)

@@ -63,10 +63,10 @@ extension NetworkClient {
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders.
         let decoded = attempt(request, options: options, number: 1).mapSuccess(
-            on: Self.codingQueue, consumerMayRun: { $0.body.count <= Self.consumerDecodeLimit }
-        ) { response in
-            try output(response, configuration)
-        }
+            on: Self.codingQueue,
+            consumerMayRun: { $0.body.count <= Self.consumerDecodeLimit },
+            { response in try output(response, configuration) }
+        )
         guard configuration.logger != nil else { return decoded }
         let logged = decoded.mapResultInline { result in
             if case .failure(let error) = result { self.logFailure(request, error) }
@@ -190,7 +190,8 @@ extension NetworkClient {
                 // 5. validate
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(
-                        response.statusCode, Response(response.withBody(from: options), redaction: configuration.redaction))
+                        response.statusCode,
+                        Response(response.withBody(from: options), redaction: configuration.redaction))
                 }
                 return Promise(response)
             }

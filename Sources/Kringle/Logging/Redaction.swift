@@ -43,7 +43,8 @@ public struct Redaction: Sendable, Equatable {
 
     /// The defaults plus the names given.
     public init(additionalHeaders: Set<String> = [], additionalQueryItems: Set<String> = []) {
-        self.init(additionalHeaders: additionalHeaders, additionalQueryItems: additionalQueryItems, includesDefaults: true)
+        self.init(
+            additionalHeaders: additionalHeaders, additionalQueryItems: additionalQueryItems, includesDefaults: true)
     }
 
     private init(additionalHeaders: Set<String> = [], additionalQueryItems: Set<String> = [], includesDefaults: Bool) {

@@ -102,7 +102,9 @@ struct InterceptorLoggingTests {
         let base = try #require(URL(string: "https://ann:s3cr3t-pass@cats.example"))
         let endpoint = ClientTestEndpoint(
             baseURL: base, path: "/cats",
-            queryItems: [URLQueryItem(name: "session", value: "s3cr3t-session"), URLQueryItem(name: "page", value: "2")])
+            queryItems: [
+                URLQueryItem(name: "session", value: "s3cr3t-session"), URLQueryItem(name: "page", value: "2"),
+            ])
 
         let outcome = await client.get(endpoint).outcome()
         let error = try #require(outcome.failure)
