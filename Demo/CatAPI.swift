@@ -18,9 +18,9 @@ enum CatEndpoint: Endpoint {
         switch self {
         case .cuddle: return "/cuddle"
         case .adopt: return "/cats"
-        case .pet(let name): return "/cats/\(name)/pet"
-        case .feed(let name): return "/cats/\(name)/food"
-        case .cat(let name): return "/cats/\(name)"
+        case .pet(let name): return "/cats/\(pathSegment: name)/pet"
+        case .feed(let name): return "/cats/\(pathSegment: name)/food"
+        case .cat(let name): return "/cats/\(pathSegment: name)"
         case .bigFile: return "/big-file"
         }
     }

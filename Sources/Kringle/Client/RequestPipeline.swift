@@ -10,7 +10,8 @@ import FoundationNetworking
 // 1. build      the endpoint, method and body become a `URLRequest` (`RequestAssembly`); a
 //               JSON body is encoded on the coding queue.
 // 2. adapt      each interceptor's `adapt`, in order.
-// 3. hop        cookies out, the transport's exchange, cookies in, log.
+// 3. hop        cookies out, the request checked (`RequestValidation`), the transport's
+//               exchange, cookies in, log.
 // 4. redirect?  a 3xx with a `Location` makes another hop; `Redirect` says what changes.
 // 5. validate   a status outside `acceptableStatusCodes` becomes an error.
 // 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2.
@@ -171,6 +172,11 @@ extension NetworkClient {
                 let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
                 sent.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
             }
+        }
+        do {
+            try RequestValidation.validate(sent)
+        } catch {
+            return Promise(error: error)
         }
         logSent(sent)
         let start = configuration.logger == nil ? 0 : configuration.clock.uptimeNanoseconds

@@ -23,8 +23,44 @@ enum PercentEncoding {
         queryComponent(string)
     }
 
-    /// An unencoded path, slashes kept.
+    /// A path with what may not appear in one percent-encoded; `%` followed by two hex
+    /// digits is an escape already there (from ``Swift/DefaultStringInterpolation/appendInterpolation(pathSegment:)``,
+    /// say) and is kept, any other `%` is encoded.
     static func path(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
+        guard string.contains("%") else {
+            return string.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
+        }
+        var result = ""
+        var rest = Substring(string)
+        while let percent = rest.firstIndex(of: "%") {
+            result += rest[..<percent].addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
+            let after = rest[rest.index(after: percent)...]
+            if after.utf8.count >= 2, after.utf8.prefix(2).allSatisfy(isHexDigit) {
+                result += "%" + after.prefix(2)
+                rest = after.dropFirst(2)
+            } else {
+                result += "%25"
+                rest = after
+            }
+        }
+        return result + (rest.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? "")
+    }
+
+    /// One path segment, for a value that came from a user: everything but unreserved
+    /// characters and sub-delimiters encoded, `/` and `%` included.
+    static func pathSegment(_ string: String) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? ""
+    }
+
+    private static let segmentAllowed = unreserved.union(CharacterSet(charactersIn: "!$&'()*+,=:@"))
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            return true
+        default:
+            return false
+        }
     }
 }

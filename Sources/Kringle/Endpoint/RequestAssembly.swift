@@ -33,7 +33,10 @@ enum RequestAssembly {
         // GET is URLRequest's own default; every change to a URLRequest costs.
         if method != .get { request.httpMethod = method.rawValue }
         request.timeoutInterval = configuration.transportTimeout
+        // Checked before they go in: FoundationNetworking's `setValue` drops a value with a
+        // line break without a word.
         for (name, value) in configuration.defaultHeaders {
+            try RequestValidation.validateField(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)
         }
         var streamed: StreamedBody?
@@ -45,9 +48,11 @@ enum RequestAssembly {
                 streamed = body
                 request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
             }
+            try RequestValidation.validateField(name: "Content-Type", value: encoded.contentType)
             request.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")
         }
         for (name, value) in endpoint.headers {
+            try RequestValidation.validateField(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)
         }
         return Built(request: request, streamedBody: streamed)

@@ -6,6 +6,7 @@ enum URLAssembly {
     ///
     /// - Throws: ``KringleError/invalidRequest(_:)`` when no valid absolute URL forms.
     static func url(base: URL, path: String, queryItems: [URLQueryItem]) throws -> URL {
+        try rejectDotSegments(in: path)
         if let url = joinedText(base: base, path: path, queryItems: queryItems) { return url }
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
             let scheme = components.scheme, !scheme.isEmpty,
@@ -54,6 +55,20 @@ enum URLAssembly {
     }
 
     /// The query items percent-encoded strictly and joined with `&`.
+    /// Throws when a segment of `path` is `.` or `..`, plainly or percent-encoded: a value
+    /// such as `"../../admin"` interpolated into a path would otherwise let the server (or
+    /// libcurl, which removes dot segments, RFC 3986 §5.2.4) reach another resource.
+    private static func rejectDotSegments(in path: String) throws {
+        guard path.contains(".") || path.contains("%") else { return }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
+            let decoded = segment.removingPercentEncoding ?? String(segment)
+            guard decoded == "." || decoded == ".." else { continue }
+            throw KringleError.invalidRequest(
+                "The path \"\(path)\" has a \"\(segment)\" segment, which would reach another resource; "
+                    + "interpolate values from users with \\(pathSegment:).")
+        }
+    }
+
     private static func query(_ items: [URLQueryItem]) -> String {
         items.map { item in
             let name = PercentEncoding.queryComponent(item.name)

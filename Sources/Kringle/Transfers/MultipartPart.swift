@@ -47,7 +47,8 @@ public struct MultipartPart: Sendable {
 enum MultipartEncoding {
     /// The body and its `Content-Type` (with the boundary).
     ///
-    /// - Throws: ``KringleError/file(_:underlying:)`` when a file part is missing or unreadable.
+    /// - Throws: ``KringleError/file(_:underlying:)`` when a file part is missing or unreadable,
+    ///   ``KringleError/invalidRequest(_:)`` when a part's content type could end its header.
     static func body(for parts: [MultipartPart], boundary: String = "kringle-" + UUID().uuidString)
         throws -> (body: StreamedBody, contentType: String)
     {
@@ -59,6 +60,8 @@ enum MultipartEncoding {
                 head += "\r\n\r\n"
                 segments.append(.data(Data(head.utf8) + Data(value.utf8) + Data("\r\n".utf8)))
             case .file(let url, let filename, let contentType):
+                try RequestValidation.validateField(
+                    name: "Content-Type", value: contentType, in: "the multipart part \"\(part.name)\"")
                 let size = try StreamedBody.size(ofReadableFile: url)
                 head += "; filename=\"\(escaped(filename))\"\r\nContent-Type: \(contentType)\r\n\r\n"
                 segments.append(.data(Data(head.utf8)))

@@ -22,8 +22,8 @@ enum ReadmeExamples {
         var path: String {
             switch self {
             case .cuddle: return "/cuddle"
-            case .pet(let name): return "/cats/\(name)/pet"
-            case .feed(let name): return "/cats/\(name)/food"
+            case .pet(let name): return "/cats/\(pathSegment: name)/pet"
+            case .feed(let name): return "/cats/\(pathSegment: name)/food"
             }
         }
     }
