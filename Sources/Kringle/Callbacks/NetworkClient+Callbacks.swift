@@ -49,7 +49,7 @@ extension NetworkClient {
             completion(.failure(error))
             return .disposed()
         }
-        let options = TransferOptions(body: built.streamedBody)
+        let options = built.options
         return deliver(
             runPipeline(for: built.request, options: options) { response, _ in Response(response) }, to: completion)
     }

@@ -44,6 +44,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// The server redirected more times than the client allows; the URL is the last
     /// `Location` it was sent to.
     case tooManyRedirects(URL)
+    /// A redirect from `https` to plain `http`, which the client refuses unless
+    /// ``NetworkClient/Configuration-swift.struct/allowsRedirectsFromHTTPSToHTTP`` is set.
+    case insecureRedirect(from: URL, to: URL)
 
     /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent
     /// changed size after the request was made: the bytes on the wire would no longer match
@@ -94,6 +97,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
                 + Self.describe(error) + Self.bodySnippet(response.body)
         case .tooManyRedirects(let url):
             return "Too many redirects; the last one pointed to \(Self.shown(url))"
+        case .insecureRedirect(let source, let target):
+            return
+                "Refused a redirect from \(Self.shown(source)) to \(Self.shown(target)), which leaves HTTPS for plain HTTP"
         }
     }
 

@@ -25,6 +25,11 @@ extension NetworkClient {
         /// How many redirects one request may follow; one more rejects with
         /// ``KringleError/tooManyRedirects(_:)``.
         public var maximumRedirects = 10
+        /// Whether a redirect from `https` to plain `http` is followed. No by default: the
+        /// request (cookies, the body of a 307) would cross the network readable and
+        /// changeable by anyone on the path; such a redirect rejects with
+        /// ``KringleError/insecureRedirect(from:to:)``.
+        public var allowsRedirectsFromHTTPSToHTTP = false
         /// Seconds one request may take (each redirect hop anew), with sub-second
         /// precision; then it is cancelled and rejects with ``KringleError/timedOut``.
         public var timeout: TimeInterval = 60

@@ -22,12 +22,16 @@ struct Redirect {
     ///   into GET without a body; 307 and 308 keep the method and the body.
     /// - A relative `Location` resolves against the URL that answered; only http and https
     ///   targets are followed.
-    /// - `Authorization` and the caller's `Cookie` are dropped when the hop changes origin.
-    init?(after response: HTTPResponse, to request: URLRequest) {
+    /// - `Authorization`, `Proxy-Authorization`, the `credentialHeaders` and the caller's
+    ///   `Cookie` are dropped when the hop changes origin.
+    /// - Whether an HTTPS to HTTP hop may be followed is the client's decision
+    ///   (``isDowngrade(from:to:)``).
+    init?(after response: HTTPResponse, to request: URLRequest, credentialHeaders: Set<String> = []) {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
             let location = response.headers["Location"],
             let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
-            target.scheme == "http" || target.scheme == "https"
+            let scheme = target.scheme?.lowercased(),  // RFC 3986 §3.1: case-insensitive
+            scheme == "http" || scheme == "https"
         else { return nil }
 
         var next = request
@@ -44,11 +48,25 @@ struct Redirect {
         }
         let sameOrigin = request.url.map { Self.sameOrigin($0, target) } ?? false
         if !sameOrigin {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
+            // Credentials are for the origin they were given to (RFC 9110 §15.4: a user
+            // agent should not forward them to another). `Cookie` is rebuilt from the jar on
+            // every hop.
+            for name in credentialHeaders.union(Self.alwaysDroppedAcrossOrigins) {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         self.request = next
         keepsUserCookie = sameOrigin
         keepsBody = !becomesGet
+    }
+
+    /// The credentials every request may carry, dropped on a hop to another origin.
+    static let alwaysDroppedAcrossOrigins: Set<String> = ["Authorization", "Proxy-Authorization"]
+
+    /// Whether the hop leaves HTTPS for plain HTTP, where anyone on the path can read and
+    /// change the request and its answer.
+    static func isDowngrade(from source: URL, to target: URL) -> Bool {
+        source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http"
     }
 
     /// The transfer options for the next hop: the same, less a streamed body the hop drops.

@@ -34,7 +34,7 @@ extension NetworkClient {
             do {
                 let built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
                 return runPipeline(
-                    for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
+                    for: built.request, options: built.options, output: output)
             } catch {
                 return Promise(error: error)
             }
@@ -45,7 +45,7 @@ extension NetworkClient {
         .flatMapResultInline { result in
             let built = try result.get()
             return self.runPipeline(
-                for: built.request, options: TransferOptions(body: built.streamedBody), output: output)
+                for: built.request, options: built.options, output: output)
         }
     }
 
@@ -192,7 +192,9 @@ extension NetworkClient {
                 setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url,
                 now: configuration.clock.now)
             // 4. redirect?
-            guard let redirect = Redirect(after: response, to: request) else {
+            let credentialHeaders = options.credentialHeaders.union(
+                configuration.interceptors.lazy.flatMap(\.credentialHeaders))
+            guard let redirect = Redirect(after: response, to: request, credentialHeaders: credentialHeaders) else {
                 // 5. validate
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(
@@ -203,6 +205,11 @@ extension NetworkClient {
             }
             guard redirectsFollowed < configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
+            }
+            if let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
+                !configuration.allowsRedirectsFromHTTPSToHTTP
+            {
+                throw KringleError.insecureRedirect(from: response.url, to: target)
             }
             return self.hop(
                 redirect.request,

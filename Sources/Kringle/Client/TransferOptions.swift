@@ -10,6 +10,9 @@ struct TransferOptions: Sendable {
     var body: StreamedBody?
     var responseBodyFile: URL?
     var progress: ProgressReporter?
+    /// The endpoint's ``Endpoint/credentialHeaders``, for the redirect rules: not a transfer
+    /// option, but state of the call that every hop needs.
+    var credentialHeaders: Set<String> = []
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
     static let none = TransferOptions()

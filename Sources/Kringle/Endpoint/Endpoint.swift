@@ -34,6 +34,10 @@ public protocol Endpoint: Sendable {
     var queryItems: [URLQueryItem] { get }
     /// Headers for this endpoint; they win over the client's default headers.
     var headers: [String: String] { get }
+    /// Which of ``headers`` carry a credential: the client drops them when a redirect leads
+    /// to another origin, as it always does `Authorization`, `Proxy-Authorization` and
+    /// `Cookie`. None by default.
+    var credentialHeaders: Set<String> { get }
 }
 
 extension Endpoint {
@@ -41,4 +45,6 @@ extension Endpoint {
     public var queryItems: [URLQueryItem] { [] }
     /// No headers.
     public var headers: [String: String] { [:] }
+    /// None.
+    public var credentialHeaders: Set<String> { [] }
 }

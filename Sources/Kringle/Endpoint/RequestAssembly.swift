@@ -13,6 +13,12 @@ enum RequestAssembly {
     struct Built: Sendable {
         var request: URLRequest
         var streamedBody: StreamedBody?
+        var credentialHeaders: Set<String>
+
+        /// What the pipeline carries from hop to hop for this request.
+        var options: TransferOptions {
+            TransferOptions(body: streamedBody, credentialHeaders: credentialHeaders)
+        }
     }
 
     /// The request for `method` on `endpoint`: the URL with the client's and the endpoint's
@@ -55,6 +61,6 @@ enum RequestAssembly {
             try RequestValidation.validateField(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)
         }
-        return Built(request: request, streamedBody: streamed)
+        return Built(request: request, streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders)
     }
 }

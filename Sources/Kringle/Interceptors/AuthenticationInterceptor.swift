@@ -54,6 +54,9 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
         state = Locked(State(credential: credential))
     }
 
+    /// The authenticator's ``Authenticator/credentialHeaders``.
+    public var credentialHeaders: Set<String> { authenticator.credentialHeaders }
+
     /// The credential requests get now.
     public var credential: Base.Credential {
         state.withLock { $0.credential }
@@ -90,7 +93,9 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     ///   ``RetryDecision/doNotRetry`` for other errors or a credential refused within the
     ///   refresh window; it rejects with the refresh's error when the refresh fails.
     public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
-        guard authenticator.isAuthenticationFailure(error) else { return Promise(.doNotRetry) }
+        guard authenticator.isAuthenticationFailure(error), !Self.cameFromAnotherOrigin(error, than: request) else {
+            return Promise(.doNotRetry)
+        }
         let refusedAt = clock.uptimeNanoseconds
         let action: RefreshAction = state.withLock { state in
             if let refreshing = state.refreshing { return .wait(refreshing) }
@@ -124,6 +129,17 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
             }
             return Self.shielded(refreshing).map { _ in RetryDecision.retry }
         }
+    }
+
+    /// Whether `error` is a refusal by a server the request was redirected to on another
+    /// origin: that server never saw the credential (it is dropped across origins), so its
+    /// 401 says nothing about it, and refreshing would only hand a third party a reason to
+    /// make the client churn tokens.
+    private static func cameFromAnotherOrigin(_ error: any Error, than request: URLRequest) -> Bool {
+        guard case .unacceptableStatusCode(_, let response)? = error as? KringleError, let url = request.url else {
+            return false
+        }
+        return !Redirect.sameOrigin(url, response.url)
     }
 
     private enum RefreshAction: Sendable {

@@ -27,6 +27,10 @@ public protocol Authenticator: Sendable {
     /// Puts `credential` on `request`.
     func apply(_ credential: Credential, to request: inout URLRequest)
 
+    /// The headers `apply` writes, dropped when a redirect leads to another origin;
+    /// `Authorization` by default (which is always dropped).
+    var credentialHeaders: Set<String> { get }
+
     /// Gets a new credential to replace `credential`.
     func refresh(_ credential: Credential) -> Promise<Credential>
 
@@ -39,6 +43,9 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    /// `Authorization`.
+    public var credentialHeaders: Set<String> { ["Authorization"] }
+
     /// Whether `error` is a 401 response
     /// (``KringleError/unacceptableStatusCode(_:_:)`` with status 401).
     public func isAuthenticationFailure(_ error: any Error) -> Bool {

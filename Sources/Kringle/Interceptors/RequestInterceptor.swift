@@ -11,6 +11,7 @@ import FoundationNetworking
 /// ```swift
 /// struct APIKey: RequestInterceptor {
 ///     let key: String
+///     var credentialHeaders: Set<String> { ["X-API-Key"] }   // never sent to another origin
 ///     func adapt(_ request: URLRequest) -> Promise<URLRequest> {
 ///         var request = request
 ///         request.setValue(key, forHTTPHeaderField: "X-API-Key")
@@ -27,6 +28,11 @@ public protocol RequestInterceptor: Sendable {
     /// A rejection fails the call with that error.
     func adapt(_ request: URLRequest) -> Promise<URLRequest>
 
+    /// The headers `adapt` puts a credential in (`X-API-Key`, a signature), which the client
+    /// drops when a redirect leads to another origin, as it always does `Authorization`,
+    /// `Proxy-Authorization` and `Cookie`. None by default.
+    var credentialHeaders: Set<String> { get }
+
     /// Decides whether a failed attempt should be sent again.
     ///
     /// - Parameters:
@@ -40,6 +46,9 @@ public protocol RequestInterceptor: Sendable {
 }
 
 extension RequestInterceptor {
+    /// None.
+    public var credentialHeaders: Set<String> { [] }
+
     /// Passes the request on unchanged.
     public func adapt(_ request: URLRequest) -> Promise<URLRequest> {
         Promise(request)

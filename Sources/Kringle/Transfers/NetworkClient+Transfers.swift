@@ -90,7 +90,7 @@ extension NetworkClient {
         let reporter = progress.map {
             ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0)
         }
-        let options = TransferOptions(body: body, progress: reporter)
+        let options = TransferOptions(body: body, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
         let uploaded = runPipeline(for: request, options: options) { response, configuration in
             reporter?.finish(completed: body.length)
             return try ResponseDecoding.decode(response, as: type, configuration: configuration).value
@@ -118,7 +118,8 @@ extension NetworkClient {
             request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range")
         }
         let reporter = progress.map { ProgressReporter(.download, clock: configuration.clock, callback: $0) }
-        let options = TransferOptions(responseBodyFile: temporary, progress: reporter)
+        let options = TransferOptions(
+            responseBodyFile: temporary, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
         let transferred = runPipeline(for: request, options: options) { response, _ in
             let resumed = resumeOffset > 0 && response.statusCode == 206
             let written = try DownloadFiles.finish(

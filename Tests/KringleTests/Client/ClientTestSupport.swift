@@ -50,6 +50,7 @@ struct ClientTestEndpoint: Endpoint {
     var path: String
     var queryItems: [URLQueryItem] = []
     var headers: [String: String] = [:]
+    var credentialHeaders: Set<String> = []
 }
 
 /// A small payload for typed requests and responses.
@@ -201,6 +202,7 @@ extension KringleError {
         case .malformedResponse: return "malformedResponse"
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
+        case .insecureRedirect: return "insecureRedirect"
         }
     }
 }

@@ -85,6 +85,30 @@ struct AuthenticationInterceptorTests {
         #expect(authenticator.refreshes.value == 0)
     }
 
+    @Test("a 401 from another origin a redirect led to refreshes nothing", arguments: TransportUnderTest.allCases)
+    func thirdParty401(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { request in
+            let port = (request.header("Host") ?? "").split(separator: ":").last.map(String.init) ?? ""
+            switch request.path {
+            case "/me": return .redirect(to: "http://localhost:\(port)/elsewhere")
+            default: return .status(401)
+            }
+        }
+        defer { server.shutdown() }
+        let authenticator = InterceptorTokenAuthenticator { _ in Promise("fresh") }
+        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: "stale")
+        let client = Self.client(transport.make(), auth: auth)
+
+        let outcome = await client.get(server.clientEndpoint("/me")).outcome()
+        guard case .failure(KringleError.unacceptableStatusCode(401, let response)) = outcome else {
+            Issue.record("expected the third party's 401, got \(outcome)")
+            return
+        }
+        #expect(response.url.host == "localhost")
+        #expect(authenticator.refreshes.value == 0)
+        #expect(auth.credential == "stale")
+    }
+
     @Test("a 401 refreshes the credential once and retries with the new one")
     func refreshOn401() async throws {
         let seen = Box<[String]>([])
