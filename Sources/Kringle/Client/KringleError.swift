@@ -44,6 +44,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// The server redirected more times than the client allows; the URL is the last
     /// `Location` it was sent to.
     case tooManyRedirects(URL)
+    /// The response from the URL crossed one of the client's ``ResponseLimits``; the
+    /// transfer was stopped there.
+    case responseTooLarge(URL, limit: ResponseLimits.Limit)
     /// A redirect from `https` to plain `http`, which the client refuses unless
     /// ``NetworkClient/Configuration-swift.struct/allowsRedirectsFromHTTPSToHTTP`` is set.
     case insecureRedirect(from: URL, to: URL)
@@ -97,6 +100,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
                 + Self.describe(error) + Self.bodySnippet(response.body)
         case .tooManyRedirects(let url):
             return "Too many redirects; the last one pointed to \(Self.shown(url))"
+        case .responseTooLarge(let url, let limit):
+            return "The response from \(Self.shown(url)) crossed \(limit); the transfer was stopped"
         case .insecureRedirect(let source, let target):
             return
                 "Refused a redirect from \(Self.shown(source)) to \(Self.shown(target)), which leaves HTTPS for plain HTTP"

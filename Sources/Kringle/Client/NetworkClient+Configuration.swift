@@ -52,6 +52,10 @@ extension NetworkClient {
         /// headers, secret query items and URL passwords. The defaults always apply; add
         /// names with `redaction.additionalHeaders` and `redaction.additionalQueryItems`.
         public var redaction = Redaction()
+        /// How much a response may cost: bytes in memory, bytes written by a download, bytes
+        /// of an error's body kept, and the decompression ratio. Both transports stop a
+        /// transfer the moment it crosses one.
+        public var responseLimits = ResponseLimits()
 
         /// The default configuration.
         public init() {}

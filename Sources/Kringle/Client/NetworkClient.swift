@@ -20,9 +20,9 @@ public final class NetworkClient: Sendable {
     public let configuration: Configuration
     /// The adapter that sends requests.
     public let transport: any Transport
-    /// The same adapter when it limits an exchange's time itself (looked up once, not per
-    /// request).
-    let timeLimitedTransport: (any TimeLimitedSending)?
+    /// The same adapter when it takes the client's time limit and response limits itself
+    /// (looked up once, not per request).
+    let clientSendingTransport: (any ClientSending)?
 
     /// Creates a client.
     ///
@@ -36,6 +36,6 @@ public final class NetworkClient: Sendable {
     ) {
         self.configuration = configuration
         self.transport = transport
-        timeLimitedTransport = transport as? any TimeLimitedSending
+        clientSendingTransport = transport as? any ClientSending
     }
 }

@@ -199,7 +199,9 @@ extension NetworkClient {
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(
                         response.statusCode,
-                        Response(response.withBody(from: options), redaction: configuration.redaction))
+                        Response(
+                            response.withBody(from: options, limit: configuration.responseLimits.maximumErrorBodyBytes),
+                            redaction: configuration.redaction))
                 }
                 return Promise(response)
             }
@@ -224,24 +226,43 @@ extension NetworkClient {
     /// exchange for a buffered request, the longest time without progress for a transfer.
     private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let configuration = configuration
+        let limits = configuration.responseLimits
         guard options.isStreaming else {
-            if let timeLimitedTransport, configuration.clock.measuresRealTime, configuration.timeout > 0,
+            guard let sending = clientSendingTransport else {
+                return transport.send(request).timeout(configuration.timeout, clock: configuration.clock)
+                    .mapResultInline { result in try Self.checked(result.get(), against: limits) }
+            }
+            if sending.enforcesTimeLimits, configuration.clock.measuresRealTime, configuration.timeout > 0,
                 configuration.timeout.isFinite
             {
-                return timeLimitedTransport.send(request, timeLimit: configuration.timeout)
+                return sending.send(request, timeLimit: configuration.timeout, limits: limits)
             }
-            return transport.send(request).timeout(configuration.timeout, clock: configuration.clock)
+            return sending.send(request, timeLimit: nil, limits: limits)
+                .timeout(configuration.timeout, clock: configuration.clock)
         }
         let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
         let progress = options.progress
         let transfer = TransferRequest(
             request: request,
             body: options.body,
-            responseBodyFile: options.responseBodyFile
+            responseBodyFile: options.responseBodyFile,
+            limits: limits
         ) { report in
             watchdog.touch()
             progress?.update(report, acceptable: configuration.acceptableStatusCodes)
         }
-        return watchdog.guarding(transport.transfer(transfer))
+        let transferred = watchdog.guarding(transport.transfer(transfer))
+        guard clientSendingTransport == nil else { return transferred }
+        return transferred.mapResultInline { result in try Self.checked(result.get(), against: limits) }
+    }
+
+    /// A response from a transport that does not hold bodies within the limits itself,
+    /// checked once it has arrived (its memory is spent by then, but the caller still gets
+    /// the error the limit promises).
+    private static func checked(_ response: HTTPResponse, against limits: ResponseLimits) throws -> HTTPResponse {
+        if let crossed = limits.crossed(decoded: Int64(response.body.count), toFile: false, received: { nil }) {
+            throw KringleError.responseTooLarge(response.url, limit: crossed)
+        }
+        return response
     }
 }

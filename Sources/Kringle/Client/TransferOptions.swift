@@ -23,18 +23,17 @@ struct TransferOptions: Sendable {
 }
 
 extension HTTPResponse {
-    /// The most of a body written to a file that an error keeps.
-    static let errorBodyLimit = 1 << 20
-
-    /// This response with its body read back from the transfer's file (at most
-    /// ``errorBodyLimit`` bytes), so an error keeps it as for any request.
-    func withBody(from options: TransferOptions) -> HTTPResponse {
-        guard let file = options.responseBodyFile,
-            let handle = try? FileHandle(forReadingFrom: file)
-        else { return self }
-        defer { try? handle.close() }
+    /// This response with its body cut to `limit` bytes, or read back from the transfer's
+    /// file (at most `limit` bytes), so an error keeps it as for any request.
+    func withBody(from options: TransferOptions, limit: Int) -> HTTPResponse {
         var copy = self
-        copy.body = (try? handle.read(upToCount: Self.errorBodyLimit)) ?? Data()
+        guard let file = options.responseBodyFile else {
+            if body.count > limit { copy.body = body.prefix(limit) }
+            return copy
+        }
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return self }
+        defer { try? handle.close() }
+        copy.body = (try? handle.read(upToCount: limit)) ?? Data()
         return copy
     }
 }

@@ -75,12 +75,13 @@ final class CurlEngine: Sendable {
         _ plan: CurlRequestPlan,
         responseBodyFile: URL? = nil,
         progress: ProgressRelay.Report? = nil,
+        limits: ResponseLimits = .default,
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let submission = CurlSubmission(
-            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile, progress: progress
-        )
+            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile, progress: progress,
+            limits: limits)
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))

@@ -11,4 +11,6 @@ struct CurlSubmission: Sendable {
     var responseBodyFile: URL?
     /// Told the byte counts as they change (``Transport/transfer(_:)``).
     var progress: ProgressRelay.Report?
+    /// The bounds the response must stay within.
+    var limits = ResponseLimits.default
 }

@@ -56,6 +56,8 @@ final class CurlTransfer {
         if let file = submission.responseBodyFile {
             collector.sink = try ResponseFileSink(url: file)
         }
+        collector.limits = submission.limits
+        collector.receivedBytes = { [easy] in easy.downloadedBytes }
         let plan = submission.plan
         try easy.attachErrorBuffer()
         // Signals are process-wide and this is one thread among many: curl must not use
@@ -100,6 +102,9 @@ final class CurlTransfer {
         }
         if let failure = collector.sink?.failure {
             return .failure(KringleError.transport(failure))
+        }
+        if let crossed = collector.crossedLimit {
+            return .failure(KringleError.responseTooLarge(submission.plan.requestURL, limit: crossed))
         }
         if let malformation = collector.malformation {
             return .failure(KringleError.malformedResponse(submission.plan.requestURL, reason: malformation))

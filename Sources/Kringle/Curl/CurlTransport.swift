@@ -38,7 +38,7 @@ import FoundationNetworking
 /// other than http or https, an `httpBodyStream`, a header name that is not a token), and
 /// `PromiseError.cancelled` when the promise is cancelled. A status line without a reason
 /// phrase is valid and accepted.
-public final class CurlTransport: Transport, TimeLimitedSending {
+public final class CurlTransport: Transport, ClientSending {
     /// Whether libcurl could be loaded into this process.
     ///
     /// The first call loads it (once per process); later calls return the same answer.
@@ -104,19 +104,19 @@ public final class CurlTransport: Transport, TimeLimitedSending {
     ///   millisecond precision.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        send(request, limitedTo: nil)
+        send(request, timeLimit: nil, limits: .default)
     }
 
-    /// ``send(_:)`` limited to `seconds`, for the client, which then sets no timer of its own.
-    func send(_ request: URLRequest, timeLimit seconds: TimeInterval) -> Promise<HTTPResponse> {
-        send(request, limitedTo: seconds)
-    }
+    var enforcesTimeLimits: Bool { true }
 
-    private func send(_ request: URLRequest, limitedTo timeLimit: TimeInterval?) -> Promise<HTTPResponse> {
+    /// ``send(_:)`` for the client: limited to `seconds` when given (the client then sets no
+    /// timer of its own), the response held within `limits`.
+    func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
+    {
         submit { engine, promise in
             let plan = try CurlRequestPlan(
-                request, defaultTimeout: configuration.defaultTimeout, timeLimit: timeLimit)
-            engine.submit(plan, promise: promise)
+                request, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
+            engine.submit(plan, limits: limits, promise: promise)
         }
     }
 
@@ -149,7 +149,8 @@ public final class CurlTransport: Transport, TimeLimitedSending {
                 timeoutIsIdle: true
             )
             engine.submit(
-                plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, promise: promise)
+                plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, limits: transfer.limits,
+                promise: promise)
         }
     }
 

@@ -66,6 +66,10 @@ final class ResponseCollector {
             Self.unfold(more, into: &trailerFields)
         case (.end, .inBlock):
             position = .afterBlock
+            if let crossed = limitCrossedInAdvance() {
+                crossedLimit = crossed
+                return false
+            }
             reserveBodyCapacity()
         case (.end, _):
             position = .afterBlock
@@ -79,11 +83,21 @@ final class ResponseCollector {
     /// spares the copies of growing a large body step by step. Bounded, because the length
     /// is the server's word, not the bytes that will arrive.
     private func reserveBodyCapacity() {
-        guard sink == nil,
-            let field = fields.last(where: { $0.0.equalsIgnoringASCIICase("Content-Length") }),
-            let length = Int(field.1), length > Self.smallestReservation
-        else { return }
-        body.reserveCapacity(min(length, Self.largestReservation))
+        guard sink == nil, let length = contentLength, length > Self.smallestReservation else { return }
+        body.reserveCapacity(min(length, Self.largestReservation, limits.maximumBodyBytes))
+    }
+
+    private var contentLength: Int? {
+        fields.last(where: { $0.0.equalsIgnoringASCIICase("Content-Length") }).flatMap { Int($0.1) }
+    }
+
+    /// The bound that a body of the announced length, sent without a content coding, will
+    /// cross: known before a byte of it arrives.
+    private func limitCrossedInAdvance() -> ResponseLimits.Limit? {
+        guard let length = contentLength, length > Self.smallestReservation,
+            !fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
+        else { return nil }
+        return limits.crossedInAdvance(contentLength: Int64(length), toFile: sink != nil)
     }
 
     /// Bodies below this grow in a step or two anyway.
@@ -102,9 +116,23 @@ final class ResponseCollector {
     /// Where the body goes instead of ``body``, for transfers to a file.
     var sink: ResponseFileSink?
 
-    /// Takes body bytes from curl: into the file when there is one, else into ``body``.
-    /// Returns `false` when the file refused them.
+    /// The bounds the body must stay within.
+    var limits = ResponseLimits.default
+    /// The body bytes received so far as sent (before decoding), for the ratio bound.
+    var receivedBytes: () -> Int64? = { nil }
+    /// The bound the body crossed, which stopped the transfer.
+    private(set) var crossedLimit: ResponseLimits.Limit?
+    private var decodedBytes: Int64 = 0
+
+    /// Takes body bytes from curl (decoded): into the file when there is one, else into
+    /// ``body``. Returns `false`, which stops the transfer, when they cross a bound or the
+    /// file refused them.
     func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
+        decodedBytes += Int64(bytes.count)
+        if let crossed = limits.crossed(decoded: decodedBytes, toFile: sink != nil, received: receivedBytes) {
+            crossedLimit = crossed
+            return false
+        }
         if let sink {
             return sink.write(bytes)
         }

@@ -17,17 +17,22 @@ public struct TransferRequest: Sendable {
     /// Told how many bytes went out and came in so far; called on the transport's threads,
     /// possibly often, so it must return quickly.
     public var progress: (@Sendable (TransferReport) -> Void)?
+    /// The bounds the response must stay within (the client's); a transport that crosses
+    /// one stops the transfer and rejects with ``KringleError/responseTooLarge(_:limit:)``.
+    public var limits: ResponseLimits
 
     /// Creates a transfer request.
     public init(
         request: URLRequest,
         body: StreamedBody? = nil,
         responseBodyFile: URL? = nil,
+        limits: ResponseLimits = .default,
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) {
         self.request = request
         self.body = body
         self.responseBodyFile = responseBodyFile
+        self.limits = limits
         self.progress = progress
     }
 }

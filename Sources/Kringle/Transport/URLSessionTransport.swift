@@ -38,7 +38,7 @@ import FoundationNetworking
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())
 /// ```
-public final class URLSessionTransport: Transport {
+public final class URLSessionTransport: Transport, ClientSending {
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
     /// Where the delegate's callbacks run; internal so that tests can see how far it fell behind.
@@ -76,8 +76,17 @@ public final class URLSessionTransport: Transport {
     /// - Parameter request: Sent as it is; a redirect comes back as the 3xx response.
     /// - Returns: A promise of the response; cancel it to cancel the task.
     public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+        send(request, timeLimit: nil, limits: .default)
+    }
+
+    var enforcesTimeLimits: Bool { false }
+
+    /// ``send(_:)`` for the client, the response held within `limits` (the time limit is the
+    /// client's to keep: URLSession on Linux rounds it to whole seconds).
+    func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
+    {
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request)) }
-        return start(task, delegate.register(task))
+        return start(task, delegate.register(task, limits: limits))
     }
 
     /// Streams the body from its file (a body of several pieces, such as a multipart form,
@@ -107,7 +116,10 @@ public final class URLSessionTransport: Transport {
             if let spool { try? FileManager.default.removeItem(at: spool) }
             return Promise(error: error)
         }
-        return start(task, delegate.register(task, sink: sink, spool: spool, progress: transfer.progress))
+        return start(
+            task,
+            delegate.register(
+                task, sink: sink, spool: spool, limits: transfer.limits, progress: transfer.progress))
     }
 
     private func start(_ task: URLSessionTask, _ promise: Promise<HTTPResponse>) -> Promise<HTTPResponse> {

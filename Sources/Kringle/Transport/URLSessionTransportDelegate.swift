@@ -25,9 +25,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var progress: (@Sendable (TransferReport) -> Void)?
         /// A spooled body file to delete once the task is over.
         var spool: URL?
+        var limits = ResponseLimits.default
+        var crossedLimit: ResponseLimits.Limit?
 
         init(promise: Promise<HTTPResponse>) {
             self.promise = promise
+        }
+
+        /// The body bytes the server sends in all (before decoding), at least as many as it
+        /// has sent so far: FoundationNetworking reports only decoded bytes, so this is known
+        /// only from the `Content-Length` of a coded body.
+        var codedLength: Int64? {
+            guard let response, response.value(forHTTPHeaderField: "Content-Encoding") != nil,
+                response.expectedContentLength > 0
+            else { return nil }
+            return response.expectedContentLength
         }
     }
 
@@ -42,12 +54,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ task: URLSessionTask,
         sink: FileHandle? = nil,
         spool: URL? = nil,
+        limits: ResponseLimits = .default,
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) -> Promise<HTTPResponse> {
         let promise = Promise<HTTPResponse>.pending()
         let transfer = Transfer(promise: promise)
         transfer.sink = sink
         transfer.spool = spool
+        transfer.limits = limits
         transfer.progress = progress
         transfers.withLock { $0[task.taskIdentifier] = transfer }
         return promise
@@ -103,14 +117,41 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        transfers.withLock { $0[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse }
+        let crossed = transfers.withLock { transfers -> ResponseLimits.Limit? in
+            guard let transfer = transfers[dataTask.taskIdentifier] else { return nil }
+            let response = response as? HTTPURLResponse
+            transfer.response = response
+            // A body of a known length without a content coding crosses a bound before a
+            // byte of it arrives.
+            guard let response, response.expectedContentLength > 0,
+                response.value(forHTTPHeaderField: "Content-Encoding") == nil,
+                let crossed = transfer.limits.crossedInAdvance(
+                    contentLength: response.expectedContentLength, toFile: transfer.sink != nil)
+            else { return nil }
+            transfer.crossedLimit = crossed
+            return crossed
+        }
+        guard crossed == nil else {
+            // Cancelling waits for FoundationNetworking's queue.
+            queue.withoutPacing { completionHandler(.cancel) }
+            return
+        }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let report = transfers.withLock { transfers -> (() -> Void)? in
-            guard let transfer = transfers[dataTask.taskIdentifier] else { return nil }
+        let next = transfers.withLock { transfers -> AfterData in
+            guard let transfer = transfers[dataTask.taskIdentifier], transfer.crossedLimit == nil else {
+                return .nothing
+            }
             transfer.received += Int64(data.count)
+            if let crossed = transfer.limits.crossed(
+                decoded: transfer.received, toFile: transfer.sink != nil, received: { transfer.codedLength })
+            {
+                // Stopped here: the bytes that crossed the bound are not kept.
+                transfer.crossedLimit = crossed
+                return .cancel
+            }
             if let sink = transfer.sink {
                 // Written here, on the serial delegate queue: the disk paces the transfer
                 // as far as FoundationNetworking lets it.
@@ -118,16 +159,27 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             } else {
                 transfer.body.append(data)
             }
-            guard let progress = transfer.progress else { return nil }
+            guard let progress = transfer.progress else { return .nothing }
             let report = TransferReport(
                 sent: transfer.sent,
                 received: transfer.received,
                 expectedToReceive: transfer.response.map(\.expectedContentLength).flatMap { $0 >= 0 ? $0 : nil },
                 statusCode: transfer.response?.statusCode
             )
-            return { progress(report) }
+            return .report { progress(report) }
         }
-        report?()
+        switch next {
+        case .nothing: break
+        case .report(let report): report()
+        case .cancel: queue.withoutPacing { dataTask.cancel() }
+        }
+    }
+
+    /// What a chunk of body sets off once the lock is released.
+    private enum AfterData {
+        case nothing
+        case report(() -> Void)
+        case cancel
     }
 
     func urlSession(
@@ -153,6 +205,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         try? transfer.sink?.close()
         if let spool = transfer.spool { try? FileManager.default.removeItem(at: spool) }
+        if let crossed = transfer.crossedLimit {
+            let url = transfer.response?.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
+            transfer.promise.reject(KringleError.responseTooLarge(url, limit: crossed))
+            return
+        }
         if let sinkError = transfer.sinkError {
             transfer.promise.reject(KringleError.transport(sinkError))
             return

@@ -203,6 +203,7 @@ extension KringleError {
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
         case .insecureRedirect: return "insecureRedirect"
+        case .responseTooLarge: return "responseTooLarge"
         }
     }
 }

@@ -69,7 +69,7 @@ import Testing
             Issue.record("expected timedOut, got \(outcome)")
             return
         }
-        #expect(client.timeLimitedTransport != nil)
+        #expect(client.clientSendingTransport?.enforcesTimeLimits == true)
     }
 
     @Test func aClientTimeoutOfSixtySecondsIsNotTheTransportsDefault() async throws {

@@ -184,7 +184,7 @@ struct DownloadTests {
             Issue.record("expected unacceptableStatusCode(503), got \(outcome)")
             return
         }
-        #expect(response.body == errorBody.prefix(HTTPResponse.errorBodyLimit))
+        #expect(response.body == errorBody.prefix(ResponseLimits.default.maximumErrorBodyBytes))
         #expect(await eventually { scratch.entries.isEmpty }, "\(scratch.entries)")
     }
 

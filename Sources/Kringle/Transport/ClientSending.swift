@@ -1,0 +1,25 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that takes the client's bounds for an exchange itself: it holds the response
+/// within ``ResponseLimits`` while the body arrives, and, when ``enforcesTimeLimits``,
+/// limits the whole exchange to a given time, to the millisecond, rejecting with
+/// ``KringleError/timedOut`` (on the real clock the client then sets no timer of its own,
+/// which saves a promise, a timer and their bookkeeping on every request).
+///
+/// Internal: both of Kringle's transports conform. The client checks a response from any
+/// other transport against the limits once it has arrived.
+protocol ClientSending: Transport {
+    /// Whether ``send(_:timeLimit:limits:)`` enforces its time limit. (URLSession on Linux
+    /// rounds time limits to whole seconds, so `URLSessionTransport` relies on the client's
+    /// timer.)
+    var enforcesTimeLimits: Bool { get }
+
+    /// ``Transport/send(_:)``, the response held within `limits` and, when `seconds` is given
+    /// (positive and finite) and the transport ``enforcesTimeLimits``, the whole exchange
+    /// limited to it, whatever the request's `timeoutInterval` says.
+    func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
+}
