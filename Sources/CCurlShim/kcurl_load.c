@@ -17,10 +17,18 @@ static struct kcurl_api api;
 static int loaded;
 static char load_error[2048];
 
-/// Library names in order of preference: the runtime soname first, the development symlink
-/// next, then Debian's GnuTLS flavour, which has the same API.
+/// Library names in order of preference. On Apple platforms only absolute paths: dyld looks
+/// for a bare name in the current directory too (for processes without library validation),
+/// where anyone who can write a file could plant a libcurl. The system's first, then
+/// Homebrew's (Apple silicon, then Intel). Elsewhere the runtime soname first (the dynamic
+/// linker's search never includes the current directory unless LD_LIBRARY_PATH says so), the
+/// development symlink next, then Debian's GnuTLS flavour, which has the same API.
 #if defined(__APPLE__)
-static const char *const library_names[] = {"libcurl.4.dylib", "/usr/lib/libcurl.4.dylib"};
+static const char *const library_names[] = {
+    "/usr/lib/libcurl.4.dylib",
+    "/opt/homebrew/opt/curl/lib/libcurl.4.dylib",
+    "/usr/local/opt/curl/lib/libcurl.4.dylib",
+};
 #else
 static const char *const library_names[] = {"libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4"};
 #endif

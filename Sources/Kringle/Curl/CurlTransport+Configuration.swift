@@ -65,8 +65,9 @@ extension CurlTransport {
 
     /// Where requests go before they reach the server.
     public enum Proxy: Sendable, Hashable {
-        /// Follow the `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` environment
-        /// variables, as the `curl` tool does.
+        /// Follow the `http_proxy` (lower case only), `https_proxy`, `all_proxy` and
+        /// `no_proxy` environment variables, as the `curl` tool does. A proxy sees every
+        /// plain-`http` request in full.
         case environment
         /// Connect to every server directly, whatever the environment says.
         case direct

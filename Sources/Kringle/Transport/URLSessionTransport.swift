@@ -35,6 +35,11 @@ import FoundationNetworking
 /// FoundationNetworking refuses a status line without a reason phrase (`HTTP/1.1 200`) and a
 /// header value with a non-UTF-8 byte, and accepts `Http/1.1 200 OK`.
 ///
+/// **Proxies.** On Linux FoundationNetworking leaves proxies to libcurl, which follows the
+/// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` environment variables; on Apple
+/// platforms URLSession follows the system's proxy settings. Set the session configuration's
+/// `connectionProxyDictionary` to choose otherwise.
+///
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())
 /// ```
