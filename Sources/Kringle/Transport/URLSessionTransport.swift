@@ -37,8 +37,9 @@ import FoundationNetworking
 ///
 /// **Proxies.** On Linux FoundationNetworking leaves proxies to libcurl, which follows the
 /// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` environment variables; on Apple
-/// platforms URLSession follows the system's proxy settings. Set the session configuration's
-/// `connectionProxyDictionary` to choose otherwise.
+/// platforms URLSession follows the system's proxy settings (a session configuration's
+/// `connectionProxyDictionary` chooses otherwise). ``CurlTransport`` can ignore the
+/// environment or name a proxy of its own.
 ///
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())
