@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// What the client keeps out of log events, error descriptions and
-/// ``Foundation/URLRequest/curlDescription``: the values of secret headers, of secret query
+/// `URLRequest.curlDescription`: the values of secret headers, of secret query
 /// items, and URL passwords.
 ///
 /// The defaults are always redacted; what you configure comes on top of them:
