@@ -85,7 +85,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .file(let url, let underlying):
             return "The file \(url.path) could not be used: \(underlying)"
         case .transport(let error):
-            return "The request failed before a response arrived: \(error)"
+            return "The request failed before a response arrived: \(Self.describe(transport: error))"
         case .timedOut:
             return "The request timed out."
         case .unacceptableStatusCode(let status, let response):
@@ -114,6 +114,16 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// defaults.
     private static func shown(_ url: URL, _ redaction: Redaction = .default) -> String {
         redaction.redacting(url).absoluteString
+    }
+
+    /// A transport's error: URLSession's show their failing URL (twice, with every query
+    /// item), so they are described by domain, code and reason, and the URL redacted.
+    private static func describe(transport error: any Error) -> String {
+        let nsError = error as NSError
+        guard nsError.domain == NSURLErrorDomain else { return "\(error)" }
+        let reason = nsError.userInfo[NSLocalizedDescriptionKey] as? String ?? nsError.localizedDescription
+        let url = (nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL).map { " (\(shown($0)))" } ?? ""
+        return "\(nsError.domain) \(nsError.code): \(reason)\(url)"
     }
 
     static func describe(_ error: DecodingError) -> String {

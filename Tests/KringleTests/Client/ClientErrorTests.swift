@@ -110,7 +110,10 @@ struct ClientErrorTests {
             return
         }
         #expect(!(underlying is KringleError), "the transport's own error is kept: \(underlying)")
-        #expect(KringleError.transport(underlying).description.contains("\(underlying)"))
+        // The description says why (URLSession's errors by domain, code and reason, their URL
+        // redacted; curl's as they are).
+        let reason = (underlying as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(underlying)"
+        #expect(KringleError.transport(underlying).description.contains(reason))
     }
 
     @Test("a connection closed mid-body rejects with transport", arguments: TransportUnderTest.allCases)

@@ -184,6 +184,7 @@ enum ReadmeExamples {
         configuration.timeout = 2.5                                      // per request, sub-second precision
         configuration.acceptableStatusCodes = 200..<300
         configuration.maximumRedirects = 5
+        configuration.responseLimits.maximumBodyBytes = 10_000_000       // 100 MB by default
         let configuredClient = NetworkClient(configuration: configuration)
         _ = configuredClient
     }
