@@ -26,7 +26,9 @@ struct Redirect {
     ///   `Cookie` are dropped when the hop changes origin.
     /// - Whether an HTTPS to HTTP hop may be followed is the client's decision
     ///   (``isDowngrade(from:to:)``).
-    init?(after response: HTTPResponse, to request: URLRequest, credentialHeaders: Set<String> = []) {
+    /// - Parameter credentialHeaders: The headers marked as credentials, asked for only when
+    ///   the hop changes origin.
+    init?(after response: HTTPResponse, to request: URLRequest, credentialHeaders: () -> Set<String> = { [] }) {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
             let location = response.headers["Location"],
             let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
@@ -51,7 +53,7 @@ struct Redirect {
             // Credentials are for the origin they were given to (RFC 9110 §15.4: a user
             // agent should not forward them to another). `Cookie` is rebuilt from the jar on
             // every hop.
-            for name in credentialHeaders.union(Self.alwaysDroppedAcrossOrigins) {
+            for name in credentialHeaders().union(Self.alwaysDroppedAcrossOrigins) {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
         }

@@ -192,9 +192,10 @@ extension NetworkClient {
                 setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url,
                 now: configuration.clock.now)
             // 4. redirect?
-            let credentialHeaders = options.credentialHeaders.union(
-                configuration.interceptors.lazy.flatMap(\.credentialHeaders))
-            guard let redirect = Redirect(after: response, to: request, credentialHeaders: credentialHeaders) else {
+            let redirect = Redirect(after: response, to: request) {
+                options.credentialHeaders.union(configuration.interceptors.lazy.flatMap(\.credentialHeaders))
+            }
+            guard let redirect else {
                 // 5. validate
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     throw KringleError.unacceptableStatusCode(

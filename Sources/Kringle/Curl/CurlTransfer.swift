@@ -57,7 +57,7 @@ final class CurlTransfer {
             collector.sink = try ResponseFileSink(url: file)
         }
         collector.limits = submission.limits
-        collector.receivedBytes = { [easy] in easy.downloadedBytes }
+        collector.easy = easy
         let plan = submission.plan
         try easy.attachErrorBuffer()
         // Signals are process-wide and this is one thread among many: curl must not use

@@ -118,8 +118,9 @@ final class ResponseCollector {
 
     /// The bounds the body must stay within.
     var limits = ResponseLimits.default
-    /// The body bytes received so far as sent (before decoding), for the ratio bound.
-    var receivedBytes: () -> Int64? = { nil }
+    /// The transfer's handle, which knows the body bytes received so far as sent (before
+    /// decoding), for the ratio bound.
+    var easy: EasyHandle?
     /// The bound the body crossed, which stopped the transfer.
     private(set) var crossedLimit: ResponseLimits.Limit?
     private var decodedBytes: Int64 = 0
@@ -129,7 +130,8 @@ final class ResponseCollector {
     /// file refused them.
     func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
         decodedBytes += Int64(bytes.count)
-        if let crossed = limits.crossed(decoded: decodedBytes, toFile: sink != nil, received: receivedBytes) {
+        if let crossed = limits.crossed(decoded: decodedBytes, toFile: sink != nil, received: { easy?.downloadedBytes })
+        {
             crossedLimit = crossed
             return false
         }

@@ -58,15 +58,42 @@ enum URLAssembly {
     /// Throws when a segment of `path` is `.` or `..`, plainly or percent-encoded: a value
     /// such as `"../../admin"` interpolated into a path would otherwise let the server (or
     /// libcurl, which removes dot segments, RFC 3986 §5.2.4) reach another resource.
+    /// Byte by byte, as it runs for every request.
     private static func rejectDotSegments(in path: String) throws {
-        guard path.contains(".") || path.contains("%") else { return }
-        for segment in path.split(separator: "/", omittingEmptySubsequences: false) {
-            let decoded = segment.removingPercentEncoding ?? String(segment)
-            guard decoded == "." || decoded == ".." else { continue }
-            throw KringleError.invalidRequest(
-                "The path \"\(path)\" has a \"\(segment)\" segment, which would reach another resource; "
-                    + "interpolate values from users with \\(pathSegment:).")
+        let bytes = path.utf8
+        var segmentStart = bytes.startIndex
+        while segmentStart <= bytes.endIndex {
+            let segmentEnd = bytes[segmentStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+            if isDotSegment(bytes[segmentStart..<segmentEnd]) {
+                throw KringleError.invalidRequest(
+                    "The path \"\(path)\" has a \"\(String(decoding: bytes[segmentStart..<segmentEnd], as: UTF8.self))\" "
+                        + "segment, which would reach another resource; interpolate values from users with "
+                        + "\\(pathSegment:).")
+            }
+            guard segmentEnd < bytes.endIndex else { break }
+            segmentStart = bytes.index(after: segmentEnd)
         }
+    }
+
+    /// Whether `segment` is one or two dots, each either `.` or `%2E` (either case).
+    private static func isDotSegment(_ segment: Substring.UTF8View) -> Bool {
+        var dots = 0
+        var index = segment.startIndex
+        while index < segment.endIndex {
+            if segment[index] == UInt8(ascii: ".") {
+                index = segment.index(after: index)
+            } else if segment[index] == UInt8(ascii: "%"), segment.distance(from: index, to: segment.endIndex) >= 3,
+                segment[segment.index(index, offsetBy: 1)] == UInt8(ascii: "2"),
+                segment[segment.index(index, offsetBy: 2)] | 0x20 == UInt8(ascii: "e")
+            {
+                index = segment.index(index, offsetBy: 3)
+            } else {
+                return false
+            }
+            dots += 1
+            if dots > 2 { return false }
+        }
+        return dots > 0
     }
 
     private static func query(_ items: [URLQueryItem]) -> String {
