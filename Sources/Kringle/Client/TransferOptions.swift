@@ -8,7 +8,8 @@ import FoundationNetworking
 /// response body, and whom to tell about progress.
 struct TransferOptions: Sendable {
     var body: StreamedBody?
-    var responseBodyFile: URL?
+    /// The download's temporary file, which every hop writes through a descriptor of its own.
+    var responseBodyFile: DownloadTemporaryFile?
     var progress: ProgressReporter?
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
@@ -26,12 +27,9 @@ extension HTTPResponse {
     /// This response with its body read back from the transfer's file (at most
     /// ``errorBodyLimit`` bytes), so an error keeps it as for any request.
     func withBody(from options: TransferOptions) -> HTTPResponse {
-        guard let file = options.responseBodyFile,
-            let handle = try? FileHandle(forReadingFrom: file)
-        else { return self }
-        defer { try? handle.close() }
+        guard let file = options.responseBodyFile else { return self }
         var copy = self
-        copy.body = (try? handle.read(upToCount: Self.errorBodyLimit)) ?? Data()
+        copy.body = file.prefix(Self.errorBodyLimit)  // through the descriptor, not the path
         return copy
     }
 }

@@ -70,16 +70,19 @@ final class CurlEngine: Sendable {
     ///
     /// - Parameters:
     ///   - responseBodyFile: where the response body goes instead of memory.
+    ///   - responseBodyHandle: a descriptor to write it through instead of opening the file.
     ///   - progress: told the byte counts as they change.
     func submit(
         _ plan: CurlRequestPlan,
         responseBodyFile: URL? = nil,
+        responseBodyHandle: FileHandle? = nil,
         progress: ProgressRelay.Report? = nil,
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let submission = CurlSubmission(
-            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile, progress: progress
+            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile,
+            responseBodyHandle: responseBodyHandle, progress: progress
         )
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"

@@ -104,12 +104,11 @@ extension NetworkClient {
         partial: URL?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) -> Promise<Response<URL>> {
-        let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).kringle-download")
+        let temporary: DownloadTemporaryFile
         var request: URLRequest
         do {
             request = try RequestAssembly.build(.get, endpoint, body: nil, configuration: configuration).request
-            try DownloadFiles.create(temporary)
+            temporary = try DownloadTemporaryFile(for: destination)
         } catch {
             return Promise(error: error)
         }
@@ -136,10 +135,10 @@ extension NetworkClient {
         let downloaded = reporter?.deliveringFirst(transferred) ?? transferred
         // Removed before the failure is seen, whatever ends the download.
         let cleaned = downloaded.mapResultInline { result in
-            if case .failure = result { DownloadFiles.remove(temporary) }
+            if case .failure = result { temporary.remove() }
             return try result.get()
         }
-        cleaned.onCancel { DownloadFiles.remove(temporary) }
+        cleaned.onCancel { temporary.remove() }
         return cleaned
     }
 }

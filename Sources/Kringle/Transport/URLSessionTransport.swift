@@ -81,8 +81,9 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Streams the body from its file (a body of several pieces, such as a multipart form,
-    /// is first spooled to a temporary file: `InputStream` uploads are unreliable in
-    /// FoundationNetworking) and writes the response body to its file as it arrives.
+    /// is first spooled to a private temporary file, see ``spool(_:in:)``: `InputStream`
+    /// uploads are unreliable in FoundationNetworking) and writes the response body to its
+    /// file as it arrives, through ``TransferRequest/responseBodyHandle`` when there is one.
     ///
     /// FoundationNetworking offers data tasks no backpressure of their own; the transport's
     /// delegate queue makes it wait while the body's chunks are not yet on disk, so the body
@@ -95,10 +96,14 @@ public final class URLSessionTransport: Transport {
         let sink: FileHandle?
         let task: URLSessionTask
         do {
-            sink = try transfer.responseBodyFile.map(Self.truncatedForWriting)
+            if let handle = transfer.responseBodyHandle {
+                sink = try Self.emptied(handle, file: transfer.responseBodyFile)
+            } else {
+                sink = try transfer.responseBodyFile.map(Self.truncatedForWriting)
+            }
             if let body = transfer.body {
                 let (file, isSpool) = try Self.file(holding: body)
-                spool = isSpool ? file : nil
+                spool = isSpool ? Self.spoolDirectory(of: file) : nil
                 task = delegateQueue.withoutPacing { session.uploadTask(with: request, fromFile: file) }
             } else {
                 task = delegateQueue.withoutPacing { session.dataTask(with: request) }
@@ -130,15 +135,24 @@ public final class URLSessionTransport: Transport {
     /// if the caller removed it (after a cancellation), nothing is written.
     private static func truncatedForWriting(_ url: URL) throws -> FileHandle {
         do {
-            let handle = try FileHandle(forWritingTo: url)
-            try handle.truncate(atOffset: 0)
-            return handle
+            return try emptied(FileHandle(forWritingTo: url), file: url)
         } catch {
             throw KringleError.file(url, underlying: error)
         }
     }
 
-    /// A file with the body's bytes: its own file when it is one, else a spooled copy.
+    /// `handle` emptied, for writing from its start (``TransferRequest/responseBodyHandle``).
+    private static func emptied(_ handle: FileHandle, file: URL?) throws -> FileHandle {
+        do {
+            try handle.truncate(atOffset: 0)
+            return handle
+        } catch {
+            throw KringleError.file(file ?? URL(fileURLWithPath: "/"), underlying: error)
+        }
+    }
+
+    /// A file with the body's bytes: its own file when it is one, else a spooled copy (whose
+    /// directory is to be removed with it).
     private static func file(holding body: StreamedBody) throws -> (url: URL, isSpool: Bool) {
         if body.segments.count == 1, case .file(let url, let size) = body.segments[0] {
             // URLSession reads the file itself, so its size is checked here, once.
@@ -148,20 +162,6 @@ public final class URLSessionTransport: Transport {
             }
             return (url, false)
         }
-        let spool = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kringle-upload-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: spool.path, contents: nil) else {
-            throw KringleError.file(spool, underlying: CocoaError(.fileWriteUnknown))
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: spool)
-            defer { try? handle.close() }
-            var reader = body.makeReader()
-            while let chunk = try reader.read(upTo: 1 << 20) { try handle.write(contentsOf: chunk) }
-        } catch {
-            try? FileManager.default.removeItem(at: spool)
-            throw error
-        }
-        return (spool, true)
+        return (try spool(body, in: FileManager.default.temporaryDirectory), true)
     }
 }

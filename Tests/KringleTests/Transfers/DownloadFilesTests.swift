@@ -46,35 +46,6 @@ struct DownloadFilesTests {
         #expect(DownloadFiles.contentRangeStart(nil) == nil)
     }
 
-    @Test("create makes an empty file only its owner can read")
-    func create() throws {
-        let scratch = try StreamingScratchDirectory()
-        defer { scratch.remove() }
-        let url = scratch.file(".x.kringle-download")
-        try DownloadFiles.create(url)
-        #expect(DownloadFiles.size(url) == 0)
-        let permissions = try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber
-        #expect(permissions?.intValue == 0o600)
-        // In a directory that does not exist: a file error naming the file, with the reason.
-        let missing = scratch.file("missing-dir/file")
-        do {
-            try DownloadFiles.create(missing)
-            Issue.record("a file was created in a missing directory")
-        } catch KringleError.file(let url, let underlying) {
-            #expect(url == missing)
-            #expect((underlying as? POSIXError)?.code == .ENOENT, "\(underlying)")
-        }
-    }
-
-    @Test("create never reuses a file that is already there")
-    func createRefusesAnExistingFile() throws {
-        let scratch = try StreamingScratchDirectory()
-        defer { scratch.remove() }
-        let existing = try scratch.write(Data("someone else's".utf8), to: ".x.kringle-download")
-        #expect(throws: KringleError.self) { try DownloadFiles.create(existing) }
-        #expect(streamingContents(of: existing) == Data("someone else's".utf8))
-    }
-
     /// A server's answer to a resumed download.
     private static func partialContent(_ contentRange: String?) -> HTTPResponse {
         var headers = HTTPHeaders()
@@ -82,12 +53,23 @@ struct DownloadFilesTests {
         return HTTPResponse(statusCode: 206, headers: headers, url: clientURL("https://files.example/dest"))
     }
 
+    /// A download's temporary file for `destination`, holding `contents` (written through a
+    /// transfer's descriptor, as a transport would).
+    private static func temporary(for destination: URL, holding contents: Data) throws -> DownloadTemporaryFile {
+        let temporary = try DownloadTemporaryFile(for: destination)
+        let handle = try temporary.handleForTransfer()
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: contents)
+        try handle.close()
+        return temporary
+    }
+
     @Test("finish moves the temporary file into place, replacing what was there")
     func finishMoves() throws {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
-        let temporary = try scratch.write(Data("new contents".utf8), to: ".dest.kringle-download")
         let destination = try scratch.write(Data("old".utf8), to: "dest")
+        let temporary = try Self.temporary(for: destination, holding: Data("new contents".utf8))
         let size = try DownloadFiles.finish(
             temporary, into: destination, appendingTo: nil, at: 0, response: Self.partialContent(nil))
         #expect(size == 12)
@@ -101,8 +83,8 @@ struct DownloadFilesTests {
         defer { scratch.remove() }
         let whole = streamingRandomData(count: 3_000_000)
         let partial = try scratch.write(whole.prefix(1_000_000), to: "dest.part")
-        let temporary = try scratch.write(whole.dropFirst(1_000_000), to: ".dest.kringle-download")
         let destination = scratch.file("dest")
+        let temporary = try Self.temporary(for: destination, holding: whole.dropFirst(1_000_000))
         let size = try DownloadFiles.finish(
             temporary, into: destination, appendingTo: partial, at: 1_000_000,
             response: Self.partialContent("bytes 1000000-2999999/3000000")
@@ -117,8 +99,8 @@ struct DownloadFilesTests {
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
         let partial = try scratch.write(Data("abc".utf8), to: "dest.part")
-        let temporary = try scratch.write(Data("def".utf8), to: ".dest.kringle-download")
         let destination = scratch.file("dest")
+        let temporary = try Self.temporary(for: destination, holding: Data("def".utf8))
         for contentRange in ["bytes 0-5/6", "bytes */6", nil] as [String?] {
             do {
                 _ = try DownloadFiles.finish(
@@ -131,5 +113,34 @@ struct DownloadFilesTests {
             #expect(streamingContents(of: partial) == Data("abc".utf8))
             #expect(!FileManager.default.fileExists(atPath: destination.path))
         }
+    }
+
+    // Someone who can write to the directory renames the temporary file away and puts a link
+    // to a file of the user's in its place: the body still went to the file the download
+    // made, and the link is not moved into place.
+    @Test("finish refuses to move a temporary path that no longer names the download's file")
+    func finishRefusesAReplacedTemporaryFile() throws {
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let victim = try scratch.write(Data("the user's own file".utf8), to: "victim")
+        let destination = scratch.file("dest")
+        let temporary = try Self.temporary(for: destination, holding: Data("body".utf8))
+        #expect(temporary.isAtItsPath)
+        #expect(rename(temporary.url.path, scratch.file("moved").path) == 0)
+        try FileManager.default.createSymbolicLink(at: temporary.url, withDestinationURL: victim)
+        #expect(!temporary.isAtItsPath)
+        do {
+            _ = try DownloadFiles.finish(
+                temporary, into: destination, appendingTo: nil, at: 0, response: Self.partialContent(nil))
+            Issue.record("the replaced temporary path was moved into place")
+        } catch KringleError.file(let url, let underlying) {
+            #expect(url == temporary.url)
+            #expect(underlying is KringleError.TemporaryFileReplaced)
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(streamingContents(of: victim) == Data("the user's own file".utf8))
+        #expect(streamingContents(of: scratch.file("moved")) == Data("body".utf8))
+        temporary.remove()  // not ours any more: left alone
+        #expect(FileManager.default.fileExists(atPath: temporary.url.path))
     }
 }
