@@ -6,46 +6,6 @@ import Testing
 
 @Suite("Download file handling")
 struct DownloadFilesTests {
-    // RFC 9110 §14.4: Content-Range = range-unit SP ( range-resp / unsatisfied-range ),
-    // range-resp = incl-range "/" ( complete-length / "*" ), incl-range = first-pos "-" last-pos.
-    @Test(
-        "RFC 9110 §14.4 Content-Range: the first byte position",
-        arguments: [
-            ("bytes 500-999/1000", 500),
-            ("bytes 0-0/1", 0),
-            ("bytes 0-999/1000", 0),
-            ("bytes 21010-47021/47022", 21_010),
-            ("bytes 500-999/*", 500),
-            ("Bytes 7-9/10", 7),
-            ("BYTES 1-2/3", 1),
-            ("bytes 9223372036854775806-9223372036854775806/9223372036854775807", 9_223_372_036_854_775_806),
-        ] as [(String, Int64)])
-    func contentRangeStart(value: String, start: Int64) {
-        #expect(DownloadFiles.contentRangeStart(value) == start)
-    }
-
-    @Test(
-        "RFC 9110 §14.4 Content-Range: values without a first byte position",
-        arguments: [
-            "bytes */1000",
-            "",
-            "bytes",
-            "bytes ",
-            "items 500-999/1000",
-            "bytes500-999/1000",
-            "bytes -5-9/10",
-            "bytes x-9/10",
-            "bytes 99999999999999999999-1/2",
-        ])
-    func contentRangeStartMissing(value: String) {
-        #expect(DownloadFiles.contentRangeStart(value) == nil)
-    }
-
-    @Test("no Content-Range, no start")
-    func contentRangeStartNil() {
-        #expect(DownloadFiles.contentRangeStart(nil) == nil)
-    }
-
     /// A server's answer to a resumed download.
     private static func partialContent(_ contentRange: String?) -> HTTPResponse {
         var headers = HTTPHeaders()
@@ -142,5 +102,93 @@ struct DownloadFilesTests {
         #expect(streamingContents(of: scratch.file("moved")) == Data("body".utf8))
         temporary.remove()  // not ours any more: left alone
         #expect(FileManager.default.fileExists(atPath: temporary.url.path))
+    }
+
+    struct RestCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let headers: [(String, String)]
+        let received: Int64
+        /// What the refusal's reason says, or `nil` when the rest is accepted.
+        let refusal: String?
+        var testDescription: String { name }
+    }
+
+    // The partial file holds bytes 0-99 of a 1000-byte file; the rest was asked for with
+    // `Range: bytes=100-` and `If-Range: "v1"`.
+    @Test(
+        "RFC 9110 §14.4 and §15.3.7: only exactly the rest of the file is appended",
+        arguments: [
+            RestCase(name: "the rest", headers: [("Content-Range", "bytes 100-999/1000")], received: 900, refusal: nil),
+            RestCase(
+                name: "the rest, length unknown", headers: [("Content-Range", "bytes 100-999/*")], received: 900,
+                refusal: nil),
+            RestCase(
+                name: "the rest, same ETag", headers: [("Content-Range", "bytes 100-999/1000"), ("ETag", "\"v1\"")],
+                received: 900, refusal: nil),
+            RestCase(
+                name: "identity coding",
+                headers: [("Content-Range", "bytes 100-999/1000"), ("Content-Encoding", "Identity")],
+                received: 900, refusal: nil),
+            RestCase(
+                name: "the issue's case: past the end, with far more body",
+                headers: [("Content-Range", "bytes 100-199/50")], received: 10 << 20,
+                refusal: "Content-Range bytes 100-199/50"),
+            RestCase(
+                name: "another start", headers: [("Content-Range", "bytes 90-999/1000")], received: 910,
+                refusal: "not at byte 100"),
+            RestCase(
+                name: "stops before the end", headers: [("Content-Range", "bytes 100-199/1000")], received: 100,
+                refusal: "stops before the end"),
+            RestCase(
+                name: "more body than the range", headers: [("Content-Range", "bytes 100-999/1000")], received: 901,
+                refusal: "but sent 901 bytes"),
+            RestCase(
+                name: "less body than the range (length unknown)", headers: [("Content-Range", "bytes 100-999/*")],
+                received: 10, refusal: "but sent 10 bytes"),
+            RestCase(
+                name: "no Content-Range (multipart)", headers: [], received: 900, refusal: "Content-Range missing"),
+            RestCase(
+                name: "unsatisfied range", headers: [("Content-Range", "bytes */1000")], received: 0,
+                refusal: "Content-Range bytes */1000"),
+            RestCase(
+                name: "content-coded",
+                headers: [("Content-Range", "bytes 100-999/1000"), ("Content-Encoding", "gzip")],
+                received: 900, refusal: "Content-Encoding gzip"),
+            RestCase(
+                name: "another version", headers: [("Content-Range", "bytes 100-999/1000"), ("ETag", "\"v2\"")],
+                received: 900, refusal: "another version"),
+        ])
+    func checkRest(_ row: RestCase) throws {
+        let response = HTTPResponse(
+            statusCode: 206, headers: HTTPHeaders(row.headers), url: clientURL("https://files.example/dest"))
+        let validator = try #require(ResumeValidator(entityTag: "\"v1\""))
+        do {
+            try DownloadFiles.checkRest(response, startingAt: 100, received: row.received, validator: validator)
+            #expect(row.refusal == nil, "accepted")
+        } catch {
+            guard case .invalidResponse(let kept, let reason) = error, let refusal = row.refusal else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(reason.contains(refusal), "\(reason)")
+            #expect(reason.contains("partial file was left as it was"), "\(reason)")
+            #expect(kept.statusCode == 206)
+        }
+    }
+
+    @Test("a refused rest leaves the partial file and the temporary file's bytes alone")
+    func finishRefusesATooLongRest() throws {
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let partial = try scratch.write(Data(repeating: 1, count: 100), to: "dest.part")
+        let destination = scratch.file("dest")
+        let temporary = try Self.temporary(for: destination, holding: Data(repeating: 2, count: 1_000))
+        #expect(throws: KringleError.self) {
+            _ = try DownloadFiles.finish(
+                temporary, into: destination, appendingTo: partial, at: 100,
+                response: Self.partialContent("bytes 100-199/50"))
+        }
+        #expect(streamingContents(of: partial) == Data(repeating: 1, count: 100))
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 }
