@@ -81,9 +81,10 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Streams the body from its file (a body of several pieces, such as a multipart form,
-    /// is first spooled to a private temporary file, see ``spool(_:in:)``: `InputStream`
-    /// uploads are unreliable in FoundationNetworking) and writes the response body to its
-    /// file as it arrives, through ``TransferRequest/responseBodyHandle`` when there is one.
+    /// is first spooled to a temporary file of mode 0600 in a directory of its own, mode
+    /// 0700: `InputStream` uploads are unreliable in FoundationNetworking) and writes the
+    /// response body to its file as it arrives, through
+    /// ``TransferRequest/responseBodyHandle`` when there is one.
     ///
     /// FoundationNetworking offers data tasks no backpressure of their own; the transport's
     /// delegate queue makes it wait while the body's chunks are not yet on disk, so the body
