@@ -41,23 +41,57 @@ final class Connection {
     private let reader: SocketReader
     private let writer: SocketWriter
     private var dateCache = DateHeaderCache()
+    /// Whether this connection is over the server's connection limit, to be answered 503.
+    private let refusing: Bool
 
     /// Creates the connection; ``run()`` does the work.
-    init(core: ServerCore, descriptor: Int32, id: Int) {
+    ///
+    /// - Parameter refusing: answer the first request with 503 and close, instead of serving.
+    init(core: ServerCore, descriptor: Int32, id: Int, refusing: Bool = false) {
         self.core = core
         self.descriptor = descriptor
         self.id = id
+        self.refusing = refusing
         reader = SocketReader(descriptor: descriptor)
+        reader.bodyLimit = core.configuration.maximumRequestBodySize.map { max(0, $0) } ?? .max
         writer = SocketWriter(descriptor: descriptor)
     }
 
     /// Serves requests until either side ends the connection, then closes it.
     func run() {
+        if refusing {
+            finish(refuse())
+            return
+        }
         var ending: Ending?
         while ending == nil {
             ending = serveOneRequest()
         }
         finish(ending ?? .abrupt)
+    }
+
+    /// Answers a connection over ``LoopbackServer/Configuration/maximumConnections`` with
+    /// 503 once its request head has arrived (RFC 9110 §15.6.4), so that the client reads an
+    /// answer rather than a reset, then closes it.
+    private func refuse() -> Ending {
+        do throws(ReadFailure) {
+            guard try reader.readHead(limit: Self.headLimit) != nil else { return .idle }
+        } catch {
+            // A client that went away or timed out is not counted as having given up on a
+            // request; a malformed head is refused all the same.
+            if case .connectionLost = error { return .abrupt }
+        }
+        let refusal = RequestRejection(
+            status: 503,
+            reason: "the server already serves its maximum of \(core.configuration.maximumConnections ?? 0) connections"
+        )
+        do throws(WriteFailure) {
+            try writer.write(ResponseSerializer.rejection(refusal, date: currentDate()))
+            try writer.flush()
+        } catch {
+            return .abrupt
+        }
+        return .graceful
     }
 
     /// Reads one request, answers it, and says how the connection ends, or `nil` to go on.
@@ -69,6 +103,11 @@ final class Connection {
             head = try Self.checked { () throws(RequestRejection) in try RequestHeadParser.parse(lines: lines) }
             let framing = try Self.checked { () throws(RequestRejection) in try head.bodyFraming() }
             let expectsContinue = try Self.checked { () throws(RequestRejection) in try head.expectsContinue() }
+            // RFC 9110 §15.5.14: a body over the limit is refused before any of it is read
+            // (and before a 100 Continue invites it); chunked bodies are checked as they arrive.
+            if case .length(let count) = framing, count > reader.bodyLimit {
+                throw .rejected(.contentTooLarge(limit: reader.bodyLimit))
+            }
             // RFC 9110 §10.1.1: the client waits for 100 before sending the content. The
             // server MAY skip it once content has arrived, which also avoids a stray interim
             // response when the client did not wait.
@@ -255,7 +294,7 @@ final class Connection {
         case .reset:
             Socket.setResetOnClose(descriptor)
         }
-        core.connectionDidClose(id: id, descriptor: descriptor)
+        core.connectionDidClose(id: id, descriptor: descriptor, refused: refusing)
     }
 
     /// RFC 9112 §9.6: close the sending side first, then read and discard what the client

@@ -29,9 +29,16 @@ extension LoopbackServer {
         /// having given up too, as HTTP servers commonly do.
         public var connectionsClosedByPeer: Int
 
-        /// Requests the server itself refused because they broke HTTP/1.1 rules (answered with
-        /// 400, 417, 431, 501 or 505 and the connection closed); the handler never saw them.
+        /// Requests the server itself refused because they broke HTTP/1.1 rules or the
+        /// server's limits (answered with 400, 413, 417, 431, 501 or 505 and the connection
+        /// closed); the handler never saw them.
         public var requestsRejected: Int
+
+        /// Connections accepted while ``Configuration/maximumConnections`` were already open,
+        /// and so answered `503 Service Unavailable` (or, past
+        /// ``Configuration/refusingConnectionLimit`` refusals at once, closed unanswered).
+        /// They are counted in ``connectionsAccepted`` too; the handler never sees them.
+        public var connectionsRefused: Int
 
         /// Creates a set of counters; all zero by default.
         public init(
@@ -39,19 +46,21 @@ extension LoopbackServer {
             requestsReceived: Int = 0,
             responsesCompleted: Int = 0,
             connectionsClosedByPeer: Int = 0,
-            requestsRejected: Int = 0
+            requestsRejected: Int = 0,
+            connectionsRefused: Int = 0
         ) {
             self.connectionsAccepted = connectionsAccepted
             self.requestsReceived = requestsReceived
             self.responsesCompleted = responsesCompleted
             self.connectionsClosedByPeer = connectionsClosedByPeer
             self.requestsRejected = requestsRejected
+            self.connectionsRefused = connectionsRefused
         }
 
         /// All counters on one line, for test failure messages.
         public var description: String {
             "accepted \(connectionsAccepted), received \(requestsReceived), completed \(responsesCompleted), "
-                + "closedByPeer \(connectionsClosedByPeer), rejected \(requestsRejected)"
+                + "closedByPeer \(connectionsClosedByPeer), rejected \(requestsRejected), refused \(connectionsRefused)"
         }
     }
 }

@@ -30,12 +30,19 @@ import Foundation
 ///
 /// The handler runs on the connection's thread, possibly on several threads at once, so it
 /// must be `@Sendable`; keep shared test state in a `Mutex`.
+///
+/// Request bodies (256 MiB) and open connections (128) are limited by default, so that a
+/// runaway client fails its test with a `413` or `503` instead of exhausting the process;
+/// see ``Configuration``.
 public final class LoopbackServer: Sendable {
     /// The port the server listens on, chosen by the kernel.
     public let port: Int
 
     /// The server's root URL, `http://127.0.0.1:<port>`.
     public let baseURL: URL
+
+    /// The limits the server was started with.
+    public let configuration: Configuration
 
     private let core: ServerCore
 
@@ -47,12 +54,17 @@ public final class LoopbackServer: Sendable {
     /// }
     /// ```
     ///
-    /// - Parameter handler: called once per request, on the connection's thread, after the
-    ///   whole request (body included) has arrived. Its response is written back unless the
-    ///   client has gone away.
+    /// - Parameters:
+    ///   - configuration: the request body and connection limits; see ``Configuration``.
+    ///   - handler: called once per request, on the connection's thread, after the whole
+    ///     request (body included) has arrived. Its response is written back unless the
+    ///     client has gone away.
     /// - Throws: ``LoopbackServerError`` if the socket cannot be created, bound or listened on.
-    public init(handler: @escaping @Sendable (Request) -> Response) throws(LoopbackServerError) {
-        let core = try ServerCore(handler: handler)
+    public init(
+        configuration: Configuration = Configuration(),
+        handler: @escaping @Sendable (Request) -> Response
+    ) throws(LoopbackServerError) {
+        let core = try ServerCore(configuration: configuration, handler: handler)
         var components = URLComponents()
         components.scheme = "http"
         components.host = "127.0.0.1"
@@ -63,6 +75,7 @@ public final class LoopbackServer: Sendable {
             throw .socketCallFailed(call: "URLComponents.url", errno: 0)
         }
         self.core = core
+        self.configuration = configuration
         self.port = core.port
         self.baseURL = baseURL
         core.start()

@@ -34,6 +34,12 @@ struct RequestRejection: Error, Equatable {
     var reason: String
 
     static func badRequest(_ reason: String) -> Self { Self(status: 400, reason: reason) }
+
+    /// RFC 9110 §15.5.14: the body is larger than the server accepts
+    /// (``LoopbackServer/Configuration/maximumRequestBodySize``).
+    static func contentTooLarge(limit: Int) -> Self {
+        Self(status: 413, reason: "request body larger than the server's limit of \(limit) bytes")
+    }
 }
 
 extension Substring {

@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
     let handler: @Sendable (LoopbackServer.Request) -> LoopbackServer.Response
     /// The port the listener is bound to.
     let port: Int
+    /// The request body and connection limits.
+    let configuration: LoopbackServer.Configuration
 
     private let listener: Int32
     private let wakePipe: (reader: Int32, writer: Int32)
@@ -36,6 +38,10 @@ final class ServerCore: Sendable {
         /// Descriptors of open connections. A connection leaves this table before its
         /// descriptor is closed, so `shutdown` never touches a reused descriptor number.
         var openConnections: [Int: Int32] = [:]
+        /// How many of ``openConnections`` are served (the rest are being refused).
+        var servedConnections = 0
+        /// How many of ``openConnections`` are being refused with a 503.
+        var refusingConnections = 0
         /// `pthread_self()` of every running server thread, to detect a handler calling
         /// `shutdown` (which must not wait for its own thread).
         var serverThreads: [pthread_t] = []
@@ -46,7 +52,10 @@ final class ServerCore: Sendable {
     }
 
     /// Binds the listener; ``start()`` begins accepting.
-    init(handler: @escaping @Sendable (LoopbackServer.Request) -> LoopbackServer.Response) throws(LoopbackServerError) {
+    init(
+        configuration: LoopbackServer.Configuration,
+        handler: @escaping @Sendable (LoopbackServer.Request) -> LoopbackServer.Response
+    ) throws(LoopbackServerError) {
         let (listener, port) = try Socket.makeLoopbackListener()
         do {
             wakePipe = try Socket.makeWakePipe()
@@ -56,6 +65,7 @@ final class ServerCore: Sendable {
         }
         self.listener = listener
         self.port = port
+        self.configuration = configuration
         self.handler = handler
     }
 
@@ -120,8 +130,13 @@ final class ServerCore: Sendable {
     }
 
     /// Unregisters a finished connection and closes its descriptor.
-    func connectionDidClose(id: Int, descriptor: Int32) {
-        state.withLock { state in _ = state.openConnections.removeValue(forKey: id) }
+    ///
+    /// - Parameter refused: whether the connection was being refused rather than served.
+    func connectionDidClose(id: Int, descriptor: Int32, refused: Bool) {
+        state.withLock { state in
+            guard state.openConnections.removeValue(forKey: id) != nil else { return }
+            if refused { state.refusingConnections -= 1 } else { state.servedConnections -= 1 }
+        }
         Socket.closeDescriptor(descriptor)
     }
 
@@ -156,22 +171,60 @@ final class ServerCore: Sendable {
         Socket.closeDescriptor(wakePipe.writer)
     }
 
+    /// What to do with a newly accepted connection.
+    private enum Admission {
+        case serve(id: Int)
+        /// Over ``LoopbackServer/Configuration/maximumConnections``: answer 503 and close.
+        case refuse(id: Int)
+        /// Over the limit with too many refusals under way already: close at once.
+        case dropOverLimit
+        /// Shutting down: close at once.
+        case dropForShutdown
+    }
+
     private func startConnection(_ descriptor: Int32) {
-        let id = state.withLock { state -> Int? in
-            guard !state.isShutDown else { return nil }
+        let limit = configuration.maximumConnections.map { max(1, $0) } ?? .max
+        let admission = state.withLock { state -> Admission in
+            guard !state.isShutDown else { return .dropForShutdown }
+            let isOverLimit = state.servedConnections >= limit
+            if isOverLimit, state.refusingConnections >= LoopbackServer.Configuration.refusingConnectionLimit {
+                return .dropOverLimit
+            }
             let id = state.nextConnectionID
             state.nextConnectionID += 1
             state.openConnections[id] = descriptor
-            return id
+            if isOverLimit {
+                state.refusingConnections += 1
+                return .refuse(id: id)
+            }
+            state.servedConnections += 1
+            return .serve(id: id)
         }
-        guard let id else {
+        let (id, refusing): (Int, Bool)
+        switch admission {
+        case .serve(let served):
+            (id, refusing) = (served, false)
+        case .refuse(let refused):
+            (id, refusing) = (refused, true)
+        case .dropOverLimit:
+            record(.connectionsAccepted)
+            record(.connectionsRefused)
+            Socket.closeDescriptor(descriptor)
+            return
+        case .dropForShutdown:
             Socket.closeDescriptor(descriptor)
             return
         }
         record(.connectionsAccepted)
         Socket.configureConnection(descriptor)
+        if refusing {
+            record(.connectionsRefused)
+            // A refused client gets a bounded time to send its request head, so that idle
+            // connections cannot hold the refusal threads for ever.
+            Socket.setReceiveTimeout(descriptor, seconds: LoopbackServer.Configuration.refusalReadTimeout)
+        }
         startThread(name: "LoopbackServer :\(port) connection \(id)") { [self] in
-            Connection(core: self, descriptor: descriptor, id: id).run()
+            Connection(core: self, descriptor: descriptor, id: id, refusing: refusing).run()
         }
     }
 

@@ -10,6 +10,7 @@ final class ServerStatistics: Sendable {
     /// Which counter an event bumps.
     enum Counter: Sendable {
         case connectionsAccepted, requestsReceived, responsesCompleted, connectionsClosedByPeer, requestsRejected
+        case connectionsRefused
     }
 
     private let connectionsAccepted = Atomic<Int>(0)
@@ -17,6 +18,7 @@ final class ServerStatistics: Sendable {
     private let responsesCompleted = Atomic<Int>(0)
     private let connectionsClosedByPeer = Atomic<Int>(0)
     private let requestsRejected = Atomic<Int>(0)
+    private let connectionsRefused = Atomic<Int>(0)
     /// Bumped after every count, sequentially consistent with the waiters' reads of it, so
     /// that a waiter either sees a change or is registered before it (see `wait`).
     private let version = Atomic<Int>(0)
@@ -31,7 +33,8 @@ final class ServerStatistics: Sendable {
             requestsReceived: requestsReceived.load(ordering: .relaxed),
             responsesCompleted: responsesCompleted.load(ordering: .relaxed),
             connectionsClosedByPeer: connectionsClosedByPeer.load(ordering: .relaxed),
-            requestsRejected: requestsRejected.load(ordering: .relaxed)
+            requestsRejected: requestsRejected.load(ordering: .relaxed),
+            connectionsRefused: connectionsRefused.load(ordering: .relaxed)
         )
     }
 
@@ -43,6 +46,7 @@ final class ServerStatistics: Sendable {
         case .responsesCompleted: responsesCompleted.add(1, ordering: .relaxed)
         case .connectionsClosedByPeer: connectionsClosedByPeer.add(1, ordering: .relaxed)
         case .requestsRejected: requestsRejected.add(1, ordering: .relaxed)
+        case .connectionsRefused: connectionsRefused.add(1, ordering: .relaxed)
         }
         version.add(1, ordering: .sequentiallyConsistent)
         let woken = waiters.withLock { waiters in

@@ -107,6 +107,13 @@ enum Socket {
         #endif
     }
 
+    /// Makes every `recv` on `descriptor` give up after `seconds` (`SO_RCVTIMEO`), returning -1
+    /// with `EAGAIN`, which callers read as the peer having gone.
+    static func setReceiveTimeout(_ descriptor: Int32, seconds: Int) {
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Receives up to `count` bytes, retrying on EINTR.
     ///
     /// - Returns: the number of bytes read, 0 at end of stream, or -1 with `errno` set.

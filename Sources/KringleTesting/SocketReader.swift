@@ -25,6 +25,9 @@ final class SocketReader {
     /// Unconsumed bytes are `storage[start..<end]`.
     private var start = 0
     private var end = 0
+    /// The largest body ``readBody(count:into:)`` lets grow, in bytes
+    /// (``LoopbackServer/Configuration/maximumRequestBodySize``).
+    var bodyLimit = Int.max
 
     /// Creates a reader for `descriptor`, which it reads from but never closes.
     init(descriptor: Int32, initialCapacity: Int = 16_384) {
@@ -94,7 +97,14 @@ final class SocketReader {
     /// Bytes already buffered are copied once; the rest are received directly into `body`,
     /// whose storage grows as data actually arrives, so a client announcing a huge length
     /// and sending little costs little.
+    ///
+    /// - Throws: a 413 rejection, before reading anything, when `body` would grow beyond
+    ///   ``bodyLimit`` (for a chunked body, whose chunks arrive one by one, that is the
+    ///   first chunk that crosses it).
     func readBody(count: Int, into body: inout Data) throws(ReadFailure) {
+        guard count <= bodyLimit - min(body.count, bodyLimit) else {
+            throw .rejected(.contentTooLarge(limit: bodyLimit))
+        }
         var remaining = count
         let buffered = min(remaining, end - start)
         if buffered > 0 {
@@ -105,7 +115,8 @@ final class SocketReader {
             remaining -= buffered
         }
         // Reserving (not filling) the announced size avoids repeated reallocation for large
-        // uploads; untouched reserved pages cost nothing, and the cap bounds lying clients.
+        // uploads; untouched reserved pages cost nothing, and the body limit checked above
+        // (or 256 MiB without one) bounds what a lying client makes us reserve.
         if remaining > 65_536 { body.reserveCapacity(body.count + min(remaining, 256 << 20)) }
         while remaining > 0 {
             let filled = body.count

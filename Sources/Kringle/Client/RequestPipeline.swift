@@ -241,12 +241,19 @@ extension NetworkClient {
             return sending.send(request, timeLimit: nil, limits: limits)
                 .timeout(configuration.timeout, clock: configuration.clock)
         }
+        let responseBodyHandle: FileHandle?
+        do {
+            responseBodyHandle = try options.responseBodyFile?.handleForTransfer()
+        } catch {
+            return Promise(error: error)
+        }
         let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
         let progress = options.progress
         let transfer = TransferRequest(
             request: request,
             body: options.body,
-            responseBodyFile: options.responseBodyFile,
+            responseBodyFile: options.responseBodyFile?.url,
+            responseBodyHandle: responseBodyHandle,
             limits: limits
         ) { report in
             watchdog.touch()

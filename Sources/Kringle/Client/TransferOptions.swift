@@ -8,7 +8,8 @@ import FoundationNetworking
 /// response body, and whom to tell about progress.
 struct TransferOptions: Sendable {
     var body: StreamedBody?
-    var responseBodyFile: URL?
+    /// The download's temporary file, which every hop writes through a descriptor of its own.
+    var responseBodyFile: DownloadTemporaryFile?
     var progress: ProgressReporter?
     /// The endpoint's ``Endpoint/credentialHeaders``, for the redirect rules: not a transfer
     /// option, but state of the call that every hop needs.
@@ -31,9 +32,7 @@ extension HTTPResponse {
             if body.count > limit { copy.body = body.prefix(limit) }
             return copy
         }
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return self }
-        defer { try? handle.close() }
-        copy.body = (try? handle.read(upToCount: limit)) ?? Data()
+        copy.body = file.prefix(limit)  // through the descriptor, not the path
         return copy
     }
 }

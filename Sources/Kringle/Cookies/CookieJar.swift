@@ -30,12 +30,18 @@ public final class CookieJar: Sendable {
     /// Present for a persistent jar.
     let persister: CookieFilePersister?
 
+    /// What became of the cookies in the jar's file when it was created: how many were
+    /// loaded, and how many were dropped and why. Empty for an in-memory jar or a missing
+    /// file. See ``LoadReport``.
+    public let loadReport: LoadReport
+
     /// Creates an empty in-memory jar.
     ///
     /// - Parameter limits: How many cookies to keep; RFC 6265 §6.1 minimums by default.
     public init(limits: Limits = .default) {
         state = LockedCookieStore(CookieStore(limits: limits))
         persister = nil
+        loadReport = LoadReport()
     }
 
     /// Creates a jar that persists to `fileURL`, loading what the file holds.
@@ -44,13 +50,25 @@ public final class CookieJar: Sendable {
     /// persistent cookies (with an expiry) that have not expired are written; session
     /// cookies live in memory only. Writes replace the file atomically with mode 0600.
     ///
+    /// The file is input like any response: it must be a regular file owned by the
+    /// current user and not writable by group or others (checked on the opened file, so
+    /// the path cannot be swapped after the check), and each cookie in it must pass the
+    /// checks of a `Set-Cookie` header. Cookies that fail are dropped and counted in
+    /// ``loadReport``. Keep the file in a per-user directory, not in `/tmp`.
+    ///
+    /// ```swift
+    /// var configuration = NetworkClient.Configuration()
+    /// configuration.cookieJar = try CookieJar(fileURL: supportDirectory.appendingPathComponent("cookies.json"))
+    /// ```
+    ///
     /// - Parameters:
     ///   - fileURL: The JSON file to read and write.
     ///   - limits: How many cookies to keep.
     ///   - now: The current time, used to drop cookies that expired while stored.
     /// - Throws: ``PersistenceError/unreadable(_:underlying:)`` when the file exists but
-    ///   cannot be read, ``PersistenceError/corrupt(_:reason:)`` when its content is not
-    ///   a cookie file. The file is never modified in either case.
+    ///   cannot be read, ``PersistenceError/untrusted(_:_:)`` when someone else could have
+    ///   written it, ``PersistenceError/corrupt(_:reason:)`` when its content is not a
+    ///   cookie file. The file is never modified in any of these cases.
     public convenience init(fileURL: URL, limits: Limits = .default, now: Date = Date()) throws {
         try self.init(fileURL: fileURL, limits: limits, now: now, saveDelay: .milliseconds(200))
     }
@@ -58,8 +76,10 @@ public final class CookieJar: Sendable {
     /// The persistent initializer, with the write coalescing delay exposed for tests.
     init(fileURL: URL, limits: Limits, now: Date, saveDelay: DispatchTimeInterval) throws {
         var initial = CookieStore(limits: limits)
-        if let cookies = try CookieJarFile.read(from: fileURL) {
-            initial.load(cookies, now: now)
+        if let cookies = try CookieJarFile.read(from: fileURL, maximumSize: CookieJarFile.maximumSize(for: limits)) {
+            loadReport = initial.load(cookies, now: now)
+        } else {
+            loadReport = LoadReport()
         }
         let revision = initial.revision
         state = LockedCookieStore(initial)

@@ -42,13 +42,6 @@ extension CookieStore {
     /// Builds the cookie of RFC 6265 §5.3 steps 2-10 (6265bis §5.7), or
     /// `nil` when the cookie must be ignored.
     private func makeCookie(_ parsed: ParsedSetCookie, from request: CookieRequestURL, now: Date) -> Cookie? {
-        // RFC 6265bis §5.7: a nameless cookie may not pose as a prefixed one.
-        if parsed.name.isEmpty,
-            Self.hasPrefix(parsed.value, "__secure-") || Self.hasPrefix(parsed.value, "__host-")
-        {
-            return nil
-        }
-
         guard let (domain, hostOnly) = cookieDomain(parsed.domain, request: request) else { return nil }
 
         // §5.3 step 7 (§5.2.4): a missing or invalid Path means the default-path (§5.1.4).
@@ -61,15 +54,10 @@ extension CookieStore {
 
         // §5.3 step 8; RFC 6265bis §5.7: Secure cookies only from secure origins.
         if parsed.secure, !request.isSecure { return nil }
-        // RFC 6265bis §5.7: SameSite=None requires Secure.
-        if parsed.sameSite == .none, !parsed.secure { return nil }
-        // RFC 6265bis §5.7: cookie prefixes, matched case-insensitively.
-        if Self.hasPrefix(parsed.name, "__secure-"), !parsed.secure { return nil }
-        if Self.hasPrefix(parsed.name, "__host-"),
-            !(parsed.secure && hostOnly && parsed.path != nil && path == "/")
-        {
-            return nil
-        }
+        let flags = Self.flagViolation(
+            name: parsed.name, value: parsed.value, secure: parsed.secure, hostOnly: hostOnly,
+            sameSite: parsed.sameSite, hasRootPathAttribute: parsed.path != nil && path == "/")
+        if flags != nil { return nil }
 
         return Cookie(
             name: parsed.name,
@@ -132,6 +120,26 @@ extension CookieStore {
                     || DomainMatching.domainMatches(cookie.domain, existing.domain))
                 && PathMatching.pathMatches(cookie.path, existing.path)
         }
+    }
+
+    /// The RFC 6265bis §5.7 rules on a cookie's name and flags, which a cookie loaded from
+    /// a file must follow as much as one from a `Set-Cookie` header.
+    ///
+    /// - Parameter hasRootPathAttribute: whether the cookie's path is `/` from a `Path`
+    ///   attribute, as `__Host-` requires; a stored cookie's path of `/` counts as one.
+    /// - Returns: the rule the cookie breaks, or `nil`.
+    static func flagViolation(
+        name: String, value: String, secure: Bool, hostOnly: Bool, sameSite: Cookie.SameSite,
+        hasRootPathAttribute: Bool
+    ) -> CookieJar.LoadReport.Violation? {
+        // A nameless cookie may not pose as a prefixed one.
+        if name.isEmpty, hasPrefix(value, "__secure-") || hasPrefix(value, "__host-") { return .prefixViolation }
+        // SameSite=None requires Secure.
+        if sameSite == .none, !secure { return .sameSiteNoneWithoutSecure }
+        // Cookie prefixes (§4.1.3), matched case-insensitively.
+        if hasPrefix(name, "__secure-"), !secure { return .prefixViolation }
+        if hasPrefix(name, "__host-"), !(secure && hostOnly && hasRootPathAttribute) { return .prefixViolation }
+        return nil
     }
 
     /// ASCII case-insensitive prefix test; `prefix` must be lowercase.

@@ -151,23 +151,4 @@ struct CookieStore: Sendable {
         for item in expired { remove(bucket: item.bucket, identity: item.identity) }
         return expired.count
     }
-
-    /// Adds cookies read from a file: session, expired and malformed ones are skipped,
-    /// the rest get sequence numbers in creation order, then the limits apply.
-    mutating func load(_ cookies: [Cookie], now: Date) {
-        noteTime(now)
-        let ordered = cookies.enumerated().sorted {
-            ($0.element.creationTime, $0.offset) < ($1.element.creationTime, $1.offset)
-        }
-        for (_, stored) in ordered {
-            guard stored.isPersistent, !stored.isExpired(at: now),
-                let domain = DomainMatching.canonicalHost(stored.domain), domain == stored.domain,
-                stored.path.hasPrefix("/")
-            else { continue }
-            let identity = Self.identity(of: stored)
-            let bucket = bucketKey(for: domain)
-            put(stored, bucket: bucket, identity: identity)
-            enforceLimits(bucket: bucket, now: now)
-        }
-    }
 }

@@ -108,7 +108,7 @@ enum SetCookieParser {
     }
 
     /// `%x00-08 / %x0A-1F / %x7F`: the control characters RFC 6265bis forbids.
-    private static func isForbiddenControl(_ byte: UInt8) -> Bool {
+    static func isForbiddenControl(_ byte: UInt8) -> Bool {
         (byte <= 0x1F && byte != 0x09) || byte == 0x7F
     }
 

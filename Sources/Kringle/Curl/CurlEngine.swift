@@ -70,18 +70,20 @@ final class CurlEngine: Sendable {
     ///
     /// - Parameters:
     ///   - responseBodyFile: where the response body goes instead of memory.
+    ///   - responseBodyHandle: a descriptor to write it through instead of opening the file.
     ///   - progress: told the byte counts as they change.
     func submit(
         _ plan: CurlRequestPlan,
         responseBodyFile: URL? = nil,
+        responseBodyHandle: FileHandle? = nil,
         progress: ProgressRelay.Report? = nil,
         limits: ResponseLimits = .default,
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let submission = CurlSubmission(
-            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile, progress: progress,
-            limits: limits)
+            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile,
+            responseBodyHandle: responseBodyHandle, progress: progress, limits: limits)
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))

@@ -9,6 +9,9 @@ struct CurlSubmission: Sendable {
     let promise: Promise<HTTPResponse>
     /// Where the response body goes instead of memory (``Transport/transfer(_:)``).
     var responseBodyFile: URL?
+    /// A descriptor to write the response body through; preferred to opening
+    /// ``responseBodyFile`` (see ``TransferRequest/responseBodyHandle``).
+    var responseBodyHandle: FileHandle?
     /// Told the byte counts as they change (``Transport/transfer(_:)``).
     var progress: ProgressRelay.Report?
     /// The bounds the response must stay within.

@@ -53,7 +53,9 @@ final class CurlTransfer {
     /// - Throws: ``CurlError`` when curl refuses an option; `KringleError.transport` when
     ///   the file cannot be opened.
     func configure(_ configuration: CurlTransport.Configuration) throws {
-        if let file = submission.responseBodyFile {
+        if let handle = submission.responseBodyHandle {
+            collector.sink = try ResponseFileSink(handle: handle)
+        } else if let file = submission.responseBodyFile {
             collector.sink = try ResponseFileSink(url: file)
         }
         collector.limits = submission.limits

@@ -138,7 +138,9 @@ public final class CurlTransport: Transport, ClientSending {
     /// counts change.
     ///
     /// - Parameter transfer: the request, its streamed body, the response body's file (which
-    ///   must exist; it is emptied first) and the progress callback.
+    ///   must exist; it is emptied first, and written through
+    ///   ``TransferRequest/responseBodyHandle`` when there is one, never reopened by path) and
+    ///   the progress callback.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         submit { engine, promise in
@@ -149,8 +151,8 @@ public final class CurlTransport: Transport, ClientSending {
                 timeoutIsIdle: true
             )
             engine.submit(
-                plan, responseBodyFile: transfer.responseBodyFile, progress: transfer.progress, limits: transfer.limits,
-                promise: promise)
+                plan, responseBodyFile: transfer.responseBodyFile, responseBodyHandle: transfer.responseBodyHandle,
+                progress: transfer.progress, limits: transfer.limits, promise: promise)
         }
     }
 

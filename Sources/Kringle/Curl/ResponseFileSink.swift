@@ -19,13 +19,25 @@ final class ResponseFileSink {
 
     /// Opens an existing file for writing from its start, emptied. The file is not created:
     /// if the caller removed it (after a cancellation, say), nothing is written.
-    init(url: URL) throws(KringleError) {
+    convenience init(url: URL) throws(KringleError) {
+        let handle: FileHandle
         do {
             handle = try FileHandle(forWritingTo: url)
+        } catch {
+            throw .transport(error)
+        }
+        try self.init(handle: handle)
+    }
+
+    /// Writes through `handle` (``TransferRequest/responseBodyHandle``) from its start,
+    /// emptied, without opening any path. The sink owns the handle and closes it.
+    init(handle: FileHandle) throws(KringleError) {
+        do {
             try handle.truncate(atOffset: 0)
         } catch {
             throw .transport(error)
         }
+        self.handle = handle
     }
 
     deinit {

@@ -35,24 +35,44 @@ extension NetworkClient {
         to destination: URL,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Promise<Response<URL>> {
-        download(endpoint, to: destination, partial: nil, progress: progress)
+        download(endpoint, to: destination, partial: nil, validator: nil, progress: progress)
     }
 
     /// Downloads into `destination`, continuing the partial download at `partial`.
     ///
-    /// When `partial` holds bytes, the request asks for the rest (`Range: bytes=N-`). A
-    /// `206 Partial Content` answer is appended to `partial`, which then moves to
-    /// `destination`; any other acceptable answer is a full body and starts over. Without
-    /// a partial file this is ``download(_:to:progress:)``. On failure `partial` is kept
-    /// for a later try.
+    /// When `partial` holds bytes, the request asks for the rest (`Range: bytes=N-`, with
+    /// `Accept-Encoding: identity` so that the offsets on the wire are the file's, and
+    /// `If-Range` when a `validator` is given). A `206 Partial Content` answer is appended to
+    /// `partial`, which then moves to `destination`, but only if it is exactly the rest
+    /// (RFC 9110 §14.4, §15.3.7): its `Content-Range` starts at the partial file's end and
+    /// runs to the file's last byte, the body holds that many bytes, it is not
+    /// content-coded, and it names the same version as `validator`. Otherwise the download
+    /// rejects with ``KringleError/invalidResponse(_:reason:)``. Any other acceptable answer
+    /// is a full body and starts over. Without a partial file this is
+    /// ``download(_:to:progress:)``. On failure `partial` is kept, unchanged, for a later try.
+    ///
+    /// ```swift
+    /// let validator = ResumeValidator(headers: earlier.headers)  // from the first attempt
+    /// client.download(Files.movie, to: movie, resumingFrom: partialMovie, validator: validator)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to download.
+    ///   - destination: The file to create or replace once the whole body has arrived.
+    ///   - partial: The bytes already downloaded; may be `destination` itself.
+    ///   - validator: The version `partial` holds, from the response it came from; without
+    ///     one, a server whose file changed meanwhile would send the rest of the new version.
+    ///   - progress: As for ``download(_:to:progress:)``.
+    /// - Returns: The response, whose `value` is `destination`.
     @discardableResult
     public func download(
         _ endpoint: some Endpoint,
         to destination: URL,
         resumingFrom partial: URL,
+        validator: ResumeValidator? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Promise<Response<URL>> {
-        download(endpoint, to: destination, partial: partial, progress: progress)
+        download(endpoint, to: destination, partial: partial, validator: validator, progress: progress)
     }
 
     /// Uploads the file at `fileURL` as the request body, read in chunks, and decodes the
@@ -102,31 +122,43 @@ extension NetworkClient {
         _ endpoint: some Endpoint,
         to destination: URL,
         partial: URL?,
+        validator: ResumeValidator?,
         progress: (@Sendable (TransferProgress) -> Void)?
     ) -> Promise<Response<URL>> {
-        let temporary = destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).kringle-download")
+        let temporary: DownloadTemporaryFile
         var request: URLRequest
         do {
             request = try RequestAssembly.build(.get, endpoint, body: nil, configuration: configuration).request
-            try DownloadFiles.create(temporary)
+            temporary = try DownloadTemporaryFile(for: destination)
         } catch {
             return Promise(error: error)
         }
         let resumeOffset = partial.flatMap(DownloadFiles.size) ?? 0
+        let asksForPart = request.value(forHTTPHeaderField: "Range") != nil  // the caller's own
         if resumeOffset > 0 {
             request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range")
+            // RFC 9110 §14.4: a coded body's ranges count coded bytes, not the file's.
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            // RFC 9110 §13.1.5: the rest if the file is still this version, else all of it.
+            if let validator { request.setValue(validator.value, forHTTPHeaderField: "If-Range") }
         }
         let reporter = progress.map { ProgressReporter(.download, clock: configuration.clock, callback: $0) }
         let options = TransferOptions(
             responseBodyFile: temporary, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
         let transferred = runPipeline(for: request, options: options) { response, _ in
             let resumed = resumeOffset > 0 && response.statusCode == 206
+            // RFC 9110 §15.3.7: a 206 answers a Range request only; moved into place, its
+            // part of the file would pass for the whole.
+            if response.statusCode == 206, !resumed, !asksForPart {
+                throw KringleError.invalidResponse(
+                    Response(response), reason: "the server sent part of the file (206) when asked for all of it")
+            }
             let written = try DownloadFiles.finish(
                 temporary,
                 into: destination,
                 appendingTo: resumed ? partial : nil,
                 at: resumeOffset,
+                validator: validator,
                 response: response
             )
             // A full body replaced the partial one: the partial file has served its purpose.
@@ -137,10 +169,10 @@ extension NetworkClient {
         let downloaded = reporter?.deliveringFirst(transferred) ?? transferred
         // Removed before the failure is seen, whatever ends the download.
         let cleaned = downloaded.mapResultInline { result in
-            if case .failure = result { DownloadFiles.remove(temporary) }
+            if case .failure = result { temporary.remove() }
             return try result.get()
         }
-        cleaned.onCancel { DownloadFiles.remove(temporary) }
+        cleaned.onCancel { temporary.remove() }
         return cleaned
     }
 }

@@ -14,6 +14,15 @@ public struct TransferRequest: Sendable {
     /// Where to write the response body (created or truncated); the response's `body` is
     /// then empty. `nil` keeps the body in memory.
     public var responseBodyFile: URL?
+    /// An open descriptor on ``responseBodyFile`` to write the body through instead of
+    /// opening the path: truncate it to zero bytes (which also moves its offset to 0), then
+    /// write. The transfer owns it: close it when done, or let it close itself when released.
+    ///
+    /// ``NetworkClient`` sets it for downloads, so that a file swapped in at the temporary
+    /// path by someone who can write to the directory is never opened or written. The
+    /// built-in transports use it; a transport that only knows ``responseBodyFile`` still
+    /// works, opening the path.
+    public var responseBodyHandle: FileHandle?
     /// Told how many bytes went out and came in so far; called on the transport's threads,
     /// possibly often, so it must return quickly.
     public var progress: (@Sendable (TransferReport) -> Void)?
@@ -21,17 +30,19 @@ public struct TransferRequest: Sendable {
     /// one stops the transfer and rejects with ``KringleError/responseTooLarge(_:limit:)``.
     public var limits: ResponseLimits
 
-    /// Creates a transfer request.
+    /// Creates a transfer request; every parameter but `request` is described on its property.
     public init(
         request: URLRequest,
         body: StreamedBody? = nil,
         responseBodyFile: URL? = nil,
+        responseBodyHandle: FileHandle? = nil,
         limits: ResponseLimits = .default,
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) {
         self.request = request
         self.body = body
         self.responseBodyFile = responseBodyFile
+        self.responseBodyHandle = responseBodyHandle
         self.limits = limits
         self.progress = progress
     }

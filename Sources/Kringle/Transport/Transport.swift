@@ -47,7 +47,8 @@ public protocol Transport: Sendable {
 
 extension Transport {
     /// Sends a transfer by buffering it in memory: the body is read whole, and the response
-    /// body is written to ``TransferRequest/responseBodyFile`` once it has arrived.
+    /// body is written through ``TransferRequest/responseBodyHandle`` (or else to
+    /// ``TransferRequest/responseBodyFile``) once it has arrived.
     ///
     /// This default keeps every adapter working; ``URLSessionTransport`` and ``CurlTransport``
     /// stream instead.
@@ -69,7 +70,16 @@ extension Transport {
                     expectedToReceive: Int64(response.body.count),
                     statusCode: response.statusCode
                 ))
-            if let file = transfer.responseBodyFile {
+            if let handle = transfer.responseBodyHandle {
+                do {
+                    try handle.truncate(atOffset: 0)
+                    try handle.write(contentsOf: response.body)
+                    try handle.close()
+                } catch {
+                    throw KringleError.file(transfer.responseBodyFile ?? URL(fileURLWithPath: "/"), underlying: error)
+                }
+                response.body = Data()
+            } else if let file = transfer.responseBodyFile {
                 do {
                     try response.body.write(to: file)
                 } catch {

@@ -96,8 +96,10 @@ public final class URLSessionTransport: Transport, ClientSending {
     }
 
     /// Streams the body from its file (a body of several pieces, such as a multipart form,
-    /// is first spooled to a temporary file: `InputStream` uploads are unreliable in
-    /// FoundationNetworking) and writes the response body to its file as it arrives.
+    /// is first spooled to a temporary file of mode 0600 in a directory of its own, mode
+    /// 0700: `InputStream` uploads are unreliable in FoundationNetworking) and writes the
+    /// response body to its file as it arrives, through
+    /// ``TransferRequest/responseBodyHandle`` when there is one.
     ///
     /// FoundationNetworking offers data tasks no backpressure of their own; the transport's
     /// delegate queue makes it wait while the body's chunks are not yet on disk, so the body
@@ -110,10 +112,14 @@ public final class URLSessionTransport: Transport, ClientSending {
         let sink: FileHandle?
         let task: URLSessionTask
         do {
-            sink = try transfer.responseBodyFile.map(Self.truncatedForWriting)
+            if let handle = transfer.responseBodyHandle {
+                sink = try Self.emptied(handle, file: transfer.responseBodyFile)
+            } else {
+                sink = try transfer.responseBodyFile.map(Self.truncatedForWriting)
+            }
             if let body = transfer.body {
                 let (file, isSpool) = try Self.file(holding: body)
-                spool = isSpool ? file : nil
+                spool = isSpool ? Self.spoolDirectory(of: file) : nil
                 task = delegateQueue.withoutPacing { session.uploadTask(with: request, fromFile: file) }
             } else {
                 task = delegateQueue.withoutPacing { session.dataTask(with: request) }
@@ -148,15 +154,24 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// if the caller removed it (after a cancellation), nothing is written.
     private static func truncatedForWriting(_ url: URL) throws -> FileHandle {
         do {
-            let handle = try FileHandle(forWritingTo: url)
-            try handle.truncate(atOffset: 0)
-            return handle
+            return try emptied(FileHandle(forWritingTo: url), file: url)
         } catch {
             throw KringleError.file(url, underlying: error)
         }
     }
 
-    /// A file with the body's bytes: its own file when it is one, else a spooled copy.
+    /// `handle` emptied, for writing from its start (``TransferRequest/responseBodyHandle``).
+    private static func emptied(_ handle: FileHandle, file: URL?) throws -> FileHandle {
+        do {
+            try handle.truncate(atOffset: 0)
+            return handle
+        } catch {
+            throw KringleError.file(file ?? URL(fileURLWithPath: "/"), underlying: error)
+        }
+    }
+
+    /// A file with the body's bytes: its own file when it is one, else a spooled copy (whose
+    /// directory is to be removed with it).
     private static func file(holding body: StreamedBody) throws -> (url: URL, isSpool: Bool) {
         if body.segments.count == 1, case .file(let url, let size) = body.segments[0] {
             // URLSession reads the file itself, so its size is checked here, once.
@@ -166,20 +181,6 @@ public final class URLSessionTransport: Transport, ClientSending {
             }
             return (url, false)
         }
-        let spool = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kringle-upload-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: spool.path, contents: nil) else {
-            throw KringleError.file(spool, underlying: CocoaError(.fileWriteUnknown))
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: spool)
-            defer { try? handle.close() }
-            var reader = body.makeReader()
-            while let chunk = try reader.read(upTo: 1 << 20) { try handle.write(contentsOf: chunk) }
-        } catch {
-            try? FileManager.default.removeItem(at: spool)
-            throw error
-        }
-        return (spool, true)
+        return (try spool(body, in: FileManager.default.temporaryDirectory), true)
     }
 }

@@ -23,7 +23,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var sent: Int64 = 0
         var received: Int64 = 0
         var progress: (@Sendable (TransferReport) -> Void)?
-        /// A spooled body file to delete once the task is over.
+        /// The directory of a spooled body file, to delete with it once the task is over.
         var spool: URL?
         var limits = ResponseLimits.default
         var crossedLimit: ResponseLimits.Limit?

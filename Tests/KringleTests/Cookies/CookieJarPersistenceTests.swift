@@ -81,6 +81,8 @@ struct CookieJarPersistenceTests {
         defer { TestSupport.remove(directory) }
         let file = directory.appendingPathComponent("cookies.json")
         try Data(content.utf8).write(to: file)
+        // Not writable by group or others, whatever the umask: this test is about the content.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         #expect {
             _ = try CookieJar(fileURL: file)
         } throws: { error in
