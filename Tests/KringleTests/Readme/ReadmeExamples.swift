@@ -262,7 +262,10 @@ enum ReadmeExamples {
 
     static func cookies() throws {
         var withCookies = NetworkClient.Configuration()
-        let cookiesFile = FileManager.default.temporaryDirectory.appendingPathComponent("cookies.json")
+        // Your user's own data directory (~/.local/share or $XDG_DATA_HOME on Linux), never /tmp.
+        let appData = try FileManager.default.url(
+            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        let cookiesFile = appData.appendingPathComponent("catapp-cookies.json")
         withCookies.cookieJar = try CookieJar(fileURL: cookiesFile)   // persistent: saved after changes
         let persistentClient = NetworkClient(configuration: withCookies)
 
