@@ -109,6 +109,18 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A readable account of a decoding error: what was wrong and where.
+    /// The response the error carries: that of an unacceptable status, an invalid response
+    /// or a failed decode; `nil` for the others.
+    public var response: Response<Data>? {
+        switch self {
+        case .unacceptableStatusCode(_, let response), .invalidResponse(let response, _),
+            .decodingFailed(_, let response):
+            return response
+        default:
+            return nil
+        }
+    }
+
     /// A URL as a description shows it: with the secrets of the client's redaction hidden
     /// (the error itself keeps the real URL). Errors that carry no response know only the
     /// defaults.

@@ -96,29 +96,38 @@ extension NetworkClient {
     /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry
     /// decision (6), which may start the next attempt.
     ///
-    /// - Parameter number: The attempt's number, from 1: the interceptors see it, and
-    ///   `maxRetryCount` caps it.
-    private func attempt(_ request: URLRequest, options: TransferOptions, number: Int) -> Promise<HTTPResponse> {
-        guard !configuration.interceptors.isEmpty else { return hops(request, options: options) }
+    /// - Parameters:
+    ///   - number: The attempt's number, from 1: the interceptors see it, and
+    ///     `maxRetryCount` caps it.
+    ///   - earlier: The exchanges of the attempts before, for the call's metrics.
+    private func attempt(
+        _ request: URLRequest, options: TransferOptions, number: Int, earlier: [RequestMetrics.Exchange] = []
+    ) -> Promise<HTTPResponse> {
+        guard !configuration.interceptors.isEmpty else {
+            return hops(request, options: options, attempt: number, earlier: earlier)
+        }
         let configuration = configuration
         return adapted(request).flatMapResultInline { adapted in
             let sent = try adapted.get()
             // 6. retry?
-            return self.hops(sent, options: options).recoverWith { error in
+            return self.hops(sent, options: options, attempt: number, earlier: earlier).recoverWith { error in
                 guard !error.isCancellation, configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
                     throw error
                 }
+                // An attempt that got an answer passes its exchanges on; one that got none
+                // (refused, timed out) has none to add.
+                let carried = (error as? KringleError)?.response?.metrics?.exchanges ?? earlier
                 return self.retryDecision(for: sent, dueTo: error, attempt: number).then { decision in
                     switch decision {
                     case .doNotRetry:
                         throw error
                     case .retry:
                         self.logRetry(sent, attempt: number, reason: error, delay: 0)
-                        return self.attempt(request, options: options, number: number + 1)
+                        return self.attempt(request, options: options, number: number + 1, earlier: carried)
                     case .retryAfter(let delay):
                         self.logRetry(sent, attempt: number, reason: error, delay: delay)
                         return Promise(()).delay(delay, clock: configuration.clock).then { _ in
-                            self.attempt(request, options: options, number: number + 1)
+                            self.attempt(request, options: options, number: number + 1, earlier: carried)
                         }
                     }
                 }
@@ -127,8 +136,12 @@ extension NetworkClient {
     }
 
     /// The hops of one attempt (3, 4), the final response validated (5).
-    private func hops(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        hop(request, options: options, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0)
+    private func hops(
+        _ request: URLRequest, options: TransferOptions, attempt: Int, earlier: [RequestMetrics.Exchange]
+    ) -> Promise<HTTPResponse> {
+        hop(
+            request, options: options, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0,
+            attempt: attempt, earlier: earlier)
     }
 
     /// 2. adapt: the request after every interceptor's `adapt`, in order.
@@ -156,11 +169,15 @@ extension NetworkClient {
     ///   - userCookie: The `Cookie` header the caller set, merged with the jar's on every hop
     ///     to the original origin.
     ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
+    ///   - attempt: The attempt the hop belongs to.
+    ///   - earlier: The call's exchanges before this hop, for its metrics.
     private func hop(
         _ request: URLRequest,
         options: TransferOptions,
         userCookie: String?,
-        redirectsFollowed: Int
+        redirectsFollowed: Int,
+        attempt: Int,
+        earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
         let configuration = configuration
         var sent = request
@@ -181,12 +198,14 @@ extension NetworkClient {
         logSent(sent)
         let start = configuration.logger == nil ? 0 : configuration.clock.uptimeNanoseconds
         return exchange(sent, options: options).flatMapResultInline { [sent] result in
-            let response: HTTPResponse
+            var response: HTTPResponse
             do {
                 response = try result.get()
             } catch PromiseError.timedOut {
                 throw KringleError.timedOut
             }
+            response.attempt = attempt
+            response.earlierExchanges = earlier
             self.logReceived(response, for: sent, since: start)
             configuration.cookieJar?.store(
                 setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url,
@@ -218,7 +237,9 @@ extension NetworkClient {
                 redirect.request,
                 options: redirect.carrying(options),
                 userCookie: redirect.keepsUserCookie ? userCookie : nil,
-                redirectsFollowed: redirectsFollowed + 1
+                redirectsFollowed: redirectsFollowed + 1,
+                attempt: attempt,
+                earlier: earlier + [response.exchange]
             )
         }
     }

@@ -16,6 +16,9 @@ public struct Response<Value: Sendable>: Sendable {
     public var body: Data
     /// The URL of the final response (after redirects).
     public var url: URL
+    /// Where the call's time went: every exchange, redirect hops and retries included, with
+    /// what its transport measured; `nil` for a response made by hand.
+    public var metrics: RequestMetrics?
     /// What a description of an error carrying this response hides: the client's.
     var redaction = Redaction.default
 
@@ -37,6 +40,12 @@ public struct Response<Value: Sendable>: Sendable {
         self.init(
             value: value, statusCode: response.statusCode, headers: response.headers, trailers: response.trailers,
             body: body, url: response.url)
+        metrics = response.callMetrics
+    }
+
+    /// The version of HTTP the final response came in, when its transport knows it.
+    public var httpVersion: HTTPVersion? {
+        metrics?.exchanges.last?.metrics?.httpVersion
     }
 }
 

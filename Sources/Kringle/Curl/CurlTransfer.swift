@@ -124,7 +124,8 @@ final class CurlTransfer {
                     headers: collector.headers,
                     trailers: collector.trailers,
                     body: collector.body,
-                    url: effectiveURL
+                    url: effectiveURL,
+                    metrics: easy.metrics(decodedBodyBytes: collector.decodedBytes)
                 ))
         case KCURLE_OPERATION_TIMEDOUT:
             return .failure(KringleError.timedOut)

@@ -123,7 +123,8 @@ final class ResponseCollector {
     var easy: EasyHandle?
     /// The bound the body crossed, which stopped the transfer.
     private(set) var crossedLimit: ResponseLimits.Limit?
-    private var decodedBytes: Int64 = 0
+    /// Body bytes received after decoding.
+    private(set) var decodedBytes: Int64 = 0
 
     /// Takes body bytes from curl (decoded): into the file when there is one, else into
     /// ``body``. Returns `false`, which stops the transfer, when they cross a bound or the

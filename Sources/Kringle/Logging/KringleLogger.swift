@@ -23,24 +23,30 @@ public protocol KringleLogger: Sendable {
 public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// A request (one attempt, one redirect hop) went to the transport.
     case requestSent(method: String, url: URL, headers: HTTPHeaders)
-    /// A response arrived for it.
+    /// A response arrived for it, with what the transport measured of the exchange (see
+    /// ``TransferMetrics``).
     case responseReceived(
-        method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)
+        method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders,
+        metrics: TransferMetrics?)
     /// An attempt failed and will be retried after `delay` seconds.
     case retry(method: String, url: URL, attempt: Int, reason: any Error, delay: TimeInterval)
     /// A call failed for good (cancellation included).
     case failure(method: String, url: URL, error: any Error)
 
     /// The event on one line, such as
-    /// `← 200 GET https://cats.example/cuddle (12.3 ms, 42 bytes)`.
+    /// `← 200 GET https://cats.example/cuddle (12.3 ms, 42 bytes, HTTP/2)`: for a response the
+    /// time is the client's from sending to the response, and the version is the transport's
+    /// when it knows it.
     public var description: String {
         switch self {
         case .requestSent(let method, let url, let headers):
             let shown = headers.fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
             return "→ \(method) \(url.absoluteString)" + (shown.isEmpty ? "" : " [\(shown)]")
-        case .responseReceived(let method, let url, let status, let duration, let size, _):
+        case .responseReceived(let method, let url, let status, let duration, let size, _, let metrics):
+            let version = metrics?.httpVersion.map { ", \($0)" } ?? ""
             return String(
-                format: "← %d %@ %@ (%.1f ms, %d bytes)", status, method, url.absoluteString, duration * 1000, size)
+                format: "← %d %@ %@ (%.1f ms, %d bytes%@)", status, method, url.absoluteString, duration * 1000, size,
+                version)
         case .retry(let method, let url, let attempt, let reason, let delay):
             return String(
                 format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt,

@@ -34,7 +34,8 @@ extension NetworkClient {
                 statusCode: response.statusCode,
                 duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
                 bodySize: response.body.count,
-                headers: configuration.redaction.redacting(response.headers)
+                headers: configuration.redaction.redacting(response.headers),
+                metrics: response.metrics
             ))
     }
 

@@ -16,16 +16,53 @@ public struct HTTPResponse: Sendable, Hashable {
     public var body: Data
     /// The URL that answered.
     public var url: URL
+    /// Where the exchange's time went, when the transport measures it.
+    public var metrics: TransferMetrics?
+    /// The exchanges of the same call before this one (redirect hops, earlier attempts),
+    /// which the client carries along for ``Response/metrics``. Not part of equality.
+    var earlierExchanges: [RequestMetrics.Exchange] = []
+    /// The attempt of its call the exchange belonged to, from 1 (the client sets it).
+    var attempt = 1
 
     /// Creates a response.
     public init(
         statusCode: Int, headers: HTTPHeaders = HTTPHeaders(), trailers: HTTPHeaders = HTTPHeaders(),
-        body: Data = Data(), url: URL
+        body: Data = Data(), url: URL, metrics: TransferMetrics? = nil
     ) {
         self.statusCode = statusCode
         self.headers = headers
         self.trailers = trailers
         self.body = body
         self.url = url
+        self.metrics = metrics
+    }
+
+    /// The version of HTTP the response came in, when the transport knows it.
+    public var httpVersion: HTTPVersion? {
+        metrics?.httpVersion
+    }
+
+    /// Whether two responses are the same: status, fields, body, URL and metrics.
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.statusCode == rhs.statusCode && lhs.headers == rhs.headers && lhs.trailers == rhs.trailers
+            && lhs.body == rhs.body && lhs.url == rhs.url && lhs.metrics == rhs.metrics
+    }
+
+    /// Hashes the status, headers, body and URL.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(url)
+    }
+
+    /// This exchange as the call's metrics list it.
+    var exchange: RequestMetrics.Exchange {
+        RequestMetrics.Exchange(attempt: attempt, url: url, statusCode: statusCode, metrics: metrics)
+    }
+
+    /// The metrics of the whole call this response ends.
+    var callMetrics: RequestMetrics {
+        RequestMetrics(exchanges: earlierExchanges + [exchange])
     }
 }

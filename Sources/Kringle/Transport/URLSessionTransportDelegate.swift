@@ -27,6 +27,25 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var spool: URL?
         var limits = ResponseLimits.default
         var crossedLimit: ResponseLimits.Limit?
+        /// When the task was registered, for the metrics the transport times itself.
+        let start = Date()
+        let startUptime = DispatchTime.now().uptimeNanoseconds
+        var headUptime: UInt64?
+        /// What URLSession measured itself, where it does (Apple platforms).
+        var collected: TransferMetrics?
+
+        /// The metrics of the finished exchange: URLSession's own where it gave them, else
+        /// the moments this delegate saw.
+        var metrics: TransferMetrics {
+            if var collected {
+                collected.decodedBodyBytes = received
+                return collected
+            }
+            let seconds = { (uptime: UInt64) in TimeInterval(uptime &- self.startUptime) / 1e9 }
+            return TransferMetrics(
+                start: start, total: seconds(DispatchTime.now().uptimeNanoseconds),
+                firstResponseByte: headUptime.map(seconds), decodedBodyBytes: received)
+        }
 
         init(promise: Promise<HTTPResponse>) {
             self.promise = promise
@@ -121,6 +140,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             guard let transfer = transfers[dataTask.taskIdentifier] else { return nil }
             let response = response as? HTTPURLResponse
             transfer.response = response
+            transfer.headUptime = DispatchTime.now().uptimeNanoseconds
             // A body of a known length without a content coding crosses a bound before a
             // byte of it arrives.
             guard let response, response.expectedContentLength > 0,
@@ -227,9 +247,46 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 statusCode: response.statusCode,
                 headers: FoldedHeaders.unfold(response.allHeaderFields),
                 body: transfer.body,
-                url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
+                url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/"),
+                metrics: transfer.metrics
             ))
     }
+
+    #if !canImport(FoundationNetworking)
+    // Apple platforms deliver the task's metrics before its completion.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        guard let last = metrics.transactionMetrics.last else { return }
+        let collected = Self.transferMetrics(of: last, total: metrics.taskInterval.duration)
+        transfers.withLock { $0[task.taskIdentifier]?.collected = collected }
+    }
+
+    /// One transaction's metrics as Kringle reports them: moments as durations from its
+    /// fetch start.
+    private static func transferMetrics(of transaction: URLSessionTaskTransactionMetrics, total: TimeInterval)
+        -> TransferMetrics
+    {
+        let start = transaction.fetchStartDate ?? Date()
+        let since = { (date: Date?) in date.map { $0.timeIntervalSince(start) } }
+        let version: HTTPVersion? =
+            switch transaction.networkProtocolName {
+            case "http/1.0": .http1_0
+            case "http/1.1": .http1_1
+            case "h2": .http2
+            case "h3": .http3
+            default: nil
+            }
+        return TransferMetrics(
+            start: start, total: since(transaction.responseEndDate) ?? total,
+            domainLookup: since(transaction.domainLookupEndDate), connect: since(transaction.connectEndDate),
+            secureConnect: since(transaction.secureConnectionEndDate), requestSent: since(transaction.requestEndDate),
+            firstResponseByte: since(transaction.responseStartDate),
+            requestBytes: transaction.countOfRequestHeaderBytesSent + transaction.countOfRequestBodyBytesSent,
+            responseBytes: transaction.countOfResponseHeaderBytesReceived
+                + transaction.countOfResponseBodyBytesReceived,
+            httpVersion: version, remoteAddress: transaction.remoteAddress, remotePort: transaction.remotePort,
+            reusedConnection: transaction.isReusedConnection)
+    }
+    #endif
 
     private static func isCancellation(_ error: any Error) -> Bool {
         [.cancelled, .userCancelledAuthentication].contains((error as? URLError)?.code)

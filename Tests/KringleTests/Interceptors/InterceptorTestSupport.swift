@@ -68,7 +68,7 @@ final class InterceptorEventLog: KringleLogger {
         [(method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders)]
     {
         events.compactMap { event in
-            if case .responseReceived(let method, let url, let status, let duration, let size, let headers) = event {
+            if case .responseReceived(let method, let url, let status, let duration, let size, let headers, _) = event {
                 return (method, url, status, duration, size, headers)
             }
             return nil

@@ -152,7 +152,7 @@ struct InterceptorLoggingTests {
         let kinds = log.events.map { event -> String in
             switch event {
             case .requestSent: return "sent"
-            case .responseReceived(_, _, let status, _, _, _): return "received \(status)"
+            case .responseReceived(_, _, let status, _, _, _, _): return "received \(status)"
             case .retry: return "retry"
             case .failure: return "failure"
             }
