@@ -27,7 +27,7 @@ enum PercentEncoding {
     /// digits is an escape already there (from ``Swift/DefaultStringInterpolation/appendInterpolation(pathSegment:)``,
     /// say) and is kept, any other `%` is encoded.
     static func path(_ string: String) -> String {
-        guard string.contains("%") else {
+        guard string.utf8.contains(UInt8(ascii: "%")) else {
             return string.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
         }
         var result = ""
