@@ -106,6 +106,16 @@ enum ReadmeExamples {
         _ = authorised
     }
 
+    static func metrics(client: NetworkClient) {
+        client.request(.get, CatEndpoint.cuddle, as: Cat.self)
+            .done { response in
+                guard let metrics = response.metrics, let last = metrics.exchanges.last?.metrics else { return }
+                print("\(metrics.exchanges.count) exchanges, \(metrics.retries) retries")
+                print("first byte after \(last.firstResponseByte ?? 0) s of \(last.total) s over \(last.httpVersion?.description ?? "?")")
+                print("connection reused: \(last.reusedConnection ?? false)")
+            }
+    }
+
     static func logging(client: NetworkClient) {
         let verbose = client.newClient(withLogger: PrintLogger())
         _ = verbose
