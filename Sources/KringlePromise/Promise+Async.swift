@@ -41,6 +41,8 @@ extension Promise {
                     let made = Claim { continuation.resume() }
                     claim = made
                     register(made)
+                    // An offer made but not taken by then is moot: the promise settled, so
+                    // its job would do nothing.
                     observeInline { _ in _ = made.close() }
                 }
                 claim?.take()?.run()

@@ -30,8 +30,9 @@ extension Promise {
         while isPending, helped.contains(where: { $0.runOne() }) {}
         let wakeUp = DispatchSemaphore(value: 0)
         // The job that settles this promise may be handed to this thread (see `Claim`).
+        // Not with a time-out: the job may outlast it.
         let claim = Claim { wakeUp.signal() }
-        register(claim)
+        if timeout == nil { register(claim) }
         observeInline { _ in wakeUp.signal() }
         defer { claim.close()?.dispatch() }
         try JobQueue.whileWaking(wakeUp, on: helped) {

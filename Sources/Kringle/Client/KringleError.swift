@@ -108,7 +108,6 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A readable account of a decoding error: what was wrong and where.
     /// The response the error carries: that of an unacceptable status, an invalid response
     /// or a failed decode; `nil` for the others.
     public var response: Response<Data>? {
@@ -138,6 +137,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         return "\(nsError.domain) \(nsError.code): \(reason)\(url)"
     }
 
+    /// A readable account of a decoding error: what was wrong and where.
     static func describe(_ error: DecodingError) -> String {
         switch error {
         case .typeMismatch(let type, let context):

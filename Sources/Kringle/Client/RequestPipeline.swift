@@ -63,9 +63,15 @@ extension NetworkClient {
         let configuration = configuration
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders.
+        // A download's last step moves (or appends) a file, which may take long: never the
+        // consumer's.
+        let toFile = options.responseBodyFile != nil
+        let isSmall: @Sendable (HTTPResponse) -> Bool = { response in
+            !toFile && response.body.count <= Self.consumerDecodeLimit
+        }
         let decoded = attempt(request, options: options, number: 1).mapSuccess(
             on: Self.codingQueue,
-            consumerMayRun: { $0.body.count <= Self.consumerDecodeLimit },
+            consumerMayRun: isSmall,
             { response in try output(response, configuration) }
         )
         guard configuration.logger != nil else { return decoded }
@@ -87,8 +93,8 @@ extension NetworkClient {
     /// request.
     static var codingQueue: DispatchQueue { .promises }
 
-    /// The largest body that a caller blocked in `wait()` or awaiting `value` decodes itself
-    /// rather than on the coding queue: one thread wake-up less per request, and a decode
+    /// The largest body that a caller blocked in `wait()` (without a time-out) or awaiting
+    /// `value` decodes itself rather than on the coding queue (a download never is): one thread wake-up less per request, and a decode
     /// this small (well under a millisecond) never holds up the caller's cancellation or
     /// time-out noticeably.
     static let consumerDecodeLimit = 64 * 1024

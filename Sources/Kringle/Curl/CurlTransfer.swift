@@ -60,6 +60,7 @@ final class CurlTransfer {
         }
         collector.limits = submission.limits
         collector.easy = easy
+        collector.expectsNoBody = submission.plan.method == .head
         let plan = submission.plan
         try easy.attachErrorBuffer()
         // Signals are process-wide and this is one thread among many: curl must not use

@@ -94,7 +94,10 @@ final class ResponseCollector {
     /// The bound that a body of the announced length, sent without a content coding, will
     /// cross: known before a byte of it arrives.
     private func limitCrossedInAdvance() -> ResponseLimits.Limit? {
-        guard let length = contentLength, length > Self.smallestReservation,
+        // No body follows a HEAD, a 1xx, a 204 or a 304, whatever Content-Length says
+        // (RFC 9110 §6.4.1, §8.6).
+        guard !expectsNoBody, let status = easy?.responseCode, status >= 200, status != 204, status != 304,
+            let length = contentLength, length > Self.smallestReservation,
             !fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
         else { return nil }
         return limits.crossedInAdvance(contentLength: Int64(length), toFile: sink != nil)
@@ -118,6 +121,9 @@ final class ResponseCollector {
 
     /// The bounds the body must stay within.
     var limits = ResponseLimits.default
+    /// Whether the request was a HEAD, whose response has no body whatever its
+    /// `Content-Length` says (RFC 9110 §9.3.2).
+    var expectsNoBody = false
     /// The transfer's handle, which knows the body bytes received so far as sent (before
     /// decoding), for the ratio bound.
     var easy: EasyHandle?

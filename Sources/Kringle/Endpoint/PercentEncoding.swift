@@ -24,26 +24,38 @@ enum PercentEncoding {
     }
 
     /// A path with what may not appear in one percent-encoded; `%` followed by two hex
-    /// digits is an escape already there (from ``Swift/DefaultStringInterpolation/appendInterpolation(pathSegment:)``,
-    /// say) and is kept, any other `%` is encoded.
+    /// digits is an escape already there (from `\(pathSegment:)`, say) and is kept, any
+    /// other `%` is encoded. Byte by byte: what follows an escape is encoded on its own.
     static func path(_ string: String) -> String {
         guard string.utf8.contains(UInt8(ascii: "%")) else {
             return string.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
         }
+        let bytes = Array(string.utf8)
         var result = ""
-        var rest = Substring(string)
-        while let percent = rest.firstIndex(of: "%") {
-            result += rest[..<percent].addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
-            let after = rest[rest.index(after: percent)...]
-            if after.utf8.count >= 2, after.utf8.prefix(2).allSatisfy(isHexDigit) {
-                result += "%" + after.prefix(2)
-                rest = after.dropFirst(2)
+        var pieceStart = 0
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "%") else {
+                index += 1
+                continue
+            }
+            result += encodedPath(bytes[pieceStart..<index])
+            if index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
+                result += String(decoding: bytes[index...(index + 2)], as: UTF8.self)
+                index += 3
             } else {
                 result += "%25"
-                rest = after
+                index += 1
             }
+            pieceStart = index
         }
-        return result + (rest.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? "")
+        return result + encodedPath(bytes[pieceStart..<bytes.count])
+    }
+
+    /// `bytes`, which hold no `%` and begin and end on character boundaries of the UTF-8
+    /// they came from, with what a path may not hold percent-encoded.
+    private static func encodedPath(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self).addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? ""
     }
 
     /// One path segment, for a value that came from a user: everything but unreserved

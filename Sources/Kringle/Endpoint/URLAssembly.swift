@@ -54,39 +54,53 @@ enum URLAssembly {
         return URL(string: text)
     }
 
-    /// The query items percent-encoded strictly and joined with `&`.
     /// Throws when a segment of `path` is `.` or `..`, plainly or percent-encoded: a value
     /// such as `"../../admin"` interpolated into a path would otherwise let the server (or
     /// libcurl, which removes dot segments, RFC 3986 §5.2.4) reach another resource.
-    /// Byte by byte, as it runs for every request.
+    /// Segments end at `/`, and also at `\`, `%2F` and `%5C`, which some servers decode or
+    /// take for a separator before they route. Byte by byte, as it runs for every request.
     private static func rejectDotSegments(in path: String) throws {
-        let bytes = path.utf8
-        var segmentStart = bytes.startIndex
-        while segmentStart <= bytes.endIndex {
-            let segmentEnd = bytes[segmentStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-            if isDotSegment(bytes[segmentStart..<segmentEnd]) {
+        let bytes = Array(path.utf8)
+        var segmentStart = 0
+        var index = 0
+        while index <= bytes.count {
+            let separator = separatorLength(in: bytes, at: index)
+            guard index == bytes.count || separator > 0 else {
+                index += 1
+                continue
+            }
+            if isDotSegment(bytes[segmentStart..<index]) {
                 throw KringleError.invalidRequest(
-                    "The path \"\(path)\" has a \"\(String(decoding: bytes[segmentStart..<segmentEnd], as: UTF8.self))\" "
+                    "The path \"\(path)\" has a \"\(String(decoding: bytes[segmentStart..<index], as: UTF8.self))\" "
                         + "segment, which would reach another resource; interpolate values from users with "
                         + "\\(pathSegment:).")
             }
-            guard segmentEnd < bytes.endIndex else { break }
-            segmentStart = bytes.index(after: segmentEnd)
+            index += max(separator, 1)
+            segmentStart = index
         }
     }
 
+    /// The length of the separator at `index` (`/`, `\`, `%2F` or `%5C`), or 0.
+    private static func separatorLength(in bytes: [UInt8], at index: Int) -> Int {
+        guard index < bytes.count else { return 0 }
+        if bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "\\") { return 1 }
+        guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count else { return 0 }
+        let escape = (bytes[index + 1], bytes[index + 2] | 0x20)
+        return escape == (UInt8(ascii: "2"), UInt8(ascii: "f")) || escape == (UInt8(ascii: "5"), UInt8(ascii: "c"))
+            ? 3 : 0
+    }
+
     /// Whether `segment` is one or two dots, each either `.` or `%2E` (either case).
-    private static func isDotSegment(_ segment: Substring.UTF8View) -> Bool {
+    private static func isDotSegment(_ segment: ArraySlice<UInt8>) -> Bool {
         var dots = 0
         var index = segment.startIndex
         while index < segment.endIndex {
             if segment[index] == UInt8(ascii: ".") {
-                index = segment.index(after: index)
-            } else if segment[index] == UInt8(ascii: "%"), segment.distance(from: index, to: segment.endIndex) >= 3,
-                segment[segment.index(index, offsetBy: 1)] == UInt8(ascii: "2"),
-                segment[segment.index(index, offsetBy: 2)] | 0x20 == UInt8(ascii: "e")
+                index += 1
+            } else if segment[index] == UInt8(ascii: "%"), segment.endIndex - index >= 3,
+                segment[index + 1] == UInt8(ascii: "2"), segment[index + 2] | 0x20 == UInt8(ascii: "e")
             {
-                index = segment.index(index, offsetBy: 3)
+                index += 3
             } else {
                 return false
             }
@@ -96,6 +110,7 @@ enum URLAssembly {
         return dots > 0
     }
 
+    /// The query items percent-encoded strictly and joined with `&`.
     private static func query(_ items: [URLQueryItem]) -> String {
         items.map { item in
             let name = PercentEncoding.queryComponent(item.name)

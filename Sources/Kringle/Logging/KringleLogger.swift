@@ -4,8 +4,7 @@ import Foundation
 ///
 /// Secrets are redacted before an event is made: secret headers, secret query items and URL
 /// passwords (see ``Redaction`` and ``NetworkClient/Configuration-swift.struct/redaction``).
-/// ``PrintLogger`` prints
-/// events; an adapter to swift-log, or to anything else, is a few lines:
+/// ``PrintLogger`` prints events; an adapter to swift-log, or to anything else, is a few lines:
 /// ```swift
 /// struct SwiftLogAdapter: KringleLogger {
 ///     let logger: Logger   // import Logging

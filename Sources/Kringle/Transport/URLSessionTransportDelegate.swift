@@ -143,7 +143,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             transfer.headUptime = DispatchTime.now().uptimeNanoseconds
             // A body of a known length without a content coding crosses a bound before a
             // byte of it arrives.
-            guard let response, response.expectedContentLength > 0,
+            // No body follows a HEAD, a 204 or a 304, whatever Content-Length says
+            // (RFC 9110 §6.4.1, §8.6).
+            guard let response, response.expectedContentLength > 0, dataTask.originalRequest?.httpMethod != "HEAD",
+                response.statusCode != 204, response.statusCode != 304,
                 response.value(forHTTPHeaderField: "Content-Encoding") == nil,
                 let crossed = transfer.limits.crossedInAdvance(
                     contentLength: response.expectedContentLength, toFile: transfer.sink != nil)

@@ -132,7 +132,11 @@ struct RequestValidationTests {
 struct PathSafetyTests {
     @Test(
         "a path with a dot segment, plain or percent-encoded, is rejected",
-        arguments: ["/cats/../../admin/pet", "/cats/./pet", "/cats/%2e%2E/admin", "/cats/.%2e", "/..", "../x"])
+        arguments: [
+            "/cats/../../admin/pet", "/cats/./pet", "/cats/%2e%2E/admin", "/cats/.%2e", "/..", "../x",
+            // Escaped separators, which some servers decode before they route.
+            "/cats/x%2F..%2Fadmin", "/cats/a%5c..%5Cb", "/cats/..\\admin",
+        ])
     func dotSegments(path: String) async throws {
         let transport = StubTransport()
         transport.stub { _ in .init(status: 200) }
@@ -183,6 +187,10 @@ struct PathSafetyTests {
                 "/100%25%20cat"))
         #expect(try URLAssembly.url(base: stubBase, path: "/a%2Fb", queryItems: []).absoluteString.hasSuffix("/a%2Fb"))
         #expect(try URLAssembly.url(base: stubBase, path: "/a%zz", queryItems: []).absoluteString.hasSuffix("/a%25zz"))
+        // What follows an escape is encoded on its own, a combining mark included.
+        #expect(
+            try URLAssembly.url(base: stubBase, path: "/%41\u{301}", queryItems: []).absoluteString.hasSuffix(
+                "/%41%CC%81"))
     }
 }
 

@@ -53,6 +53,18 @@ struct ResponseLimitTests {
         #expect(try await roomy.get(server.clientEndpoint("/big"), as: Data.self).valueWithin() == big)
     }
 
+    @Test(
+        "a HEAD, whose Content-Length announces a body that never comes, is not refused",
+        arguments: TransportUnderTest.allCases)
+    func head(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in .data(Data(count: 3_000_000)) }
+        defer { server.shutdown() }
+        let client = Self.client(transport, ResponseLimits(maximumBodyBytes: 1_000_000))
+        let response = try await client.request(.head, server.clientEndpoint("/big"), as: Data.self).valueWithin()
+        #expect(response.statusCode == 200 && response.body.isEmpty)
+        #expect(response.headers["Content-Length"] == "3000000")
+    }
+
     @Test("a gzip bomb stops at the decompression ratio", arguments: TransportUnderTest.allCases)
     func decompressionRatio(_ transport: TransportUnderTest) async throws {
         try #require(!Self.bomb.isEmpty, "fixture missing")
