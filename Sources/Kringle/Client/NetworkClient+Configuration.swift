@@ -50,7 +50,7 @@ extension NetworkClient {
         public var clock: any KringleClock = SystemClock()
         /// What log events, error descriptions and `curlDescription` never show: secret
         /// headers, secret query items and URL passwords. The defaults always apply; add
-        /// names with `redaction.additionalHeaders` and `redaction.additionalQueryItems`.
+        /// names with `redaction.additionalHeaderNames` and `redaction.additionalQueryItemNames`.
         public var redaction = Redaction()
         /// How much a response may cost: bytes in memory, bytes written by a download, bytes
         /// of an error's body kept, and the decompression ratio. Both transports stop a

@@ -11,8 +11,8 @@ import FoundationNetworking
 /// The defaults are always redacted; what you configure comes on top of them:
 /// ```swift
 /// var configuration = NetworkClient.Configuration()
-/// configuration.redaction.additionalHeaders.insert("X-API-Key")
-/// configuration.redaction.additionalQueryItems.insert("session")
+/// configuration.redaction.additionalHeaderNames.insert("X-API-Key")
+/// configuration.redaction.additionalQueryItemNames.insert("session")
 /// // Logged as https://cats.example/cats?api_key=***&session=***&page=2
 /// ```
 public struct Redaction: Sendable, Equatable {
@@ -33,63 +33,88 @@ public struct Redaction: Sendable, Equatable {
     public static let `default` = Redaction()
 
     /// Nothing at all: every secret shown. For debugging on your own machine only.
-    public static let nothing = Redaction(includesDefaults: false)
+    public static let disabled = Redaction(includesDefaults: false)
 
     /// Header names (case-insensitive) redacted on top of ``defaultHeaders``.
-    public var additionalHeaders: Set<String>
+    public var additionalHeaderNames: Set<String>
     /// Query item names (case-insensitive) redacted on top of ``defaultQueryItems``.
-    public var additionalQueryItems: Set<String>
+    public var additionalQueryItemNames: Set<String>
     private let includesDefaults: Bool
 
     /// The defaults plus the names given.
-    public init(additionalHeaders: Set<String> = [], additionalQueryItems: Set<String> = []) {
+    public init(additionalHeaderNames: Set<String> = [], additionalQueryItemNames: Set<String> = []) {
         self.init(
-            additionalHeaders: additionalHeaders, additionalQueryItems: additionalQueryItems, includesDefaults: true)
+            additionalHeaderNames: additionalHeaderNames, additionalQueryItemNames: additionalQueryItemNames,
+            includesDefaults: true)
     }
 
-    private init(additionalHeaders: Set<String> = [], additionalQueryItems: Set<String> = [], includesDefaults: Bool) {
-        self.additionalHeaders = additionalHeaders
-        self.additionalQueryItems = additionalQueryItems
+    private init(
+        additionalHeaderNames: Set<String> = [], additionalQueryItemNames: Set<String> = [], includesDefaults: Bool
+    ) {
+        self.additionalHeaderNames = additionalHeaderNames
+        self.additionalQueryItemNames = additionalQueryItemNames
         self.includesDefaults = includesDefaults
     }
 
     /// Every header name redacted, lower-cased.
     var headerNames: Set<String> {
-        Self.lowercased((includesDefaults ? Self.defaultHeaders : []).union(additionalHeaders))
+        Self.lowercased((includesDefaults ? Self.defaultHeaders : []).union(additionalHeaderNames))
     }
 
     /// Every query item name redacted, lower-cased.
     var queryItemNames: Set<String> {
-        Self.lowercased((includesDefaults ? Self.defaultQueryItems : []).union(additionalQueryItems))
+        Self.lowercased((includesDefaults ? Self.defaultQueryItems : []).union(additionalQueryItemNames))
     }
 
-    /// `headers` with the values of redacted names replaced by `<redacted>`.
+    /// `headers` with the values of redacted names replaced by `<redacted>`, and the URLs
+    /// in `Location`, `Content-Location` and `Referer` redacted as ``redacting(_:)-(URL)``
+    /// does (a redirect to `…/callback?access_token=…` is a secret too).
     public func redacting(_ headers: HTTPHeaders) -> HTTPHeaders {
         let names = headerNames
-        guard !names.isEmpty else { return headers }
+        guard !names.isEmpty || includesDefaults else { return headers }
         return HTTPHeaders(
             headers.fields.map { field in
-                (field.name, names.contains(field.name.lowercased()) ? "<redacted>" : field.value)
+                let name = field.name.lowercased()
+                if names.contains(name) { return (field.name, "<redacted>") }
+                guard Self.urlHeaders.contains(name), let url = URL(string: field.value) else {
+                    return (field.name, field.value)
+                }
+                return (field.name, redacting(url).absoluteString)
             })
     }
 
-    /// `url` with the values of redacted query items and the password of its user info
-    /// replaced by `***`.
+    /// Headers whose value is a URL (RFC 9110 §10.2.2, §8.7; §10.1.3).
+    private static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
+
+    /// `url` with the values of redacted query items and its user info (the password, or a
+    /// user name alone, which is often a token) replaced by `***`. A URL that cannot be taken
+    /// apart is shown as its scheme and host alone, never as it is.
     public func redacting(_ url: URL) -> URL {
         let names = queryItemNames
         guard includesDefaults || !names.isEmpty,
-            url.query != nil || url.password != nil,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            url.query != nil || url.user != nil || url.password != nil
         else { return url }
-        if includesDefaults, components.percentEncodedPassword != nil {
-            components.percentEncodedPassword = "***"
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return Self.masked(url)
+        }
+        if includesDefaults {
+            if components.percentEncodedPassword != nil {
+                components.percentEncodedPassword = "***"
+            } else if components.percentEncodedUser != nil {
+                components.percentEncodedUser = "***"
+            }
         }
         components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in
             let name = item.name.removingPercentEncoding ?? item.name
             guard item.value != nil, names.contains(name.lowercased()) else { return item }
             return URLQueryItem(name: item.name, value: "***")
         }
-        return components.url ?? url
+        return components.url ?? Self.masked(url)
+    }
+
+    /// Scheme and host, the rest replaced by `***`.
+    private static func masked(_ url: URL) -> URL {
+        URL(string: "\(url.scheme ?? "unknown")://\(url.host ?? "unknown")/***") ?? URL(fileURLWithPath: "/***")
     }
 
     private static func lowercased(_ names: Set<String>) -> Set<String> {

@@ -65,14 +65,14 @@ struct CurlDescriptionTests {
                     + "-H 'Proxy-Authorization: <redacted>' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
             InterceptorCurlCase(
                 label: "nothing redacted when asked", method: "DELETE", url: "https://cats.example/cats/1",
-                headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redaction: .nothing,
+                headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redaction: .disabled,
                 expected:
                     "curl -X 'DELETE' 'https://cats.example/cats/1' -H 'Authorization: Bearer abc' -H 'Cookie: s=1'"),
             InterceptorCurlCase(
                 label: "names added to the defaults, case-insensitive", method: "GET",
                 url: "https://cats.example/?Session=s1&page=2",
                 headers: ["X-Api-Key": "k", "Authorization": "a"],
-                redaction: Redaction(additionalHeaders: ["x-api-key"], additionalQueryItems: ["session"]),
+                redaction: Redaction(additionalHeaderNames: ["x-api-key"], additionalQueryItemNames: ["session"]),
                 expected:
                     "curl 'https://cats.example/?Session=***&page=2' -H 'Authorization: <redacted>' -H 'X-Api-Key: <redacted>'"
             ),
@@ -126,7 +126,7 @@ struct CurlDescriptionTests {
         }
 
         let result = try await interceptorRunShell(
-            request.curlDescription(redacting: .nothing, includingBody: true) + " --silent --show-error --max-time 10")
+            request.curlDescription(redacting: .disabled, includingBody: true) + " --silent --show-error --max-time 10")
         #expect(result.status == 0 && !result.timedOut, "\(result.text)")
         let seen = try #require(received.value.first)
         #expect(received.value.count == 1)

@@ -66,14 +66,14 @@ struct InterceptorLoggingTests {
         #expect(received.value.last?.header("Cookie") == "session=s3cr3t-cookie")
     }
 
-    @Test("redaction.additionalHeaders adds to the defaults, case-insensitively")
+    @Test("redaction.additionalHeaderNames adds to the defaults, case-insensitively")
     func configurableRedaction() async throws {
         let transport = StubTransport()
         transport.stub(
             .get, "/thing", with: .init(status: 200, headers: ["x-secret-echo": "hidden", "Set-Cookie": "a=b"]))
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log) { configuration in
-            configuration.redaction.additionalHeaders = ["X-API-KEY", "X-Secret-Echo"]
+            configuration.redaction.additionalHeaderNames = ["X-API-KEY", "X-Secret-Echo"]
         }
         let endpoint = ClientTestEndpoint(
             baseURL: interceptorStubBase, path: "/thing",
@@ -96,7 +96,7 @@ struct InterceptorLoggingTests {
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log) { configuration in
             configuration.defaultQueryItems = [URLQueryItem(name: "apiKey", value: "s3cr3t-key")]
-            configuration.redaction.additionalQueryItems = ["session"]
+            configuration.redaction.additionalQueryItemNames = ["session"]
             configuration.maxRetryCount = 0
         }
         let base = try #require(URL(string: "https://ann:s3cr3t-pass@cats.example"))
