@@ -215,7 +215,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             return
         }
         if let error, !(transfer.response?.statusCode == 401 && Self.isCancellation(error)) {
-            transfer.promise.reject(Self.kringleError(for: error))
+            transfer.promise.reject(Self.kringleError(for: error, url: task.originalRequest?.url))
             return
         }
         guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
@@ -235,11 +235,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         [.cancelled, .userCancelledAuthentication].contains((error as? URLError)?.code)
     }
 
-    private static func kringleError(for error: any Error) -> any Error {
-        switch (error as? URLError)?.code {
-        case .timedOut?: return KringleError.timedOut
-        case .cancelled?: return PromiseError.cancelled
-        default: return KringleError.transport(error)
+    private static func kringleError(for error: any Error, url: URL?) -> any Error {
+        guard let urlError = error as? URLError else { return KringleError.transport(error) }
+        switch urlError.code {
+        case .timedOut: return KringleError.timedOut
+        case .cancelled: return PromiseError.cancelled
+        default:
+            if let failure = URLSessionTransport.tlsFailure(for: urlError) {
+                let failingURL = urlError.failingURL ?? url ?? URL(fileURLWithPath: "/")
+                return KringleError.tls(failingURL, failure, underlying: error)
+            }
+            return KringleError.transport(error)
         }
     }
 }
