@@ -27,6 +27,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var spool: URL?
         var limits = ResponseLimits.default
         var crossedLimit: ResponseLimits.Limit?
+        /// Why the transport's ``URLSessionTransport/ServerTrust`` refused the server, which
+        /// URLSession then reports only as a cancellation.
+        var trustFailure: TLSFailure?
 
         init(promise: Promise<HTTPResponse>) {
             self.promise = promise
@@ -45,9 +48,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     private let transfers = Locked<[Int: Transfer]>([:])
     private let queue: PacedDelegateQueue
+    private let serverTrust: URLSessionTransport.ServerTrust?
 
-    init(queue: PacedDelegateQueue) {
+    init(queue: PacedDelegateQueue, serverTrust: URLSessionTransport.ServerTrust? = nil) {
         self.queue = queue
+        self.serverTrust = serverTrust
     }
 
     func register(
@@ -102,6 +107,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security)
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            evaluateServerTrust(challenge, task: task, completionHandler: completionHandler)
+            return
+        }
+        #endif
         // Either answer may cancel the task, which waits for FoundationNetworking's queue.
         guard let refused = challenge.failureResponse as? HTTPURLResponse else {
             queue.withoutPacing { completionHandler(.performDefaultHandling, nil) }
@@ -110,6 +121,27 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         transfers.withLock { $0[task.taskIdentifier]?.response = refused }
         queue.withoutPacing { completionHandler(.cancelAuthenticationChallenge, nil) }
     }
+
+    #if canImport(Security)
+    /// Apple platforms: the transport's ``URLSessionTransport/ServerTrust`` decides, or the
+    /// system does when there is none.
+    private func evaluateServerTrust(
+        _ challenge: URLAuthenticationChallenge,
+        task: URLSessionTask,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let serverTrust, let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        if let failure = serverTrust.evaluate(trust, host: challenge.protectionSpace.host) {
+            transfers.withLock { $0[task.taskIdentifier]?.trustFailure = failure }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        } else {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        }
+    }
+    #endif
 
     func urlSession(
         _ session: URLSession,
@@ -208,6 +240,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let crossed = transfer.crossedLimit {
             let url = transfer.response?.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
             transfer.promise.reject(KringleError.responseTooLarge(url, limit: crossed))
+            return
+        }
+        if let failure = transfer.trustFailure {
+            let url = task.originalRequest?.url ?? URL(fileURLWithPath: "/")
+            transfer.promise.reject(
+                KringleError.tls(url, failure, underlying: error ?? URLError(.serverCertificateUntrusted)))
             return
         }
         if let sinkError = transfer.sinkError {
