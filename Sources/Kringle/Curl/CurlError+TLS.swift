@@ -21,6 +21,9 @@ extension CurlError {
         case Int(KCURLE_PEER_FAILED_VERIFICATION):
             return .verification(describedBy: message)
         case Int(KCURLE_SSL_CONNECT_ERROR), Int(KCURLE_SSL_CIPHER):
+            // A connection that broke during the handshake stays a transport error, which
+            // `RetryPolicy` may resend (`requestNeverCompleted`): the next try may succeed.
+            if Self.brokenConnectionWords.contains(where: message.lowercased().contains) { return nil }
             return .alert(describedBy: message) ?? .other
         case Int(KCURLE_SEND_ERROR), Int(KCURLE_RECV_ERROR):
             // Mostly a broken connection, which is not about TLS; an alert is.
@@ -31,6 +34,11 @@ extension CurlError {
             return nil
         }
     }
+
+    /// How OpenSSL and curl word a connection that ended under the handshake.
+    private static let brokenConnectionWords = [
+        "connection reset", "ssl_error_syscall", "unexpected eof", "broken pipe", "connection refused",
+    ]
 
     /// `CURLE_SSL_CLIENTCERT` (curl 7.73+): the TLS library reported the server's demand for a
     /// client certificate itself (Schannel, Secure Transport).

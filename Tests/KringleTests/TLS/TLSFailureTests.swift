@@ -48,6 +48,8 @@ import FoundationNetworking
         (98, "SSL Client Certificate required", .clientCertificateRequired),
         // Not about TLS: a broken connection stays a transport error.
         (56, "Recv failure: Connection reset by peer", nil),
+        (35, "OpenSSL SSL_connect: Connection reset by peer in connection to example.com:443", nil),
+        (35, "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to example.com:443", nil),
         (55, "Send failure: Broken pipe", nil),
         (7, "Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server", nil),
         (28, "Operation timed out after 1000 milliseconds", nil),
