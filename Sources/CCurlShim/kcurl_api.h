@@ -15,6 +15,14 @@ struct kcurl_slist {
     struct kcurl_slist *next;
 };
 
+/// curl.h: `struct curl_blob` (curl 7.71+), and CURL_BLOB_COPY.
+struct kcurl_blob {
+    void *data;
+    size_t len;
+    unsigned int flags;
+};
+enum { KCURL_BLOB_COPY = 1 };
+
 /// multi.h: `struct curl_waitfd` (curl_socket_t is int on every platform but Windows).
 struct kcurl_waitfd {
     int fd;

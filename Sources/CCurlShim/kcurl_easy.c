@@ -43,6 +43,11 @@ int kcurl_easy_setopt_seek(kcurl_easy *easy, kcurl_option option, kcurl_seek_cal
     return kcurl_api()->easy_setopt(easy, (int)option, value);
 }
 
+int kcurl_easy_setopt_blob(kcurl_easy *easy, kcurl_option option, const void *data, size_t length) {
+    struct kcurl_blob blob = {(void *)data, length, KCURL_BLOB_COPY};
+    return kcurl_api()->easy_setopt(easy, (int)option, &blob);
+}
+
 int kcurl_easy_getinfo_long(kcurl_easy *easy, kcurl_info info, long *value) {
     return kcurl_api()->easy_getinfo(easy, (int)info, value);
 }

@@ -84,6 +84,19 @@ typedef enum kcurl_option {
     KCURLOPT_PROXY_SSL_VERIFYHOST = 249,
     KCURLOPT_PROTOCOLS = 181,
     KCURLOPT_PROTOCOLS_STR = 10318,
+    // TLS: client certificates, versions, pinning, in-memory PEM (the _BLOB options are curl 7.71+,
+    // CAINFO_BLOB 7.77+; an older library answers CURLE_UNKNOWN_OPTION).
+    KCURLOPT_SSLCERT = 10025,
+    KCURLOPT_KEYPASSWD = 10026,
+    KCURLOPT_SSLVERSION = 32,
+    KCURLOPT_SSLCERTTYPE = 10086,
+    KCURLOPT_SSLKEY = 10087,
+    KCURLOPT_SSLKEYTYPE = 10088,
+    KCURLOPT_PINNEDPUBLICKEY = 10230,
+    KCURLOPT_SSLCERT_BLOB = 40291,
+    KCURLOPT_SSLKEY_BLOB = 40292,
+    KCURLOPT_CAINFO_BLOB = 40309,
+    KCURLOPT_PROXY_CAINFO_BLOB = 40310,
 } kcurl_option;
 
 /// Multi-handle options (multi.h, CURLMOPT_*).
@@ -119,8 +132,18 @@ enum {
     KCURLE_OK = 0,
     KCURLE_UNSUPPORTED_PROTOCOL = 1,
     KCURLE_FAILED_INIT = 2,
+    KCURLE_NOT_BUILT_IN = 4,
     KCURLE_WEIRD_SERVER_REPLY = 8,
     KCURLE_OPERATION_TIMEDOUT = 28,
+    KCURLE_SSL_CONNECT_ERROR = 35,
+    KCURLE_UNKNOWN_OPTION = 48,
+    KCURLE_SEND_ERROR = 55,
+    KCURLE_RECV_ERROR = 56,
+    KCURLE_SSL_CERTPROBLEM = 58,
+    KCURLE_SSL_CIPHER = 59,
+    KCURLE_PEER_FAILED_VERIFICATION = 60,
+    KCURLE_SSL_CACERT_BADFILE = 77,
+    KCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
 };
 
 /// What read and seek callbacks return besides a byte count (curl.h).
@@ -136,6 +159,13 @@ enum {
     KCURL_HTTP_VERSION_NONE = 0,
     KCURL_HTTP_VERSION_1_1 = 2,
     KCURL_HTTP_VERSION_2TLS = 4,
+};
+
+/// Values for KCURLOPT_SSLVERSION (curl.h, CURL_SSLVERSION_*): the lowest version to accept;
+/// the highest stays libcurl's default.
+enum {
+    KCURL_SSLVERSION_TLSv1_2 = 6,
+    KCURL_SSLVERSION_TLSv1_3 = 7,
 };
 
 /// Bits for KCURLOPT_PROTOCOLS, the pre-7.85 form of KCURLOPT_PROTOCOLS_STR (CURLPROTO_*).
@@ -177,6 +207,9 @@ int kcurl_easy_setopt_callback(kcurl_easy *easy, kcurl_option option, kcurl_data
 int kcurl_easy_getinfo_long(kcurl_easy *easy, kcurl_info info, long *value);
 int kcurl_easy_setopt_xferinfo(kcurl_easy *easy, kcurl_option option, kcurl_xferinfo_callback value);
 int kcurl_easy_setopt_seek(kcurl_easy *easy, kcurl_option option, kcurl_seek_callback value);
+/// Sets a blob option (CURLOPTTYPE_BLOB) to `length` bytes at `data`, which curl copies
+/// (CURL_BLOB_COPY), so the bytes need not outlive the call.
+int kcurl_easy_setopt_blob(kcurl_easy *easy, kcurl_option option, const void *data, size_t length);
 int kcurl_easy_getinfo_string(kcurl_easy *easy, kcurl_info info, const char **value);
 int kcurl_easy_getinfo_off_t(kcurl_easy *easy, kcurl_info info, int64_t *value);
 const char *kcurl_easy_strerror(int code);

@@ -21,9 +21,14 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// The URL is the file's, the underlying error the file system's (or
     /// ``KringleError/FileSizeChanged``).
     case file(URL, underlying: any Error)
-    /// No response arrived: connection refused or reset, DNS, TLS… The underlying error is
-    /// the transport's own.
+    /// No response arrived: connection refused or reset, DNS… The underlying error is the
+    /// transport's own. TLS failures have a case of their own, ``tls(_:_:underlying:)``.
     case transport(any Error)
+    /// The TLS connection to the URL failed, and the failure says which part (an expired
+    /// certificate, a host name mismatch, a pin…); the underlying error is the transport's
+    /// own (a ``CurlError`` or a `URLError`), with its TLS library's message. Not retried:
+    /// the same server would present the same certificate again.
+    case tls(URL, TLSFailure, underlying: any Error)
     /// The request's timeout passed before the response was complete.
     case timedOut
     /// The server answered with a status outside the acceptable range. The response, body
@@ -86,6 +91,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return "The file \(url.path) could not be used: \(underlying)"
         case .transport(let error):
             return "The request failed before a response arrived: \(Self.describe(transport: error))"
+        case .tls(let url, let failure, let underlying):
+            return
+                "The TLS connection to \(Self.shown(url)) failed: \(failure) (\(Self.describe(transport: underlying)))"
         case .timedOut:
             return "The request timed out."
         case .unacceptableStatusCode(let status, let response):

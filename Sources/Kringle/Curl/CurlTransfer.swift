@@ -91,6 +91,7 @@ final class CurlTransfer {
                 KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
         try configureConnection(configuration)
+        try configureTLS(configuration)
     }
 
     /// What the promise settles with once curl reports `code` for this transfer.
@@ -140,7 +141,11 @@ final class CurlTransfer {
             // libcurl (built without TLS, say), not the server.
             return .failure(KringleError.malformedResponse(submission.plan.requestURL, reason: curlMessage(code)))
         default:
-            return .failure(KringleError.transport(CurlError(code: Int(code), message: curlMessage(code))))
+            let error = CurlError(code: Int(code), message: curlMessage(code))
+            if let failure = error.tlsFailure {
+                return .failure(KringleError.tls(submission.plan.requestURL, failure, underlying: error))
+            }
+            return .failure(KringleError.transport(error))
         }
     }
 
@@ -237,18 +242,6 @@ final class CurlTransfer {
             try easy.set(KCURLOPT_PROXY, "")  // an empty proxy overrides the environment
         case .url(let proxy):
             try easy.set(KCURLOPT_PROXY, proxy)
-        }
-        if !configuration.verifiesCertificates {
-            try easy.set(KCURLOPT_SSL_VERIFYPEER, false)
-            try easy.set(KCURLOPT_SSL_VERIFYHOST, 0)
-            // HTTPS proxies: these options date from curl 7.52, so an older library that
-            // does not know them is no reason to fail the request.
-            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYPEER, false)
-            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYHOST, 0)
-        }
-        if let file = configuration.certificateAuthorityFile {
-            try easy.set(KCURLOPT_CAINFO, file)
-            try? easy.set(KCURLOPT_PROXY_CAINFO, file)
         }
         switch configuration.httpVersion {
         case .automatic:

@@ -32,13 +32,43 @@ extension CurlTransport {
         public var proxy: Proxy
 
         /// Whether TLS certificates and host names are verified (`CURLOPT_SSL_VERIFYPEER` and
-        /// `CURLOPT_SSL_VERIFYHOST`); `true` by default. Turn off only for tests against
-        /// self-signed servers.
+        /// `CURLOPT_SSL_VERIFYHOST`); `true` by default.
+        ///
+        /// **Dangerous when `false`:** the transport then talks to anyone who answers on the
+        /// network path, an attacker included, and sends them every header, cookie and body;
+        /// HTTPS without verification protects nothing. To reach a server with a private or
+        /// test CA, trust that CA instead (``certificateAuthorityFile`` or
+        /// ``certificateAuthorityPEM``); for a server you know by its key, pin it
+        /// (``pinnedPublicKeys``, which is checked even when this is `false`).
         public var verifiesCertificates: Bool
 
         /// A PEM file of certificate authorities to trust instead of the system's
         /// (`CURLOPT_CAINFO`); `nil` uses libcurl's built-in default.
         public var certificateAuthorityFile: String?
+
+        /// Certificate authorities to trust, as PEM data in memory (`CURLOPT_CAINFO_BLOB`,
+        /// libcurl 7.77 or later; an older library rejects every request with
+        /// ``TLSFailure/unsupportedConfiguration``); `nil` by default. Like
+        /// ``certificateAuthorityFile`` it replaces the system's authorities. Set one of the
+        /// two: libcurl would silently use only the data, so with both set every request is
+        /// rejected with `KringleError.invalidRequest`. Data holding no certificate fails
+        /// each request with ``TLSFailure/certificateAuthoritiesUnusable``.
+        public var certificateAuthorityPEM: Data?
+
+        /// The server keys to accept (`CURLOPT_PINNEDPUBLICKEY`); empty by default, which
+        /// pins nothing. When not empty, a server whose public key is none of these is
+        /// refused with ``TLSFailure/pinMismatch``, after (not instead of) the usual
+        /// certificate verification. See ``PublicKeyPin`` for how to compute one.
+        public var pinnedPublicKeys: [PublicKeyPin]
+
+        /// The certificate to present to servers that ask for one (mutual TLS); `nil` by
+        /// default.
+        public var clientCertificate: ClientCertificate?
+
+        /// The lowest TLS version to accept; ``TLSVersion/tls1_2`` by default. A server
+        /// that offers only older versions is refused with
+        /// ``TLSFailure/protocolVersionRefused``.
+        public var minimumTLSVersion: TLSVersion
 
         /// Which HTTP version to ask for; ``HTTPVersion/automatic`` by default.
         public var httpVersion: HTTPVersion
@@ -51,6 +81,10 @@ extension CurlTransport {
             proxy: Proxy = .environment,
             verifiesCertificates: Bool = true,
             certificateAuthorityFile: String? = nil,
+            certificateAuthorityPEM: Data? = nil,
+            pinnedPublicKeys: [PublicKeyPin] = [],
+            clientCertificate: ClientCertificate? = nil,
+            minimumTLSVersion: TLSVersion = .tls1_2,
             httpVersion: HTTPVersion = .automatic
         ) {
             self.maximumConnections = maximumConnections
@@ -59,6 +93,10 @@ extension CurlTransport {
             self.proxy = proxy
             self.verifiesCertificates = verifiesCertificates
             self.certificateAuthorityFile = certificateAuthorityFile
+            self.certificateAuthorityPEM = certificateAuthorityPEM
+            self.pinnedPublicKeys = pinnedPublicKeys
+            self.clientCertificate = clientCertificate
+            self.minimumTLSVersion = minimumTLSVersion
             self.httpVersion = httpVersion
         }
     }

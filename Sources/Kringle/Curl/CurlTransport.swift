@@ -32,7 +32,9 @@ import FoundationNetworking
 /// `KringleError.malformedResponse` when the answer is not HTTP (a status line that is not
 /// `HTTP/1.0`, `1.1`, `2` or `3` in upper case, then a three-digit code, as RFC 9112 §2.3 and
 /// §4 require, though curl itself accepts `Http/1.1`; or anything curl refuses as a "weird
-/// server reply"), `KringleError.transport(CurlError)` for any other failure (``CurlError``
+/// server reply"), `KringleError.tls` with a ``TLSFailure`` and the ``CurlError`` when TLS
+/// failed (the certificate did not verify, a pin did not match, the server wanted a client
+/// certificate…), `KringleError.transport(CurlError)` for any other failure (``CurlError``
 /// is a `TransportFailure`, so `RetryPolicy` can resend requests that never reached a
 /// server), `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme
 /// other than http or https, an `httpBodyStream`, a header name that is not a token), and

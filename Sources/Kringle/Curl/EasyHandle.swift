@@ -1,4 +1,5 @@
 import CCurlShim
+import Foundation
 
 /// One curl easy handle and its error buffer, reused from transfer to transfer.
 ///
@@ -55,6 +56,15 @@ final class EasyHandle {
     /// the call.
     func set(_ option: kcurl_option, _ value: String) throws(CurlError) {
         let code = value.withCString { kcurl_easy_setopt_pointer(pointer, option, $0) }
+        try check(code, option)
+    }
+
+    /// Sets a blob option; curl copies the bytes (`CURL_BLOB_COPY`), so they need not outlive
+    /// the call.
+    func set(_ option: kcurl_option, blob: Data) throws(CurlError) {
+        let code = blob.withUnsafeBytes { bytes in
+            kcurl_easy_setopt_blob(pointer, option, bytes.baseAddress, bytes.count)
+        }
         try check(code, option)
     }
 

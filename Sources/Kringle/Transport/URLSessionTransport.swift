@@ -41,6 +41,12 @@ import FoundationNetworking
 /// `connectionProxyDictionary` chooses otherwise). ``CurlTransport`` can ignore the
 /// environment or name a proxy of its own.
 ///
+/// **TLS.** A certificate that does not verify is refused with `KringleError.tls` and a
+/// ``TLSFailure`` that says why. On Linux, FoundationNetworking trusts only the system's
+/// authorities and offers no way to change that or to pin keys (see ``ServerTrust``): a
+/// private CA, pinning or a client certificate on Linux needs ``CurlTransport``. On Apple
+/// platforms a ``ServerTrust`` sets private authorities and pins.
+///
 /// ```swift
 /// let client = NetworkClient(transport: URLSessionTransport())
 /// ```
@@ -50,11 +56,19 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// Where the delegate's callbacks run; internal so that tests can see how far it fell behind.
     let delegateQueue: PacedDelegateQueue
 
+    /// The trust beyond the platform's defaults this transport was made with.
+    public let serverTrust: ServerTrust?
+
     /// Creates a transport with its own session.
     ///
-    /// - Parameter configuration: A base configuration (ephemeral by default); cookie and
-    ///   cache settings are overridden as described above.
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
+    /// - Parameters:
+    ///   - configuration: A base configuration (ephemeral by default); cookie and cache
+    ///     settings are overridden as described above.
+    ///   - serverTrust: Private authorities and pinned keys, applied on Apple platforms; on
+    ///     Linux every request is then rejected with ``TLSFailure/unsupportedConfiguration``
+    ///     (see ``ServerTrust``). `nil` by default: the platform's trust.
+    public init(configuration: URLSessionConfiguration = .ephemeral, serverTrust: ServerTrust? = nil) {
+        self.serverTrust = serverTrust
         let configuration = configuration
         // On Linux anything less than all three still stores or sends cookies.
         configuration.httpShouldSetCookies = false
@@ -68,7 +82,7 @@ public final class URLSessionTransport: Transport, ClientSending {
         let delegateQueue = PacedDelegateQueue()
         delegateQueue.name = "kringle.urlsession-delegate"
         self.delegateQueue = delegateQueue
-        delegate = URLSessionTransportDelegate(queue: delegateQueue)
+        delegate = URLSessionTransportDelegate(queue: delegateQueue, serverTrust: serverTrust)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
@@ -91,6 +105,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// client's to keep: URLSession on Linux rounds it to whole seconds).
     func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
     {
+        if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request)) }
         return start(task, delegate.register(task, limits: limits))
     }
@@ -107,6 +122,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// chunk and frees them lazily, so one download of several GiB still grows by tens of MB
     /// until it ends; `CurlTransport` stays flat.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
+        if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
         let request = Self.loosened(transfer.request)
         var spool: URL?
         let sink: FileHandle?
@@ -132,6 +148,16 @@ public final class URLSessionTransport: Transport, ClientSending {
             task,
             delegate.register(
                 task, sink: sink, spool: spool, limits: transfer.limits, progress: transfer.progress))
+    }
+
+    /// On a platform that cannot apply ``serverTrust``, the rejection of every request:
+    /// sending it with the platform's trust instead would drop pins or trust the wrong CAs
+    /// silently.
+    private func unsupportedTrustRefusal(_ url: URL?) -> Promise<HTTPResponse>? {
+        guard serverTrust != nil, !ServerTrust.isSupported else { return nil }
+        return Promise(
+            error: KringleError.tls(
+                url ?? URL(fileURLWithPath: "/"), .unsupportedConfiguration, underlying: ServerTrustUnavailable()))
     }
 
     private func start(_ task: URLSessionTask, _ promise: Promise<HTTPResponse>) -> Promise<HTTPResponse> {

@@ -46,6 +46,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 start: start, total: seconds(DispatchTime.now().uptimeNanoseconds),
                 firstResponseByte: headUptime.map(seconds), decodedBodyBytes: received)
         }
+        /// Why the transport's ``URLSessionTransport/ServerTrust`` refused the server, which
+        /// URLSession then reports only as a cancellation.
+        var trustFailure: TLSFailure?
 
         init(promise: Promise<HTTPResponse>) {
             self.promise = promise
@@ -64,9 +67,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     private let transfers = Locked<[Int: Transfer]>([:])
     private let queue: PacedDelegateQueue
+    private let serverTrust: URLSessionTransport.ServerTrust?
 
-    init(queue: PacedDelegateQueue) {
+    init(queue: PacedDelegateQueue, serverTrust: URLSessionTransport.ServerTrust? = nil) {
         self.queue = queue
+        self.serverTrust = serverTrust
     }
 
     func register(
@@ -121,6 +126,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
+        #if canImport(Security)
+        if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+            evaluateServerTrust(challenge, task: task, completionHandler: completionHandler)
+            return
+        }
+        #endif
         // Either answer may cancel the task, which waits for FoundationNetworking's queue.
         guard let refused = challenge.failureResponse as? HTTPURLResponse else {
             queue.withoutPacing { completionHandler(.performDefaultHandling, nil) }
@@ -129,6 +140,27 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         transfers.withLock { $0[task.taskIdentifier]?.response = refused }
         queue.withoutPacing { completionHandler(.cancelAuthenticationChallenge, nil) }
     }
+
+    #if canImport(Security)
+    /// Apple platforms: the transport's ``URLSessionTransport/ServerTrust`` decides, or the
+    /// system does when there is none.
+    private func evaluateServerTrust(
+        _ challenge: URLAuthenticationChallenge,
+        task: URLSessionTask,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard let serverTrust, let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        if let failure = serverTrust.evaluate(trust, host: challenge.protectionSpace.host) {
+            transfers.withLock { $0[task.taskIdentifier]?.trustFailure = failure }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+        } else {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+        }
+    }
+    #endif
 
     func urlSession(
         _ session: URLSession,
@@ -233,12 +265,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             transfer.promise.reject(KringleError.responseTooLarge(url, limit: crossed))
             return
         }
+        if let failure = transfer.trustFailure {
+            let url = task.originalRequest?.url ?? URL(fileURLWithPath: "/")
+            transfer.promise.reject(
+                KringleError.tls(url, failure, underlying: error ?? URLError(.serverCertificateUntrusted)))
+            return
+        }
         if let sinkError = transfer.sinkError {
             transfer.promise.reject(KringleError.transport(sinkError))
             return
         }
         if let error, !(transfer.response?.statusCode == 401 && Self.isCancellation(error)) {
-            transfer.promise.reject(Self.kringleError(for: error))
+            transfer.promise.reject(Self.kringleError(for: error, url: task.originalRequest?.url))
             return
         }
         guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
@@ -295,11 +333,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         [.cancelled, .userCancelledAuthentication].contains((error as? URLError)?.code)
     }
 
-    private static func kringleError(for error: any Error) -> any Error {
-        switch (error as? URLError)?.code {
-        case .timedOut?: return KringleError.timedOut
-        case .cancelled?: return PromiseError.cancelled
-        default: return KringleError.transport(error)
+    private static func kringleError(for error: any Error, url: URL?) -> any Error {
+        guard let urlError = error as? URLError else { return KringleError.transport(error) }
+        switch urlError.code {
+        case .timedOut: return KringleError.timedOut
+        case .cancelled: return PromiseError.cancelled
+        default:
+            if let failure = URLSessionTransport.tlsFailure(for: urlError) {
+                let failingURL = urlError.failingURL ?? url ?? URL(fileURLWithPath: "/")
+                return KringleError.tls(failingURL, failure, underlying: error)
+            }
+            return KringleError.transport(error)
         }
     }
 }

@@ -196,6 +196,7 @@ extension KringleError {
         case .encodingFailed: return "encodingFailed"
         case .file: return "file"
         case .transport: return "transport"
+        case .tls: return "tls"
         case .timedOut: return "timedOut"
         case .unacceptableStatusCode: return "unacceptableStatusCode"
         case .invalidResponse: return "invalidResponse"

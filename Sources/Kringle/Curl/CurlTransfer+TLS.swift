@@ -1,0 +1,100 @@
+import CCurlShim
+import Foundation
+
+extension CurlTransfer {
+    /// Sets the TLS options of the transport's configuration: verification, trusted
+    /// authorities, pins, the client certificate and the lowest version.
+    ///
+    /// - Throws: `KringleError.tls` with ``TLSFailure/unsupportedConfiguration`` when this
+    ///   libcurl lacks an option the configuration needs (so that no request goes out less
+    ///   protected than configured); `KringleError.invalidRequest` when both a CA file and
+    ///   CA data are set; ``CurlError`` when curl refuses an option otherwise.
+    func configureTLS(_ configuration: CurlTransport.Configuration) throws {
+        if !configuration.verifiesCertificates {
+            try easy.set(KCURLOPT_SSL_VERIFYPEER, false)
+            try easy.set(KCURLOPT_SSL_VERIFYHOST, 0)
+            // HTTPS proxies: these options date from curl 7.52, so an older library that
+            // does not know them is no reason to fail the request.
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYPEER, false)
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYHOST, 0)
+        }
+        if configuration.certificateAuthorityFile != nil, configuration.certificateAuthorityPEM != nil {
+            // CURLOPT_CAINFO_BLOB overrides CURLOPT_CAINFO: one of them would be ignored.
+            throw KringleError.invalidRequest(
+                "CurlTransport.Configuration sets both certificateAuthorityFile and certificateAuthorityPEM; libcurl would use only the PEM data, so set one."
+            )
+        }
+        if let file = configuration.certificateAuthorityFile {
+            try easy.set(KCURLOPT_CAINFO, file)
+            try? easy.set(KCURLOPT_PROXY_CAINFO, file)
+        }
+        if let pem = configuration.certificateAuthorityPEM {
+            try required("CURLOPT_CAINFO_BLOB", since: "7.77") { () throws(CurlError) in
+                try easy.set(KCURLOPT_CAINFO_BLOB, blob: pem)
+            }
+            try? easy.set(KCURLOPT_PROXY_CAINFO_BLOB, blob: pem)
+        }
+        if !configuration.pinnedPublicKeys.isEmpty {
+            // "sha256//<base64>;sha256//<base64>": any one of them may match.
+            let pins = configuration.pinnedPublicKeys.map(\.description).joined(separator: ";")
+            try required("CURLOPT_PINNEDPUBLICKEY with sha256 pins", since: "7.44") { () throws(CurlError) in
+                try easy.set(KCURLOPT_PINNEDPUBLICKEY, pins)
+            }
+        }
+        if let client = configuration.clientCertificate {
+            try configure(client)
+        }
+        let version: Int
+        switch configuration.minimumTLSVersion {
+        case .tls1_2: version = Int(KCURL_SSLVERSION_TLSv1_2)
+        case .tls1_3: version = Int(KCURL_SSLVERSION_TLSv1_3)
+        }
+        try required("CURLOPT_SSLVERSION for TLS 1.2 or 1.3", since: "7.52") { () throws(CurlError) in
+            try easy.set(KCURLOPT_SSLVERSION, version)
+        }
+    }
+
+    private func configure(_ client: CurlTransport.ClientCertificate) throws {
+        switch client.certificate {
+        case .file(let path):
+            try easy.set(KCURLOPT_SSLCERT, path)
+        case .pem(let data):
+            try required("CURLOPT_SSLCERT_BLOB", since: "7.71") { () throws(CurlError) in
+                try easy.set(KCURLOPT_SSLCERT_BLOB, blob: data)
+            }
+        }
+        switch client.key {
+        case .file(let path)?:
+            try easy.set(KCURLOPT_SSLKEY, path)
+        case .pem(let data)?:
+            try required("CURLOPT_SSLKEY_BLOB", since: "7.71") { () throws(CurlError) in
+                try easy.set(KCURLOPT_SSLKEY_BLOB, blob: data)
+            }
+        case nil:
+            break  // curl reads the key from the certificate's PEM
+        }
+        if let password = client.keyPassword {
+            try easy.set(KCURLOPT_KEYPASSWD, password)
+        }
+    }
+
+    /// Runs `set`, turning curl's "unknown option" or "not built in" into
+    /// ``TLSFailure/unsupportedConfiguration`` with a message that names the option and the
+    /// libcurl release that added it.
+    private func required(_ option: String, since release: String, _ set: () throws(CurlError) -> Void) throws {
+        do {
+            try set()
+        } catch {
+            guard error.code == Int(KCURLE_UNKNOWN_OPTION) || error.code == Int(KCURLE_NOT_BUILT_IN) else {
+                throw error
+            }
+            let library = CurlLibrary.version ?? "this libcurl"
+            let explained = CurlError(
+                code: error.code,
+                message:
+                    "\(library) cannot set \(option) (libcurl \(release) or later, built with a TLS library that supports it): \(error.message)"
+            )
+            throw KringleError.tls(submission.plan.requestURL, .unsupportedConfiguration, underlying: explained)
+        }
+    }
+}
