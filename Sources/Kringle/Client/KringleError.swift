@@ -116,6 +116,34 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same error with its URLs redacted by `redaction` wherever its description shows
+    /// them (for log events; the error the caller gets keeps the real URLs).
+    func redacted(with redaction: Redaction) -> KringleError {
+        switch self {
+        case .unacceptableStatusCode(let status, var response):
+            response.redaction = redaction
+            return .unacceptableStatusCode(status, response)
+        case .invalidResponse(var response, let reason):
+            response.redaction = redaction
+            return .invalidResponse(response, reason: reason)
+        case .decodingFailed(let error, var response):
+            response.redaction = redaction
+            return .decodingFailed(error, response)
+        case .malformedResponse(let url, let reason):
+            return .malformedResponse(redaction.redacting(url), reason: reason)
+        case .tooManyRedirects(let url):
+            return .tooManyRedirects(redaction.redacting(url))
+        case .responseTooLarge(let url, let limit):
+            return .responseTooLarge(redaction.redacting(url), limit: limit)
+        case .insecureRedirect(let source, let target):
+            return .insecureRedirect(from: redaction.redacting(source), to: redaction.redacting(target))
+        case .tls(let url, let failure, let underlying):
+            return .tls(redaction.redacting(url), failure, underlying: underlying)
+        case .invalidRequest, .encodingFailed, .file, .transport, .timedOut:
+            return self
+        }
+    }
+
     /// The response the error carries: that of an unacceptable status, an invalid response
     /// or a failed decode; `nil` for the others.
     public var response: Response<Data>? {

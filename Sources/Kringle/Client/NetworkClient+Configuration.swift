@@ -13,6 +13,12 @@ extension NetworkClient {
     public struct Configuration: Sendable {
         /// Headers sent with every request; an endpoint's own headers win over them.
         public var defaultHeaders: [String: String] = ["Accept": "application/json"]
+        /// Which headers carry a credential (an API key among ``defaultHeaders``, say): the
+        /// client drops them when a redirect leads to another origin, as it always does
+        /// `Authorization`, `Proxy-Authorization` and `Cookie`. Endpoints and interceptors
+        /// name their own too (``Endpoint/credentialHeaders``,
+        /// ``RequestInterceptor/credentialHeaders``).
+        public var credentialHeaders: Set<String> = []
         /// Query items put before every endpoint's own.
         public var defaultQueryItems: [URLQueryItem] = []
         /// Decodes response bodies.

@@ -218,7 +218,8 @@ extension NetworkClient {
                 now: configuration.clock.now)
             // 4. redirect?
             let redirect = Redirect(after: response, to: request) {
-                options.credentialHeaders.union(configuration.interceptors.lazy.flatMap(\.credentialHeaders))
+                options.credentialHeaders.union(configuration.credentialHeaders)
+                    .union(configuration.interceptors.lazy.flatMap(\.credentialHeaders))
             }
             guard let redirect else {
                 // 5. validate
@@ -288,14 +289,18 @@ extension NetworkClient {
         }
         let transferred = watchdog.guarding(transport.transfer(transfer))
         guard clientSendingTransport == nil else { return transferred }
-        return transferred.mapResultInline { result in try Self.checked(result.get(), against: limits) }
+        let file = options.responseBodyFile
+        return transferred.mapResultInline { result in try Self.checked(result.get(), against: limits, file: file) }
     }
 
     /// A response from a transport that does not hold bodies within the limits itself,
     /// checked once it has arrived (its memory is spent by then, but the caller still gets
     /// the error the limit promises).
-    private static func checked(_ response: HTTPResponse, against limits: ResponseLimits) throws -> HTTPResponse {
-        if let crossed = limits.crossed(decoded: Int64(response.body.count), toFile: false, received: { nil }) {
+    private static func checked(
+        _ response: HTTPResponse, against limits: ResponseLimits, file: DownloadTemporaryFile? = nil
+    ) throws -> HTTPResponse {
+        let decoded = file?.size ?? Int64(response.body.count)
+        if let crossed = limits.crossed(decoded: decoded, toFile: file != nil, received: { nil }) {
             throw KringleError.responseTooLarge(response.url, limit: crossed)
         }
         return response

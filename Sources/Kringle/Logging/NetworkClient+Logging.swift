@@ -45,12 +45,18 @@ extension NetworkClient {
                 method: request.httpMethod ?? "GET",
                 url: loggedURL(request.url),
                 attempt: attempt,
-                reason: reason,
+                reason: loggedError(reason),
                 delay: delay
             ))
     }
 
     func logFailure(_ request: URLRequest, _ error: any Error) {
-        log(.failure(method: request.httpMethod ?? "GET", url: loggedURL(request.url), error: error))
+        log(.failure(method: request.httpMethod ?? "GET", url: loggedURL(request.url), error: loggedError(error)))
+    }
+
+    /// An error as a log event shows it: its URLs redacted the client's way.
+    private func loggedError(_ error: any Error) -> any Error {
+        guard configuration.logger != nil, let error = error as? KringleError else { return error }
+        return error.redacted(with: configuration.redaction)
     }
 }

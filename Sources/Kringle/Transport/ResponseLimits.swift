@@ -43,8 +43,11 @@ public struct ResponseLimits: Sendable, Hashable {
     /// 1 MiB (small bodies compress well and harmlessly); 1,000 by default, far above what
     /// real JSON or text reaches and far below what a decompression bomb needs.
     ///
-    /// `URLSessionTransport` knows the bytes received only from a `Content-Length`: it
-    /// cannot check the ratio of a chunked body (the absolute bounds still hold).
+    /// `URLSessionTransport` knows the bytes received only from the `Content-Length` a
+    /// server announces, which the server may inflate, and not at all for a chunked body: its
+    /// ratio check stops only honest bombs. Against servers you do not trust, use
+    /// ``CurlTransport`` (which counts the bytes as they arrive), or bound downloads with
+    /// ``maximumDownloadBytes``, which is unbounded by default.
     public var maximumDecompressionRatio: Int
 
     /// The bounds, by default 100 MB in memory, downloads unbounded, 1 MiB of error body kept

@@ -21,7 +21,8 @@ public struct TransferMetrics: Sendable, Hashable {
     public var connect: TimeInterval?
     /// From start to the end of the TLS handshake.
     public var secureConnect: TimeInterval?
-    /// From start to the request being ready to go out, all connection set-up done.
+    /// From start to the request beginning to go out, all connection set-up done (curl's
+    /// pre-transfer time; URLSession's request start).
     public var requestSent: TimeInterval?
     /// From start to the first byte of the response.
     public var firstResponseByte: TimeInterval?

@@ -319,7 +319,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         return TransferMetrics(
             start: start, total: since(transaction.responseEndDate) ?? total,
             domainLookup: since(transaction.domainLookupEndDate), connect: since(transaction.connectEndDate),
-            secureConnect: since(transaction.secureConnectionEndDate), requestSent: since(transaction.requestEndDate),
+            secureConnect: since(transaction.secureConnectionEndDate), requestSent: since(transaction.requestStartDate),
             firstResponseByte: since(transaction.responseStartDate),
             requestBytes: transaction.countOfRequestHeaderBytesSent + transaction.countOfRequestBodyBytesSent,
             responseBytes: transaction.countOfResponseHeaderBytesReceived

@@ -40,6 +40,8 @@ struct RedirectHardeningTests {
         defer { server.shutdown() }
         var configuration = NetworkClient.Configuration()
         configuration.interceptors = [Signing()]
+        configuration.defaultHeaders["X-Client-Key"] = "c-1"
+        configuration.credentialHeaders = ["X-Client-Key"]
         let client = NetworkClient(configuration: configuration, transport: transport.make())
         var endpoint = server.clientEndpoint(
             "/same", headers: ["Proxy-Authorization": "Basic cHJveHk=", "X-API-Key": "k-1", "X-Other": "kept"])
@@ -48,7 +50,7 @@ struct RedirectHardeningTests {
         try await client.get(endpoint).valueWithin()
         let requests = received.all
         #expect(requests.map(\.path) == ["/same", "/cross", "/landing"])
-        for name in ["Proxy-Authorization", "X-API-Key", "X-Signature"] {
+        for name in ["Proxy-Authorization", "X-API-Key", "X-Signature", "X-Client-Key"] {
             #expect(requests[0].header(name) != nil && requests[1].header(name) != nil, "\(name) kept on one origin")
             #expect(requests[2].header(name) == nil, "\(name) dropped on another origin")
         }

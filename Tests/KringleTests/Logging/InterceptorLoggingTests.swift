@@ -122,6 +122,29 @@ struct InterceptorLoggingTests {
         }
     }
 
+    @Test("an error without a response is logged with the client's redaction, and Location values are redacted")
+    func errorWithoutResponseRedacted() async throws {
+        let transport = StubTransport()
+        transport.stub { _ in
+            StubTransport.Stub(status: 302, headers: ["Location": "/loop?session=s3cr3t-session&access_token=t0k3n"])
+        }
+        let log = InterceptorEventLog()
+        let client = Self.client(transport, log: log) { configuration in
+            configuration.redaction.additionalQueryItemNames = ["session"]
+            configuration.maximumRedirects = 1
+            configuration.maxRetryCount = 0
+        }
+        let outcome = await client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/loop")).outcome()
+        guard case .failure(KringleError.tooManyRedirects(let url)) = outcome else {
+            Issue.record("expected tooManyRedirects, got \(outcome)")
+            return
+        }
+        #expect(url.query?.contains("s3cr3t-session") == true, "the caller's error keeps the real URL")
+        let everything = log.events.map(\.description).joined(separator: "\n")
+        #expect(!everything.contains("s3cr3t-session") && !everything.contains("t0k3n"), "\(everything)")
+        #expect(log.received.first?.headers["Location"]?.contains("session=***") == true)
+    }
+
     @Test("the default redacted headers are Authorization, Proxy-Authorization, Cookie and Set-Cookie")
     func defaultRedactedHeaders() {
         #expect(
