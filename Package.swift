@@ -21,6 +21,8 @@ let package = Package(
         // Not a product: starts programs for the tests and benchmarks without Foundation's
         // `Process`, which can crash on Linux (see ChildProcess.swift).
         .target(name: "ChildProcess"),
+        // Not a product: nginx for the benchmarks and the HTTP/2 tests.
+        .target(name: "NginxTestServer", dependencies: ["Kringle", "KringleTesting", "ChildProcess"]),
         // Not a product: the helpers every test target shares (counters, boxes, waiting).
         .target(name: "KringleTestSupport", dependencies: ["KringlePromise"], path: "Tests/KringleTestSupport"),
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
@@ -28,7 +30,7 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
         .executableTarget(
             name: "KringleBenchmarks",
-            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "AllocationCounter"],
+            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "NginxTestServer"],
             path: "Benchmarks",
             exclude: ["AllocationCounter"]
         ),
@@ -38,7 +40,7 @@ let package = Package(
             name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess", "KringleTestSupport"]),
         .testTarget(
             name: "KringleTests",
-            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "KringleTestSupport"],
+            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "KringleTestSupport", "NginxTestServer"],
             exclude: ["Fixtures"]
         ),
     ],

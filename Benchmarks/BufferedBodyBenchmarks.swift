@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import NginxTestServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,8 +14,8 @@ import FoundationNetworking
 func runBufferedBodyBenchmarks() throws {
     print("## Buffered bodies (nginx on loopback, medians of 3 rounds)\n")
     let sizes = [1, 10, 30, 100]
-    let nginx: CurlBenchmark.NginxServer
-    switch CurlBenchmark.NginxServer.start(
+    let nginx: NginxServer
+    switch NginxServer.start(
         path: "/1.bin",
         prepare: { www in
             for megabytes in sizes {

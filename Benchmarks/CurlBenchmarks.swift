@@ -1,5 +1,6 @@
 import Foundation
 import KringleTesting
+import NginxTestServer
 
 #if canImport(Darwin)
 import Darwin
@@ -28,7 +29,7 @@ func runCurlBenchmarks() {
     } catch {
         print("LoopbackServer could not start: \(error)")
     }
-    switch CurlBenchmark.NginxServer.start(serving: CurlBenchmark.payload) {
+    switch NginxServer.start(serving: CurlBenchmark.payload) {
     case .success(let nginx):
         rows += CurlBenchmark.compare(server: "nginx", url: nginx.url)
         nginx.stop()

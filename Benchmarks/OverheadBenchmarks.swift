@@ -2,6 +2,7 @@ import AllocationCounter
 import Foundation
 import Kringle
 import KringleTesting
+import NginxTestServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -259,10 +260,10 @@ final class OverheadServer: Sendable {
     let name: String
     let url: URL
     let endpoint: BenchmarkEndpoint
-    private let nginx: CurlBenchmark.NginxServer?
+    private let nginx: NginxServer?
     private let loopback: LoopbackServer?
 
-    private init(name: String, url: URL, nginx: CurlBenchmark.NginxServer?, loopback: LoopbackServer?) {
+    private init(name: String, url: URL, nginx: NginxServer?, loopback: LoopbackServer?) {
         self.name = name
         self.url = url
         endpoint = BenchmarkEndpoint(baseURL: url.deletingLastPathComponent(), path: url.lastPathComponent)
@@ -271,7 +272,7 @@ final class OverheadServer: Sendable {
     }
 
     static func start() throws -> OverheadServer {
-        switch CurlBenchmark.NginxServer.start(serving: CurlBenchmark.payload) {
+        switch NginxServer.start(serving: CurlBenchmark.payload) {
         case .success(let nginx):
             return OverheadServer(name: "nginx", url: nginx.url, nginx: nginx, loopback: nil)
         case .failure(let reason):

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Kringle
+import NginxTestServer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,8 +20,8 @@ func runTransferBenchmarks() throws {
     let source = work.appendingPathComponent("upload.bin")
     try makeSparseFile(source, size: size)
 
-    let nginx: CurlBenchmark.NginxServer
-    switch CurlBenchmark.NginxServer.start(
+    let nginx: NginxServer
+    switch NginxServer.start(
         path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) })
     {
     case .success(let server): nginx = server
@@ -116,7 +117,7 @@ private struct Run {
 /// <urlsession|curl> <url> <file>`; prints its seconds and peak RSS.
 func runTransferChild(_ arguments: [String]) throws {
     guard arguments.count == 4, let url = URL(string: arguments[2]) else {
-        throw CurlBenchmark.NginxError("usage: transfer-child <download|upload> <urlsession|curl> <url> <file>")
+        throw NginxError("usage: transfer-child <download|upload> <urlsession|curl> <url> <file>")
     }
     let transport: any Transport = arguments[1] == "curl" ? CurlTransport() : URLSessionTransport()
     let client = NetworkClient(transport: transport)
@@ -136,7 +137,7 @@ private func runChild(_ arguments: [String]) throws -> Run {
     let child = try ChildProcess.run(CommandLine.arguments[0], arguments, killAfter: 600)
     let fields = child.text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
     guard child.status == 0, fields.count == 2 else {
-        throw CurlBenchmark.NginxError("the child \(arguments) failed: \(child.text)")
+        throw NginxError("the child \(arguments) failed: \(child.text)")
     }
     return Run(seconds: fields[0], peakMegabytes: fields[1])
 }
@@ -152,7 +153,7 @@ private func flushDirtyPages() throws {
 
 func makeSparseFile(_ url: URL, size: Int64) throws {
     guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-        throw CurlBenchmark.NginxError("cannot create \(url.path)")
+        throw NginxError("cannot create \(url.path)")
     }
     let handle = try FileHandle(forWritingTo: url)
     try handle.truncate(atOffset: UInt64(size))

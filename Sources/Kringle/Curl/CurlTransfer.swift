@@ -248,8 +248,15 @@ final class CurlTransfer {
             break
         case .http1_1:
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_1_1))
+            return
         case .http2:
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2TLS))
+        }
+        // HTTP/2 over TLS multiplexes every request to a host on one connection (RFC 9113
+        // §5), but only once curl knows the connection speaks it: without waiting for that,
+        // requests started together would each open a connection of their own.
+        if submission.plan.url.prefix(6).lowercased() == "https:" {
+            try easy.set(KCURLOPT_PIPEWAIT, true)
         }
     }
 }
