@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|curl|transfers|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|curl|transfers|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|curl|transfers|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|https|curl|transfers|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -18,6 +18,8 @@ case "overhead":
     }
 case "bodies":
     try runBufferedBodyBenchmarks()
+case "https":
+    try runHTTPSBenchmarks()
 case "curl":
     runCurlBenchmarks()
 case "transfers":
@@ -31,6 +33,7 @@ case "all":
     try runClientBenchmarks()
     try runOverheadBenchmarks()
     try runBufferedBodyBenchmarks()
+    try runHTTPSBenchmarks()
     runCurlBenchmarks()
     try runTransferBenchmarks()
     runCookieJarBenchmarks()
