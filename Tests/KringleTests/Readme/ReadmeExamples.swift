@@ -106,6 +106,16 @@ enum ReadmeExamples {
         _ = authorised
     }
 
+    static func https() {
+        var tls = CurlTransport.Configuration()
+        tls.certificateAuthorityPEM = Data()                      // your private CA's PEM (or certificateAuthorityFile)
+        tls.pinnedPublicKeys = [PublicKeyPin(base64: "ZU2SxpV67aRz9KEVYx16cs0oCgt9rt3kUxGxD2BDur4=")].compactMap { $0 }
+        tls.clientCertificate = .init(certificate: .file("client.pem"), key: .file("client.key"), keyPassword: nil)
+        tls.minimumTLSVersion = .tls1_3                           // .tls1_2 by default
+        let pinnedClient = NetworkClient(transport: CurlTransport(configuration: tls))
+        _ = pinnedClient
+    }
+
     static func metrics(client: NetworkClient) {
         client.request(.get, CatEndpoint.cuddle, as: Cat.self)
             .done { response in
