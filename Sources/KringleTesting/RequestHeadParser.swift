@@ -1,3 +1,5 @@
+@_spi(KringleInternals) import Kringle
+
 /// Parses the request line and header field lines of an HTTP/1.1 request (RFC 9112 §3, §5).
 ///
 /// Strict where leniency would let a broken client pass unnoticed or open the door to
@@ -31,7 +33,7 @@ enum RequestHeadParser {
         guard parts.count == 3 else { throw .badRequest("malformed request line") }
         let (methodBytes, targetBytes, versionBytes) = (parts[0], parts[1], parts[2])
 
-        guard !methodBytes.isEmpty, methodBytes.allSatisfy(isTokenCharacter) else {
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(\.isHTTPTokenCharacter) else {
             throw .badRequest("invalid method")  // §3.1: method = token
         }
         let minorVersion = try parseVersion(versionBytes)
@@ -91,7 +93,7 @@ enum RequestHeadParser {
         let nameBytes = bytes[..<colon]
         // §5.1: no whitespace is allowed between the field name and the colon; a server MUST
         // reject such a request with 400. The name is a token, which covers that case.
-        guard !nameBytes.isEmpty, nameBytes.allSatisfy(isTokenCharacter) else {
+        guard !nameBytes.isEmpty, nameBytes.allSatisfy(\.isHTTPTokenCharacter) else {
             throw .badRequest("invalid header field name")
         }
         var valueBytes = bytes[bytes.index(after: colon)...]
@@ -103,17 +105,6 @@ enum RequestHeadParser {
             throw .badRequest("invalid character in header field value")
         }
         return (String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self))
-    }
-
-    /// RFC 9110 §5.6.2: `tchar`, the characters of a token.
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

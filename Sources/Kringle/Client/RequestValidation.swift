@@ -44,17 +44,7 @@ enum RequestValidation {
 
     /// RFC 9110 §5.6.2: `token = 1*tchar`.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenCharacter)
-    }
-
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        !text.isEmpty && text.utf8.allSatisfy(\.isHTTPTokenCharacter)
     }
 
     /// What makes `value` unfit for a field value, or `nil` when it is fit.
