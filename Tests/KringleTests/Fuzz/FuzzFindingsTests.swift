@@ -36,4 +36,13 @@ struct FuzzFindingsTests {
         #expect(cookie?.domain.map { Array($0.utf8) } == expected.domain.map { Array($0.utf8) })
         #expect(cookie?.path.map { Array($0.utf8) } == expected.path.map { Array($0.utf8) })
     }
+
+    // MARK: folded-headers
+
+    @Test("FoldedHeaders trims a space that a combining mark follows (found as 20 20 cc 81 a9)")
+    func foldedSetCookieTrimsBySpaceByte() {
+        let value = String(decoding: Self.bytes("2020cc81a9"), as: UTF8.self)
+        let pieces = FoldedHeaders.splitSetCookie(value)
+        #expect(pieces.map { Array($0.utf8) } == [Self.bytes("cc81efbfbd")])  // U+0301 U+FFFD
+    }
 }
