@@ -45,4 +45,17 @@ struct FuzzFindingsTests {
         let pieces = FoldedHeaders.splitSetCookie(value)
         #expect(pieces.map { Array($0.utf8) } == [Self.bytes("cc81efbfbd")])  // U+0301 U+FFFD
     }
+
+    // MARK: curl-header-line
+
+    @Test("a continuation line of whitespace alone adds no trailing space to the field")
+    func emptyContinuationAddsNothing() {
+        // The finding, cut to its point: "Status:" then a line of one tab, then " -0?".
+        let collector = ResponseCollector()
+        for line in ["HTTP/2 200 ", "Status: 2", "\t", " -0?", "X-Other: 1", " \t ", ""] {
+            #expect(collector.receive(CurlHeaderLine(line)))
+        }
+        #expect(collector.headers["Status"] == "2 -0?")
+        #expect(collector.headers["X-Other"] == "1")
+    }
 }
