@@ -58,4 +58,32 @@ struct FuzzFindingsTests {
         #expect(collector.headers["Status"] == "2 -0?")
         #expect(collector.headers["X-Other"] == "1")
     }
+
+    // MARK: multipart
+
+    @Test(
+        "multipart names and filenames escape a quote, CR or LF that a combining mark follows",
+        arguments: [
+            ("a\"\u{301}b", "a%22\u{301}b"),
+            ("x\r\n\u{301}", "x%0D%0A\u{301}"),
+            ("\r\u{5C1}", "%0D\u{5C1}"),
+            ("lf\n\u{301}only", "lf%0A\u{301}only"),
+            ("say \"hi\"", "say %22hi%22"),
+        ])
+    func multipartEscapingByScalar(text: String, expected: String) {
+        let escaped = MultipartEncoding.escaped(text)
+        #expect(Array(escaped.utf8) == Array(expected.utf8))
+    }
+
+    @Test("the multipart finding: a name whose CR a combining mark follows")
+    func multipartFinding() throws {
+        // The name (up to the first NUL) of the input the multipart harness saved.
+        let name = String(decoding: Self.bytes("ffffffffffffff0dd781d7d7d7d73dd7d7652f"), as: UTF8.self)
+        let (body, _) = try MultipartEncoding.body(for: [.field(name: name, value: "v")], boundary: "b")
+        let escapedName = name.utf8.flatMap { $0 == 0x0D ? Array("%0D".utf8) : [$0] }
+        let expected =
+            Array("--b\r\nContent-Disposition: form-data; name=\"".utf8) + escapedName
+            + Array("\"\r\n\r\nv\r\n--b--\r\n".utf8)
+        #expect(Array(try body.readAll()) == expected)
+    }
 }
