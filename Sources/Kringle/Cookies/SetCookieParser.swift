@@ -73,12 +73,14 @@ enum SetCookieParser {
         case "max-age":
             if let seconds = parseMaxAge(value) { cookie.maxAge = seconds }
         case "domain":
-            // §5.2.3: drop one leading dot, lowercase. 6265bis keeps an empty value.
-            let domain = value.hasPrefix(".") ? value.dropFirst() : value
+            // §5.2.3: drop one leading dot, lowercase. 6265bis keeps an empty value. The RFC
+            // means the byte: `hasPrefix(".")` compares Characters, and a dot followed by a
+            // combining mark is a Character that is no dot.
+            let domain = value.utf8.first == UInt8(ascii: ".") ? Substring(value.utf8.dropFirst()) : value
             cookie.domain = domain.lowercased()
         case "path":
-            // §5.2.4: an empty or relative path means the default-path.
-            cookie.path = value.hasPrefix("/") ? String(value) : ""
+            // §5.2.4: an empty or relative path means the default-path (again by byte).
+            cookie.path = value.utf8.first == UInt8(ascii: "/") ? String(value) : ""
         case "secure":
             cookie.secure = true
         case "httponly":

@@ -111,8 +111,10 @@ final class ResponseCollector {
     static let largestReservation = 256 << 20
 
     /// RFC 9112 §5.2: an obsolete line fold continues the last field; it reads as a space.
+    /// A fold of whitespace alone adds nothing: the space would trail the value, which is
+    /// kept without surrounding whitespace.
     private static func unfold(_ more: String, into fields: inout [(String, String)]) {
-        guard let last = fields.indices.last else { return }
+        guard let last = fields.indices.last, !more.isEmpty else { return }
         fields[last].1 = fields[last].1.isEmpty ? more : fields[last].1 + " " + more
     }
 

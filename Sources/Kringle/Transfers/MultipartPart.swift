@@ -75,9 +75,21 @@ enum MultipartEncoding {
 
     /// Names and filenames escaped as browsers do (WHATWG HTML, multipart/form-data
     /// encoding): `"`, CR and LF percent-encoded, so no value can end the header or the part.
+    ///
+    /// Scalar by scalar, not with `replacingOccurrences`, which matches whole Characters and
+    /// so leaves a quote or a line break that a combining mark follows (`"\u{301}` is one
+    /// Character, and no quote).
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        guard text.utf8.contains(where: { $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result.append(contentsOf: "%22".unicodeScalars)
+            case "\r": result.append(contentsOf: "%0D".unicodeScalars)
+            case "\n": result.append(contentsOf: "%0A".unicodeScalars)
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
     }
 }

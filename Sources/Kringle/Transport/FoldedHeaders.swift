@@ -61,7 +61,14 @@ enum FoldedHeaders {
 }
 
 extension Substring {
+    /// Without SP and HTAB at either end. By scalar, not by `Character`: a space followed by a
+    /// combining mark is one `Character`, which is no space, yet the field starts with one.
     fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let isSpace = { (scalar: Unicode.Scalar) in scalar == " " || scalar == "\t" }
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first...last])
     }
 }
