@@ -20,7 +20,7 @@ extension URLRequest {
     ///
     /// - Parameters:
     ///   - redaction: What to hide: header values, query item values and the URL's password.
-    ///     ``Redaction/nothing`` shows everything.
+    ///     ``Redaction/disabled`` shows everything.
     ///   - includingBody: Whether to show the body too (`--data-binary`); bodies often hold
     ///     secrets or personal data, so they are left out unless asked for.
     public func curlDescription(redacting redaction: Redaction = .default, includingBody: Bool = false) -> String {
