@@ -62,9 +62,9 @@ extension NetworkClient {
     ) -> Promise<Output> {
         let configuration = configuration
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
-        // never held up behind busy decoders.
-        // A download's last step moves (or appends) a file, which may take long: never the
-        // consumer's.
+        // never held up behind busy decoders. A small decode may run on the consumer waiting
+        // for it; a download's last step moves (or appends) a file, which may take long, and
+        // never does.
         let toFile = options.responseBodyFile != nil
         let isSmall: @Sendable (HTTPResponse) -> Bool = { response in
             !toFile && response.body.count <= Self.consumerDecodeLimit
@@ -94,9 +94,9 @@ extension NetworkClient {
     static var codingQueue: DispatchQueue { .promises }
 
     /// The largest body that a caller blocked in `wait()` (without a time-out) or awaiting
-    /// `value` decodes itself rather than on the coding queue (a download never is): one thread wake-up less per request, and a decode
-    /// this small (well under a millisecond) never holds up the caller's cancellation or
-    /// time-out noticeably.
+    /// `value` decodes itself rather than on the coding queue (a download never does): one
+    /// thread wake-up less per request, and a decode this small (well under a millisecond)
+    /// never holds up the caller's cancellation noticeably.
     static let consumerDecodeLimit = 64 * 1024
 
     /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry
