@@ -47,8 +47,14 @@ extension URLRequest {
         return parts.joined(separator: " ")
     }
 
-    /// Single-quoted for a POSIX shell.
+    /// Single-quoted for a POSIX shell. Scalar by scalar: a quote that a combining mark
+    /// follows is one `Character` with it, which a `Character`-wise replacement would miss,
+    /// ending the quoting early and letting the rest run as commands.
     private static func quoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        var quoted = "'"
+        for scalar in text.unicodeScalars {
+            if scalar == "'" { quoted += #"'\''"# } else { quoted.unicodeScalars.append(scalar) }
+        }
+        return quoted + "'"
     }
 }

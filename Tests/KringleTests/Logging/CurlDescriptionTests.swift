@@ -157,6 +157,16 @@ struct CurlDescriptionTests {
         #expect(received.value.map { $0.header("Authorization") } == ["<redacted>"])
     }
 
+    @Test("a quote that a combining mark follows cannot end the shell quoting")
+    func combiningMarkAfterQuote() async throws {
+        var request = URLRequest(url: URL(string: "https://cats.example/")!)
+        request.setValue("a'\u{301}; echo pwned #", forHTTPHeaderField: "X-Note")
+        let command = request.curlDescription
+        // Run by a shell, the header argument comes back whole: nothing after it ran.
+        let result = try await interceptorRunShell("printf '%s' " + command.dropFirst("curl ".count))
+        #expect(!result.text.contains("pwned\n") && result.text.contains("echo pwned"), "\(result.text)")
+    }
+
     @Test("a HEAD request's command line completes with curl (curl needs --head, not -X HEAD)")
     func reproducesHead() async throws {
         let received = Box<[LoopbackServer.Request]>([])
