@@ -24,12 +24,14 @@ struct HandOffTests {
         return (source, mapped, ranOn)
     }
 
-    /// Waits (a condition, not a duration) until a consumer has claimed `promise`'s job.
+    /// Waits until a consumer has claimed `promise`'s job: a condition, yielding between
+    /// looks rather than sleeping, bounded only so that a broken claim fails instead of
+    /// hanging.
     private static func waitUntilClaimed(_ promise: Promise<Int>) async throws {
         let deadline = Date().addingTimeInterval(60)
         while !promise.lock.withLock({ _ in promise.state.overflow?.claim != nil }) {
             try #require(Date() < deadline, "no consumer claimed the promise")
-            try await Task.sleep(for: .milliseconds(1))
+            await Task.yield()
         }
     }
 
