@@ -101,9 +101,7 @@ struct ClientErrorTests {
 
     @Test("a refused connection rejects with transport", arguments: TransportUnderTest.allCases)
     func connectionRefused(_ transport: TransportUnderTest) async throws {
-        let server = try LoopbackServer { _ in .status(200) }
-        let endpoint = server.clientEndpoint("/gone")
-        server.shutdown()
+        let endpoint = refusedEndpoint("/gone")
         let outcome = await transport.client().get(endpoint).outcome()
         guard case .transport(let underlying)? = outcome.kringleError else {
             Issue.record("expected transport, got \(outcome)")

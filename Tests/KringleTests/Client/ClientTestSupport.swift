@@ -234,3 +234,10 @@ func patternedData(count: Int) -> Data {
     }
     return data
 }
+
+/// An endpoint nothing listens on: port 1 of 127.0.0.1 (tcpmux, never served here), which
+/// refuses at once. Not a port a test server just gave up: another test's server, started in
+/// parallel, may be handed that port next.
+func refusedEndpoint(_ path: String, query: [URLQueryItem] = []) -> ClientTestEndpoint {
+    ClientTestEndpoint(baseURL: URL(string: "http://127.0.0.1:1")!, path: path, queryItems: query)
+}

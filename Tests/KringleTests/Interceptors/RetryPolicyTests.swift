@@ -393,9 +393,7 @@ struct RetryPolicyTests {
 
     @Test("a refused connection is retried, then fails with the transport error")
     func refusedConnectionRetried() async throws {
-        let server = try LoopbackServer { _ in .status(200) }
-        let endpoint = server.clientEndpoint("/gone")
-        server.shutdown()
+        let endpoint = refusedEndpoint("/gone")
         let log = InterceptorEventLog()
         var configuration = NetworkClient.Configuration()
         configuration.interceptors = [RetryPolicy(baseDelay: 0.005, maximumDelay: 0.02)]
