@@ -55,6 +55,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// A redirect from `https` to plain `http`, which the client refuses unless
     /// ``NetworkClient/Configuration-swift.struct/allowsRedirectsFromHTTPSToHTTP`` is set.
     case insecureRedirect(from: URL, to: URL)
+    /// Nothing stored in the client's ``HTTPCache`` could answer the request to the URL, and
+    /// it could not go to the network: its policy is ``CachePolicy/cacheOnly``, or it asked
+    /// for `Cache-Control: only-if-cached` (RFC 9111 §5.2.1.7).
+    case notCached(URL)
 
     /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent
     /// changed size after the request was made: the bytes on the wire would no longer match
@@ -113,6 +117,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .insecureRedirect(let source, let target):
             return
                 "Refused a redirect from \(Self.shown(source)) to \(Self.shown(target)), which leaves HTTPS for plain HTTP"
+        case .notCached(let url):
+            return "No cached response for \(Self.shown(url)), and the request may not use the network"
         }
     }
 
@@ -137,6 +143,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .responseTooLarge(redaction.redacting(url), limit: limit)
         case .insecureRedirect(let source, let target):
             return .insecureRedirect(from: redaction.redacting(source), to: redaction.redacting(target))
+        case .notCached(let url):
+            return .notCached(redaction.redacting(url))
         case .tls(let url, let failure, let underlying):
             return .tls(redaction.redacting(url), failure, underlying: underlying)
         case .invalidRequest, .encodingFailed, .file, .transport, .timedOut:

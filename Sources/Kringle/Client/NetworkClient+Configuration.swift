@@ -62,6 +62,9 @@ extension NetworkClient {
         /// of an error's body kept, and the decompression ratio. Both transports stop a
         /// transfer the moment it crosses one.
         public var responseLimits = ResponseLimits()
+        /// Keeps responses and answers from them as RFC 9111 allows (see ``HTTPCache``):
+        /// `.memory(maximumBytes:)` or `.directory(_:maximumBytes:)`. None by default.
+        public var cache: HTTPCache?
 
         /// The default configuration.
         public init() {}

@@ -18,6 +18,8 @@ extension NetworkClient {
     ///   - method: The HTTP method.
     ///   - endpoint: Where to send it.
     ///   - body: What to send, if anything; JSON is encoded off the caller's thread.
+    ///   - cachePolicy: How this call uses the client's ``HTTPCache``; the endpoint's
+    ///     ``Endpoint/cachePolicy`` when `nil`.
     ///   - type: What to decode the body into (off the caller's thread).
     /// - Returns: A promise of the decoded response. It rejects with a ``KringleError`` (or
     ///   ``/KringlePromise/PromiseError/cancelled`` when cancelled).
@@ -25,9 +27,10 @@ extension NetworkClient {
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody? = nil,
+        cachePolicy: CachePolicy? = nil,
         as type: Value.Type
     ) -> Promise<Response<Value>> {
-        runPipeline(method, endpoint, body: body) { response, configuration in
+        runPipeline(method, endpoint, body: body, cachePolicy: cachePolicy) { response, configuration in
             try ResponseDecoding.decode(response, as: type, configuration: configuration)
         }
     }

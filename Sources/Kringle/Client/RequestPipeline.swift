@@ -10,8 +10,9 @@ import FoundationNetworking
 // 1. build      the endpoint, method and body become a `URLRequest` (`RequestAssembly`); a
 //               JSON body is encoded on the coding queue.
 // 2. adapt      each interceptor's `adapt`, in order.
-// 3. hop        cookies out, the request checked (`RequestValidation`), the transport's
-//               exchange, cookies in, log.
+// 3. hop        cookies out, the request checked (`RequestValidation`), the answer from the
+//               cache where RFC 9111 allows it (NetworkClient+Cache) or else the
+//               transport's exchange, logged; cookies in.
 // 4. redirect?  a 3xx with a `Location` makes another hop; `Redirect` says what changes.
 // 5. validate   a status outside `acceptableStatusCodes` becomes an error.
 // 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2.
@@ -22,19 +23,25 @@ import FoundationNetworking
 
 extension NetworkClient {
     /// Builds the request (1), then runs the rest of the pipeline.
+    ///
+    /// - Parameter cachePolicy: The call's own policy, over the endpoint's.
     func runPipeline<Output: Sendable>(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody?,
+        cachePolicy: CachePolicy? = nil,
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
         let configuration = configuration
+        let run: @Sendable (RequestAssembly.Built) -> Promise<Output> = { built in
+            var options = built.options
+            if let cachePolicy { options.cachePolicy = cachePolicy }
+            return self.runPipeline(for: built.request, options: options, output: output)
+        }
         guard case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                let built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
-                return runPipeline(
-                    for: built.request, options: built.options, output: output)
+                return run(try RequestAssembly.build(method, endpoint, body: body, configuration: configuration))
             } catch {
                 return Promise(error: error)
             }
@@ -42,11 +49,7 @@ extension NetworkClient {
         return Promise(()).map(on: Self.codingQueue) { _ in
             try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
         }
-        .flatMapResultInline { result in
-            let built = try result.get()
-            return self.runPipeline(
-                for: built.request, options: built.options, output: output)
-        }
+        .flatMapResultInline { result in run(try result.get()) }
     }
 
     /// Runs a built request through stages 2 to 7, and logs a failure, cancellation
@@ -201,9 +204,7 @@ extension NetworkClient {
         } catch {
             return Promise(error: error)
         }
-        logSent(sent)
-        let start = configuration.logger == nil ? 0 : configuration.clock.uptimeNanoseconds
-        return exchange(sent, options: options).flatMapResultInline { [sent] result in
+        return answer(sent, options: options).flatMapResultInline { result in
             var response: HTTPResponse
             do {
                 response = try result.get()
@@ -212,9 +213,8 @@ extension NetworkClient {
             }
             response.attempt = attempt
             response.earlierExchanges = earlier
-            self.logReceived(response, for: sent, since: start)
             configuration.cookieJar?.store(
-                setCookieHeaders: response.headers.values(for: "Set-Cookie"), from: response.url,
+                setCookieHeaders: response.setCookieLines, from: response.url,
                 now: configuration.clock.now)
             // 4. redirect?
             let redirect = Redirect(after: response, to: request) {
@@ -253,7 +253,7 @@ extension NetworkClient {
 
     /// The transport's exchange for one hop, within the client's timeout: the whole
     /// exchange for a buffered request, the longest time without progress for a transfer.
-    private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+    func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let configuration = configuration
         let limits = configuration.responseLimits
         guard options.isStreaming else {

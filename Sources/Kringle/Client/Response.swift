@@ -19,6 +19,9 @@ public struct Response<Value: Sendable>: Sendable {
     /// Where the call's time went: every exchange, redirect hops and retries included, with
     /// what its transport measured; `nil` for a response made by hand.
     public var metrics: RequestMetrics?
+    /// Whether the final response came from the network or the client's ``HTTPCache``
+    /// (``NetworkClient/Configuration-swift.struct/cache``).
+    public var cacheStatus = CacheStatus.network
     /// What a description of an error carrying this response hides: the client's.
     var redaction = Redaction.default
 
@@ -41,6 +44,7 @@ public struct Response<Value: Sendable>: Sendable {
             value: value, statusCode: response.statusCode, headers: response.headers, trailers: response.trailers,
             body: body, url: response.url)
         metrics = response.callMetrics
+        cacheStatus = response.cacheStatus
     }
 
     /// The version of HTTP the final response came in, when its transport knows it.

@@ -14,6 +14,8 @@ struct TransferOptions: Sendable {
     /// The endpoint's ``Endpoint/credentialHeaders``, for the redirect rules: not a transfer
     /// option, but state of the call that every hop needs.
     var credentialHeaders: Set<String> = []
+    /// How the call uses the client's cache, on every hop.
+    var cachePolicy = CachePolicy.useProtocol
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
     static let none = TransferOptions()

@@ -38,6 +38,9 @@ public protocol Endpoint: Sendable {
     /// to another origin, as it always does `Authorization`, `Proxy-Authorization` and
     /// `Cookie`. None by default.
     var credentialHeaders: Set<String> { get }
+    /// How requests to this endpoint use the client's ``HTTPCache``; ``CachePolicy/useProtocol``
+    /// by default.
+    var cachePolicy: CachePolicy { get }
 }
 
 extension Endpoint {
@@ -47,4 +50,6 @@ extension Endpoint {
     public var headers: [String: String] { [:] }
     /// None.
     public var credentialHeaders: Set<String> { [] }
+    /// ``CachePolicy/useProtocol``.
+    public var cachePolicy: CachePolicy { .useProtocol }
 }

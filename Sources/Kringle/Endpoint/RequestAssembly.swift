@@ -14,10 +14,11 @@ enum RequestAssembly {
         var request: URLRequest
         var streamedBody: StreamedBody?
         var credentialHeaders: Set<String>
+        var cachePolicy: CachePolicy
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
-            TransferOptions(body: streamedBody, credentialHeaders: credentialHeaders)
+            TransferOptions(body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: cachePolicy)
         }
     }
 
@@ -61,6 +62,8 @@ enum RequestAssembly {
             try RequestValidation.validateField(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)
         }
-        return Built(request: request, streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders)
+        return Built(
+            request: request, streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders,
+            cachePolicy: endpoint.cachePolicy)
     }
 }

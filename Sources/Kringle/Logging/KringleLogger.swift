@@ -27,6 +27,10 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     case responseReceived(
         method: String, url: URL, statusCode: Int, duration: TimeInterval, bodySize: Int, headers: HTTPHeaders,
         metrics: TransferMetrics?)
+    /// The client's ``HTTPCache`` answered a request (one redirect hop), without the
+    /// network (`hit`), after a `304 Not Modified` (`revalidated`), or stale because
+    /// revalidating failed (`staleOnError`).
+    case cacheAnswered(method: String, url: URL, statusCode: Int, cacheStatus: CacheStatus)
     /// An attempt failed and will be retried after `delay` seconds.
     case retry(method: String, url: URL, attempt: Int, reason: any Error, delay: TimeInterval)
     /// A call failed for good (cancellation included).
@@ -35,7 +39,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// The event on one line, such as
     /// `← 200 GET https://cats.example/cuddle (12.3 ms, 42 bytes, HTTP/2)`: for a response the
     /// time is the client's from sending to the response, and the version is the transport's
-    /// when it knows it.
+    /// when it knows it; `⊙ 200 GET https://cats.example/cuddle (cache: hit)` for an answer
+    /// from the cache.
     public var description: String {
         switch self {
         case .requestSent(let method, let url, let headers):
@@ -46,6 +51,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
             return String(
                 format: "← %d %@ %@ (%.1f ms, %d bytes%@)", status, method, url.absoluteString, duration * 1000, size,
                 version)
+        case .cacheAnswered(let method, let url, let status, let cacheStatus):
+            return "⊙ \(status) \(method) \(url.absoluteString) (cache: \(cacheStatus))"
         case .retry(let method, let url, let attempt, let reason, let delay):
             return String(
                 format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.absoluteString, attempt,

@@ -23,6 +23,17 @@ public struct HTTPResponse: Sendable, Hashable {
     var earlierExchanges: [RequestMetrics.Exchange] = []
     /// The attempt of its call the exchange belonged to, from 1 (the client sets it).
     var attempt = 1
+    /// Where the response came from: the network, or the client's cache.
+    var cacheStatus = CacheStatus.network
+    /// The `Set-Cookie` lines the network sent with it, when they are not its header
+    /// fields' (an answer from the cache carries the stored response's lines, which were
+    /// stored in the jar when they arrived and must not be stored again).
+    var setCookieFromNetwork: [String]?
+
+    /// The `Set-Cookie` lines for the cookie jar.
+    var setCookieLines: [String] {
+        setCookieFromNetwork ?? headers.values(for: "Set-Cookie")
+    }
 
     /// Creates a response.
     public init(
@@ -59,7 +70,8 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// This exchange as the call's metrics list it.
     var exchange: RequestMetrics.Exchange {
-        RequestMetrics.Exchange(attempt: attempt, url: url, statusCode: statusCode, metrics: metrics)
+        RequestMetrics.Exchange(
+            attempt: attempt, url: url, statusCode: statusCode, metrics: cacheStatus == .hit ? nil : metrics)
     }
 
     /// The metrics of the whole call this response ends.

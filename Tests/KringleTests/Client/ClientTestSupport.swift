@@ -204,6 +204,7 @@ extension KringleError {
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
         case .insecureRedirect: return "insecureRedirect"
+        case .notCached: return "notCached"
         case .responseTooLarge: return "responseTooLarge"
         }
     }

@@ -176,6 +176,7 @@ struct InterceptorLoggingTests {
             switch event {
             case .requestSent: return "sent"
             case .responseReceived(_, _, let status, _, _, _, _): return "received \(status)"
+            case .cacheAnswered(_, _, let status, let cacheStatus): return "cache \(cacheStatus) \(status)"
             case .retry: return "retry"
             case .failure: return "failure"
             }

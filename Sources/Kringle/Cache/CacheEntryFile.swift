@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file format of ``DirectoryCacheStorage``: a magic line, the length of a JSON
+/// description (key, statuses, fields, dates, body lengths), the description, then the
+/// bodies one after another, so a large body is neither base64-encoded nor parsed.
+enum CacheEntryFile {
+    /// The first bytes of every entry file; another version's files do not start with them.
+    static let magic = Array("KringleCache/1\n".utf8)
+    static let fileExtension = "kcache"
+
+    enum ReadResult {
+        case missing
+        case unusable
+        case read(key: String, responses: [CachedResponse])
+    }
+
+    /// The file name of `key`: two FNV-1a hashes of it (64 bits each, different offsets),
+    /// in hexadecimal.
+    static func name(forKey key: String) -> String {
+        var first: UInt64 = 0xcbf2_9ce4_8422_2325
+        var second: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in key.utf8 {
+            first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        let hex = [first, second].map { value -> String in
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex.joined() + "." + fileExtension
+    }
+
+    static func isEntryName(_ name: String) -> Bool {
+        name.hasSuffix("." + fileExtension) && !name.hasPrefix(".")
+    }
+
+    static func encode(key: String, responses: [CachedResponse]) -> Data {
+        let description = Description(
+            key: key,
+            responses: responses.map { response in
+                Description.Response(
+                    url: response.url.absoluteString, status: response.statusCode,
+                    headers: response.headers.fields.map { [$0.name, $0.value] },
+                    vary: response.varyingRequestHeaders,
+                    requested: response.requestDate.timeIntervalSince1970,
+                    received: response.responseDate.timeIntervalSince1970, bodyLength: response.body.count)
+            })
+        // Encoding these plain types cannot fail.
+        let json = (try? JSONEncoder().encode(description)) ?? Data()
+        var data = Data(magic)
+        withUnsafeBytes(of: UInt32(json.count).bigEndian) { data.append(contentsOf: $0) }
+        data.append(json)
+        for response in responses { data.append(response.body) }
+        return data
+    }
+
+    static func decode(_ data: Data) -> (key: String, responses: [CachedResponse])? {
+        let headerLength = magic.count + 4
+        guard data.count >= headerLength, data.prefix(magic.count).elementsEqual(magic) else { return nil }
+        let lengthBytes = data.dropFirst(magic.count).prefix(4)
+        let jsonLength = Int(lengthBytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard jsonLength <= data.count - headerLength else { return nil }
+        let jsonStart = data.startIndex + headerLength
+        guard
+            let description = try? JSONDecoder().decode(
+                Description.self, from: data[jsonStart..<jsonStart + jsonLength])
+        else { return nil }
+        var offset = jsonStart + jsonLength
+        var responses: [CachedResponse] = []
+        for stored in description.responses {
+            guard stored.bodyLength >= 0, stored.bodyLength <= data.endIndex - offset,
+                (100..<1000).contains(stored.status), stored.headers.allSatisfy({ $0.count == 2 }),
+                let url = URL(string: stored.url)
+            else { return nil }
+            responses.append(
+                CachedResponse(
+                    url: url, statusCode: stored.status, headers: HTTPHeaders(stored.headers.map { ($0[0], $0[1]) }),
+                    body: Data(data[offset..<offset + stored.bodyLength]), varyingRequestHeaders: stored.vary,
+                    requestDate: Date(timeIntervalSince1970: stored.requested),
+                    responseDate: Date(timeIntervalSince1970: stored.received)))
+            offset += stored.bodyLength
+        }
+        guard offset == data.endIndex else { return nil }
+        return (description.key, responses)
+    }
+
+    /// Reads an entry file that is a regular file of the current user's, no larger than
+    /// `maximumBytes`, and marks it used (its modification time, which eviction goes by).
+    static func read(_ url: URL, maximumBytes: Int) -> ReadResult {
+        let descriptor = url.withUnsafeFileSystemRepresentation { path in
+            path.map { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) } ?? -1
+        }
+        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .unusable }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+            status.st_size <= maximumBytes,
+            let data = try? handle.readToEnd(), let (key, responses) = decode(data)
+        else { return .unusable }
+        futimens(descriptor, nil)
+        return .read(key: key, responses: responses)
+    }
+
+    /// Writes `data` to a new private file in `directory`, then renames it to `url`.
+    static func write(_ data: Data, to url: URL, in directory: URL) -> Bool {
+        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp", isDirectory: false)
+        guard let handle = try? PrivateFile.create(temporary) else { return false }
+        let written = (try? handle.write(contentsOf: data)) != nil
+        try? handle.close()
+        let renamed =
+            written
+            && temporary.withUnsafeFileSystemRepresentation { from in
+                url.withUnsafeFileSystemRepresentation { to in
+                    guard let from, let to else { return false }
+                    return rename(from, to) == 0
+                }
+            }
+        if !renamed { temporary.withUnsafeFileSystemRepresentation { $0.map { _ = unlink($0) } } }
+        return renamed
+    }
+
+    /// The JSON part of an entry file.
+    private struct Description: Codable {
+        struct Response: Codable {
+            var url: String
+            var status: Int
+            var headers: [[String]]
+            var vary: [String: String]
+            var requested: TimeInterval
+            var received: TimeInterval
+            var bodyLength: Int
+        }
+        var key: String
+        var responses: [Response]
+    }
+}

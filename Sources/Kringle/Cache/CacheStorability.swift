@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a private cache may store (RFC 9111 §3) and what an unsafe request invalidates
+/// (§4.4).
+enum CacheStorability {
+    /// The statuses RFC 9110 §15.1 defines as heuristically cacheable: stored without explicit
+    /// freshness, and given a heuristic lifetime when they have a `Last-Modified`.
+    static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Whether `response` to `request` may be stored (§3): a GET; a final status the cache
+    /// understands, never 206 (this cache does not combine partial content) nor 304; no
+    /// `no-store` in the request or the response; and something that makes it cacheable:
+    /// `public`, `private` (this cache is private), `Expires`, `max-age`, or a heuristically
+    /// cacheable status. `Authorization` does not prevent storing in a private cache
+    /// (§3.5 is about shared ones). A `Vary: *` response could never be selected (§4.1), so
+    /// it is not stored either.
+    static func mayStore(_ response: HTTPResponse, for request: URLRequest) -> Bool {
+        guard (request.httpMethod ?? "GET") == "GET", (200..<600).contains(response.statusCode),
+            response.statusCode != 206, response.statusCode != 304
+        else { return false }
+        let directives = CacheControl(response.headers)
+        guard !directives.contains("no-store"), !requestDirectives(request).contains("no-store"),
+            !CacheVary.names(in: response.headers).contains("*")
+        else { return false }
+        return directives.contains("public") || directives.contains("private") || directives.contains("max-age")
+            || response.headers.contains("Expires") || heuristicallyCacheableStatuses.contains(response.statusCode)
+    }
+
+    /// The request's `Cache-Control` directives; a `Pragma: no-cache` counts as `no-cache`
+    /// when there is no `Cache-Control` (RFC 9111 §5.4, kept for HTTP/1.0 clients).
+    static func requestDirectives(_ request: URLRequest) -> CacheControl {
+        if let value = request.value(forHTTPHeaderField: "Cache-Control") { return CacheControl(value) }
+        if let pragma = request.value(forHTTPHeaderField: "Pragma"), CacheControl(pragma).contains("no-cache") {
+            return CacheControl("no-cache")
+        }
+        return CacheControl("")
+    }
+
+    /// Whether `method` is unsafe (RFC 9110 §9.2.1): anything but GET, HEAD, OPTIONS and TRACE.
+    static func isUnsafe(_ method: String) -> Bool {
+        !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method)
+    }
+
+    /// The URLs a non-error response to an unsafe request invalidates (§4.4): the target,
+    /// and the `Location` and `Content-Location` it names on the same origin (another
+    /// origin's entries are not this response's to judge).
+    static func invalidatedURLs(by response: HTTPResponse, to request: URLRequest) -> [URL] {
+        guard (200..<400).contains(response.statusCode), let target = request.url else { return [] }
+        let named = ["Location", "Content-Location"].compactMap { name in
+            response.headers[name].flatMap { URL(string: $0, relativeTo: response.url)?.absoluteURL }
+        }
+        return [target] + named.filter { Redirect.sameOrigin($0, target) }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// RFC 9111 §4.3: asking the server whether a stored response is still good, and updating it
+// with the answer.
+
+extension CachedResponse {
+    /// The stored response's strong or weak entity tag, as sent (`"v1"`, `W/"v1"`).
+    var entityTag: String? { headers["ETag"] }
+
+    /// `request` made conditional on this response's validators (§4.3.1): `If-None-Match`
+    /// with its entity tag, `If-Modified-Since` with its `Last-Modified`. Without validators
+    /// the request goes unchanged, and only a full response can answer it.
+    func conditionalRequest(for request: URLRequest) -> URLRequest {
+        var conditional = request
+        if let entityTag { conditional.setValue(entityTag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified = headers["Last-Modified"] {
+            conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+        }
+        return conditional
+    }
+
+    /// Whether a `304` (or a `HEAD` response, §4.3.5) with `headers` is about this stored
+    /// response (§4.3.4): the same entity tag (weakly compared) when the answer has one, else
+    /// the same `Last-Modified` when it has that; an answer with neither may update a stored
+    /// response that has no validator either.
+    func isSelected(by answer: HTTPHeaders) -> Bool {
+        if let tag = answer["ETag"] {
+            return entityTag.map { Self.weaklyEqual($0, tag) } ?? false
+        }
+        if let lastModified = answer["Last-Modified"] {
+            return headers["Last-Modified"] == lastModified
+        }
+        return entityTag == nil && headers["Last-Modified"] == nil
+    }
+
+    /// This response with the header fields of `answer` (a 304, or a HEAD response) added,
+    /// each replacing the stored lines of its name (§3.2, §4.3.4), and its age counted anew
+    /// from the exchange that brought the answer.
+    ///
+    /// Left as stored: `Content-Length` (§3.2: a 304 or HEAD says nothing of this body),
+    /// the content coding fields our transports have already undone, and the hop-by-hop
+    /// fields a cache never stores (§3.1).
+    func updated(with answer: HTTPHeaders, requestDate: Date, responseDate: Date) -> CachedResponse {
+        var updated = self
+        let kept = Self.fieldsNeverUpdated.union(Self.connectionOptions(in: answer))
+        let replacing = Set(answer.fields.map { $0.name.lowercased() }).subtracting(kept)
+        var merged = HTTPHeaders(headers.fields.filter { !replacing.contains($0.name.lowercased()) }.map {
+            ($0.name, $0.value)
+        })
+        for field in answer.fields where replacing.contains(field.name.lowercased()) {
+            merged.add(name: field.name, value: field.value)
+        }
+        updated.headers = merged
+        updated.requestDate = requestDate
+        updated.responseDate = responseDate
+        return updated
+    }
+
+    /// Lower-cased names of what a revalidation never changes in a stored response.
+    private static let fieldsNeverUpdated: Set<String> = [
+        "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
+        "te", "upgrade", "trailer",
+    ]
+
+    /// The fields a `Connection` line names: hop-by-hop options of that one message (RFC
+    /// 9110 §7.6.1).
+    private static func connectionOptions(in headers: HTTPHeaders) -> Set<String> {
+        Set(headers.values(for: "Connection").flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        })
+    }
+
+    /// Weak comparison of entity tags (RFC 9110 §8.8.3.2): the same opaque tag, either or
+    /// both marked weak.
+    static func weaklyEqual(_ lhs: String, _ rhs: String) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            let trimmed = Substring(tag.trimmingCharacters(in: .whitespaces))
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+        }
+        return opaque(lhs) == opaque(rhs)
+    }
+}

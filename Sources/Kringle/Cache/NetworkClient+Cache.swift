@@ -1,0 +1,157 @@
+import Foundation
+@_spi(KringleInternals) import KringlePromise
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// The cache's place in the pipeline: inside each hop, between the request as it is sent
+// (cookies, interceptors' changes, validation done) and the transport. So a cached redirect
+// is followed without the network, and a miss or a revalidation reaches the jar and the
+// logs like any response.
+
+extension NetworkClient {
+    /// The answer to one hop's request: from the client's cache where RFC 9111 allows it,
+    /// else from the transport (the cache updated with what it said).
+    ///
+    /// Downloads and uploads (anything streamed) go past the cache.
+    func answer(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard let cache = configuration.cache, !options.isStreaming else {
+            return loggedExchange(request, options: options)
+        }
+        guard cache.answersWithoutBlocking else {
+            // A storage that may block (files) is used on the coding queue, never on the
+            // caller's thread or the transport's.
+            return Promise(()).then(on: Self.codingQueue) { _ in self.answer(request, options: options, from: cache) }
+        }
+        return answer(request, options: options, from: cache)
+    }
+
+    private func answer(_ request: URLRequest, options: TransferOptions, from cache: HTTPCache) -> Promise<HTTPResponse>
+    {
+        let clock = configuration.clock
+        let method = request.httpMethod ?? "GET"
+        guard method == "GET" else {
+            let requestDate = clock.now
+            return afterExchange(request, options: options, cache: cache) { result in
+                let response = try result.get()
+                if method == "HEAD" {
+                    cache.freshen(
+                        withHeadResponse: response, to: request, requestDate: requestDate, responseDate: clock.now)
+                } else {
+                    cache.invalidate(after: response, to: request)
+                }
+                return Promise(response)
+            }
+        }
+        switch cache.lookup(request, policy: options.cachePolicy, now: clock.now) {
+        case .answer(let stored):
+            return Promise(served(stored, .hit, for: request))
+        case .unavailable:
+            return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
+        case .load:
+            return load(request, options: options, cache: cache)
+        case .validate(let stored, let conditional):
+            return validate(stored, sending: conditional, for: request, options: options, cache: cache)
+        }
+    }
+
+    /// The network's answer, stored when §3 allows it.
+    private func load(_ request: URLRequest, options: TransferOptions, cache: HTTPCache) -> Promise<HTTPResponse> {
+        let clock = configuration.clock
+        let requestDate = clock.now
+        return afterExchange(request, options: options, cache: cache) { result in
+            let response = try result.get()
+            cache.store(response, for: request, requestDate: requestDate, responseDate: clock.now)
+            return Promise(response)
+        }
+    }
+
+    /// §4.3: `stored` revalidated with the `conditional` request. A 304 about it updates it
+    /// and answers with it (§4.3.4); a 304 about something else means it no longer
+    /// describes the resource, so it goes and the request is sent unconditionally; a full
+    /// response replaces it (§4.3.3); a server error (500, 502, 503, 504) or no answer
+    /// serves it stale only where `stale-if-error` allows.
+    private func validate(
+        _ stored: CachedResponse, sending conditional: URLRequest, for request: URLRequest, options: TransferOptions,
+        cache: HTTPCache
+    ) -> Promise<HTTPResponse> {
+        let clock = configuration.clock
+        let requestDate = clock.now
+        return afterExchange(conditional, options: options, cache: cache) { result in
+            let now = clock.now
+            let response: HTTPResponse
+            do {
+                response = try result.get()
+            } catch {
+                guard !error.isCancellation, HTTPCache.mayServeStale(stored, onErrorFor: request, at: now) else {
+                    throw error
+                }
+                return Promise(self.served(stored, .staleOnError, for: request, exchange: nil))
+            }
+            if response.statusCode == 304 {
+                guard stored.isSelected(by: response.headers) else {
+                    cache.remove(stored)
+                    return self.load(request, options: options, cache: cache)
+                }
+                let updated = stored.updated(with: response.headers, requestDate: requestDate, responseDate: now)
+                cache.replace(stored, with: updated)
+                return Promise(self.served(updated, .revalidated, for: request, exchange: response))
+            }
+            if HTTPCache.errorStatuses.contains(response.statusCode),
+                HTTPCache.mayServeStale(stored, onErrorFor: request, at: now)
+            {
+                return Promise(self.served(stored, .staleOnError, for: request, exchange: response))
+            }
+            cache.store(response, for: request, requestDate: requestDate, responseDate: now)
+            return Promise(response)
+        }
+    }
+
+    /// The transport's answer to `request`, then `settle` with it: inline for a storage in
+    /// memory, on the coding queue for one that may block.
+    private func afterExchange(
+        _ request: URLRequest, options: TransferOptions, cache: HTTPCache,
+        _ settle: @escaping @Sendable (Result<HTTPResponse, any Error>) throws -> Promise<HTTPResponse>
+    ) -> Promise<HTTPResponse> {
+        let exchanged = loggedExchange(request, options: options)
+        guard !cache.answersWithoutBlocking else { return exchanged.flatMapResultInline(settle) }
+        return exchanged.flatMapResultInline { result in
+            Promise(()).then(on: Self.codingQueue) { _ in try settle(result) }
+        }
+    }
+
+    /// `stored` as the response to `request`, with its current `Age` (RFC 9111 §5.1), logged.
+    ///
+    /// - Parameter exchange: The network exchange that led to it (the 304, the error), for
+    ///   the call's metrics and the cookie jar; `nil` for none.
+    private func served(
+        _ stored: CachedResponse, _ status: CacheStatus, for request: URLRequest, exchange: HTTPResponse? = nil
+    ) -> HTTPResponse {
+        var headers = stored.headers
+        headers.remove(name: "Age")
+        headers.add(name: "Age", value: String(Int(stored.currentAge(at: configuration.clock.now))))
+        var response = HTTPResponse(
+            statusCode: stored.statusCode, headers: headers, body: stored.body, url: request.url ?? stored.url,
+            metrics: exchange?.metrics)
+        response.cacheStatus = status
+        response.setCookieFromNetwork = exchange?.headers.values(for: "Set-Cookie") ?? []
+        log(
+            .cacheAnswered(
+                method: request.httpMethod ?? "GET", url: configuration.redaction.redacting(response.url),
+                statusCode: response.statusCode, cacheStatus: status))
+        return response
+    }
+
+    /// The transport's exchange, logged when there is a logger: the request as sent, and
+    /// the response with the time it took.
+    func loggedExchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard configuration.logger != nil else { return exchange(request, options: options) }
+        logSent(request)
+        let start = configuration.clock.uptimeNanoseconds
+        return exchange(request, options: options).mapResultInline { result in
+            if case .success(let response) = result { self.logReceived(response, for: request, since: start) }
+            return try result.get()
+        }
+    }
+}
