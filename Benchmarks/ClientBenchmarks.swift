@@ -73,6 +73,7 @@ func runClientBenchmarks() throws {
 struct BenchmarkEndpoint: Endpoint {
     let baseURL: URL
     let path: String
+    var headers: [String: String] = [:]
 }
 
 struct BenchmarkCat: Codable, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|curl|transfers|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|https|curl|transfers|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -20,6 +20,8 @@ case "bodies":
     try runBufferedBodyBenchmarks()
 case "https":
     try runHTTPSBenchmarks()
+case "cache":
+    try runCacheBenchmarks()
 case "curl":
     runCurlBenchmarks()
 case "transfers":
@@ -34,6 +36,7 @@ case "all":
     try runOverheadBenchmarks()
     try runBufferedBodyBenchmarks()
     try runHTTPSBenchmarks()
+    try runCacheBenchmarks()
     runCurlBenchmarks()
     try runTransferBenchmarks()
     runCookieJarBenchmarks()

@@ -36,7 +36,8 @@ public final class NginxServer: Sendable {
     }
 
     /// Starts nginx with a `www` directory that `prepare` fills, accepting `PUT` uploads
-    /// under `/uploads/`; `url` is `path` on it. Or says why it could not.
+    /// under `/uploads/` and serving what is under `/fresh/` with `Cache-Control:
+    /// max-age=3600`; `url` is `path` on it. Or says why it could not.
     public static func start(path: String, tls: TLS? = nil, prepare: (URL) throws -> Void) -> Result<
         NginxServer, NginxError
     > {
@@ -172,6 +173,7 @@ public final class NginxServer: Sendable {
                     root \(root)/www;
                     location / { default_type application/json; }
                     location = /nginx-status { stub_status; }
+                    location /fresh/ { default_type application/json; expires 1h; }
                     location /uploads/ {
                         dav_methods PUT;
                         client_max_body_size 0;

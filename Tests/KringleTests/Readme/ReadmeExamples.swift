@@ -209,6 +209,18 @@ enum ReadmeExamples {
         _ = configuredClient
     }
 
+    static func caching(client: NetworkClient, cachesDirectory: URL) throws {
+        var cached = NetworkClient.Configuration()
+        cached.cache = .memory(maximumBytes: 20_000_000)                  // least recently used go first
+        cached.cache = try .directory(cachesDirectory, maximumBytes: 100_000_000)
+        let cachingClient = NetworkClient(configuration: cached)
+        cachingClient.request(.get, CatEndpoint.cuddle, as: Cat.self)
+            .done { response in print(response.cacheStatus) }               // network, hit, revalidated, staleOnError
+        let fresh = client.request(.get, CatEndpoint.cuddle, cachePolicy: .reload, as: Cat.self)          // network, then store
+        let offline = client.request(.get, CatEndpoint.cuddle, cachePolicy: .cacheOnly, as: Cat.self)     // KringleError.notCached if absent
+        _ = (fresh, offline)
+    }
+
     static func errors(client: NetworkClient) {
         client.get(CatEndpoint.pet(catName: "Garfield"))
             .catch { error in
