@@ -93,7 +93,8 @@ enum CacheBenchmark {
         let after = currentResidentMegabytes()
         print(
             String(
-                format: "\n10,000 entries of 2 KB in a memory cache: %.1f MB resident (%.1f MB counted by the storage)\n",
+                format:
+                    "\n10,000 entries of 2 KB in a memory cache: %.1f MB resident (%.1f MB counted by the storage)\n",
                 after - before, Double(storage.totalBytes) / 1_048_576))
     }
 

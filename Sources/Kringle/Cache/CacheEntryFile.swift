@@ -11,9 +11,13 @@ import Darwin
 /// The file format of ``DirectoryCacheStorage``: a magic line, the length of a JSON
 /// description (key, statuses, fields, dates, body lengths), the description, then the
 /// bodies one after another, so a large body is neither base64-encoded nor parsed.
+///
+/// Dates are stored as `Date` keeps them, seconds since 2001 (`timeIntervalSinceReferenceDate`),
+/// so that they read back equal to the bit; through seconds since 1970 about half would not.
 enum CacheEntryFile {
     /// The first bytes of every entry file; another version's files do not start with them.
-    static let magic = Array("KringleCache/1\n".utf8)
+    /// Version 1 stored dates as seconds since 1970.
+    static let magic = Array("KringleCache/2\n".utf8)
     static let fileExtension = "kcache"
 
     enum ReadResult {
@@ -42,6 +46,11 @@ enum CacheEntryFile {
         name.hasSuffix("." + fileExtension) && !name.hasPrefix(".")
     }
 
+    /// Whether `name` is one of the temporary files `write` renames into place.
+    static func isTemporaryName(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(".tmp")
+    }
+
     static func encode(key: String, responses: [CachedResponse]) -> Data {
         let description = Description(
             key: key,
@@ -50,8 +59,8 @@ enum CacheEntryFile {
                     url: response.url.absoluteString, status: response.statusCode,
                     headers: response.headers.fields.map { [$0.name, $0.value] },
                     vary: response.varyingRequestHeaders,
-                    requested: response.requestDate.timeIntervalSince1970,
-                    received: response.responseDate.timeIntervalSince1970, bodyLength: response.body.count)
+                    requested: response.requestDate.timeIntervalSinceReferenceDate,
+                    received: response.responseDate.timeIntervalSinceReferenceDate, bodyLength: response.body.count)
             })
         // Encoding these plain types cannot fail.
         let json = (try? JSONEncoder().encode(description)) ?? Data()
@@ -84,8 +93,8 @@ enum CacheEntryFile {
                 CachedResponse(
                     url: url, statusCode: stored.status, headers: HTTPHeaders(stored.headers.map { ($0[0], $0[1]) }),
                     body: Data(data[offset..<offset + stored.bodyLength]), varyingRequestHeaders: stored.vary,
-                    requestDate: Date(timeIntervalSince1970: stored.requested),
-                    responseDate: Date(timeIntervalSince1970: stored.received)))
+                    requestDate: Date(timeIntervalSinceReferenceDate: stored.requested),
+                    responseDate: Date(timeIntervalSinceReferenceDate: stored.received)))
             offset += stored.bodyLength
         }
         guard offset == data.endIndex else { return nil }
@@ -94,11 +103,16 @@ enum CacheEntryFile {
 
     /// Reads an entry file that is a regular file of the current user's, no larger than
     /// `maximumBytes`, and marks it used (its modification time, which eviction goes by).
+    ///
+    /// `O_NONBLOCK` makes a FIFO at the path open at once (to be refused by `fstat`) instead
+    /// of waiting for a writer forever; it changes nothing for a regular file.
     static func read(_ url: URL, maximumBytes: Int) -> ReadResult {
         let descriptor = url.withUnsafeFileSystemRepresentation { path in
-            path.map { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) } ?? -1
+            path.map { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) } ?? -1
         }
-        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .unusable }
+        // A link at the name (ELOOP with O_NOFOLLOW) is no entry of ours; any other failure
+        // (no descriptor left, a permission) says nothing of the file, which stays.
+        guard descriptor >= 0 else { return errno == ELOOP ? .unusable : .missing }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
@@ -134,7 +148,9 @@ enum CacheEntryFile {
             var status: Int
             var headers: [[String]]
             var vary: [String: String]
+            /// Seconds since 2001, as `Date` keeps them.
             var requested: TimeInterval
+            /// Seconds since 2001, as `Date` keeps them.
             var received: TimeInterval
             var bodyLength: Int
         }

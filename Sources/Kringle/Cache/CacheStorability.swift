@@ -30,6 +30,36 @@ enum CacheStorability {
             || response.headers.contains("Expires") || heuristicallyCacheableStatuses.contains(response.statusCode)
     }
 
+    /// Whether `response`, full and final, replaces what is stored for its request even when
+    /// it may not be stored itself: not a 304 or 206 (about the stored response, or a part of
+    /// it) nor a server error (the stored response may still be good, §4.3.3).
+    static func replacesStored(_ response: HTTPResponse) -> Bool {
+        response.statusCode != 304 && response.statusCode != 206 && response.statusCode < 500
+    }
+
+    /// The fields of a response as stored (§3.1): without the hop-by-hop fields
+    /// (`Connection`, `Keep-Alive`, `Proxy-Connection`, `TE`, `Transfer-Encoding`,
+    /// `Upgrade`) and the fields `Connection` names, which described one connection.
+    static func storedFields(of headers: HTTPHeaders) -> HTTPHeaders {
+        let dropped = hopByHopFields.union(connectionOptions(in: headers))
+        guard headers.fields.contains(where: { dropped.contains($0.name.lowercased()) }) else { return headers }
+        return HTTPHeaders(
+            headers.fields.filter { !dropped.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
+    }
+
+    /// Lower-cased names of the hop-by-hop fields (RFC 9110 §7.6.1).
+    static let hopByHopFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
+    ]
+
+    /// The fields a `Connection` line names: options of that one message (RFC 9110 §7.6.1).
+    static func connectionOptions(in headers: HTTPHeaders) -> Set<String> {
+        Set(
+            headers.values(for: "Connection").flatMap { $0.split(separator: ",") }.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            })
+    }
+
     /// The request's `Cache-Control` directives; a `Pragma: no-cache` counts as `no-cache`
     /// when there is no `Cache-Control` (RFC 9111 §5.4, kept for HTTP/1.0 clients).
     static func requestDirectives(_ request: URLRequest) -> CacheControl {

@@ -52,6 +52,16 @@ extension CachedResponse {
         return correctedInitialAge + residentTime
     }
 
+    /// The same response dated as if it had arrived in the distant past, so it is stale
+    /// whatever its lifetime and never served stale on error: how the cache marks a response
+    /// it learnt is outdated, but may still revalidate (§4.3.5).
+    func markedStale() -> CachedResponse {
+        var stale = self
+        stale.requestDate = .distantPast
+        stale.responseDate = .distantPast
+        return stale
+    }
+
     /// Whether the response is fresh at `now` (§4.2: freshness_lifetime > current_age).
     func isFresh(at now: Date) -> Bool {
         freshnessLifetime > currentAge(at: now)

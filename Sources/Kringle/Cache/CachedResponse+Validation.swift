@@ -29,7 +29,10 @@ extension CachedResponse {
     /// response that has no validator either.
     func isSelected(by answer: HTTPHeaders) -> Bool {
         if let tag = answer["ETag"] {
-            return entityTag.map { Self.weaklyEqual($0, tag) } ?? false
+            // §4.3.4: a strong validator selects the responses with that same strong
+            // validator; a weak one, those that match it weakly.
+            guard let entityTag else { return false }
+            return Self.isWeak(tag) ? Self.weaklyEqual(entityTag, tag) : Self.stronglyEqual(entityTag, tag)
         }
         if let lastModified = answer["Last-Modified"] {
             return headers["Last-Modified"] == lastModified
@@ -44,13 +47,19 @@ extension CachedResponse {
     /// Left as stored: `Content-Length` (§3.2: a 304 or HEAD says nothing of this body),
     /// the content coding fields our transports have already undone, and the hop-by-hop
     /// fields a cache never stores (§3.1).
+    ///
+    /// Always replaced, even by their absence: `Age` and `Date`, which describe the exchange
+    /// that brought them (§4.2.3). An answer without `Age` comes with no age of its own, one
+    /// without `Date` is dated by its arrival (RFC 9110 §6.6.1); the stored ones, kept, would
+    /// count the time before the revalidation again.
     func updated(with answer: HTTPHeaders, requestDate: Date, responseDate: Date) -> CachedResponse {
         var updated = self
-        let kept = Self.fieldsNeverUpdated.union(Self.connectionOptions(in: answer))
-        let replacing = Set(answer.fields.map { $0.name.lowercased() }).subtracting(kept)
-        var merged = HTTPHeaders(headers.fields.filter { !replacing.contains($0.name.lowercased()) }.map {
-            ($0.name, $0.value)
-        })
+        let kept = Self.fieldsNeverUpdated.union(CacheStorability.connectionOptions(in: answer))
+        let replacing = Set(answer.fields.map { $0.name.lowercased() }).subtracting(kept).union(["age", "date"])
+        var merged = HTTPHeaders(
+            headers.fields.filter { !replacing.contains($0.name.lowercased()) }.map {
+                ($0.name, $0.value)
+            })
         for field in answer.fields where replacing.contains(field.name.lowercased()) {
             merged.add(name: field.name, value: field.value)
         }
@@ -61,17 +70,18 @@ extension CachedResponse {
     }
 
     /// Lower-cased names of what a revalidation never changes in a stored response.
-    private static let fieldsNeverUpdated: Set<String> = [
-        "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
-        "te", "upgrade", "trailer",
-    ]
+    private static let fieldsNeverUpdated = CacheStorability.hopByHopFields.union([
+        "content-length", "content-encoding", "trailer",
+    ])
 
-    /// The fields a `Connection` line names: hop-by-hop options of that one message (RFC
-    /// 9110 §7.6.1).
-    private static func connectionOptions(in headers: HTTPHeaders) -> Set<String> {
-        Set(headers.values(for: "Connection").flatMap { $0.split(separator: ",") }.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        })
+    /// Strong comparison of entity tags (RFC 9110 §8.8.3.2): neither weak, the same tag.
+    static func stronglyEqual(_ lhs: String, _ rhs: String) -> Bool {
+        !isWeak(lhs) && !isWeak(rhs)
+            && lhs.trimmingCharacters(in: .whitespaces) == rhs.trimmingCharacters(in: .whitespaces)
+    }
+
+    private static func isWeak(_ tag: String) -> Bool {
+        tag.trimmingCharacters(in: .whitespaces).hasPrefix("W/")
     }
 
     /// Weak comparison of entity tags (RFC 9110 §8.8.3.2): the same opaque tag, either or

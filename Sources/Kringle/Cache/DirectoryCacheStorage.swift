@@ -16,9 +16,10 @@ import Darwin
 ///   so a reader (another client, another process) sees the old file or the new one,
 ///   never half of one.
 /// - A file that cannot be read as an entry of this storage (cut short, another
-///   program's, another user's, a link) is ignored and removed, never trusted.
+///   program's, another user's, a link, a FIFO, an empty directory) is ignored and removed,
+///   never trusted; a link is removed itself, what it names is never touched.
 /// - When the files pass `maximumBytes`, the least recently used are removed (reading an
-///   entry marks it used) until they take nine tenths of it.
+///   entry marks it used) until they take nine tenths of it; the file just written is kept.
 public final class DirectoryCacheStorage: HTTPCacheStorage {
     /// Where the files are.
     public let directory: URL
@@ -44,7 +45,9 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
             throw KringleError.file(directory, underlying: error)
         }
         var status = stat()
-        let found = directory.withUnsafeFileSystemRepresentation { path in path.map { stat($0, &status) == 0 } ?? false }
+        let found = directory.withUnsafeFileSystemRepresentation { path in
+            path.map { stat($0, &status) == 0 } ?? false
+        }
         guard found else { throw KringleError.file(directory, underlying: PrivateFile.posixError(errno)) }
         guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
             throw KringleError.file(directory, underlying: PrivateFile.posixError(EACCES))
@@ -84,7 +87,7 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
             remove(url)
             return
         }
-        let replaced = Self.size(at: url) ?? 0
+        let replaced = Self.size(atPath: url.path) ?? 0
         guard CacheEntryFile.write(encoded, to: url, in: directory) else { return }
         let total = totalBytes.withLock { total -> Int in
             // Counted from the directory the first time (the new file is in it by now).
@@ -92,12 +95,12 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
             total = updated
             return updated
         }
-        if total > maximumBytes { evict() }
+        if total > maximumBytes { evict(sparing: url.path) }
     }
 
     /// Removes every entry file (and nothing else in the directory).
     public func removeAll() {
-        for file in currentFiles() { unlink(file.path) }
+        for file in currentFiles() { Self.removeEntry(atPath: file.path) }
         totalBytes.withLock { $0 = 0 }
     }
 
@@ -108,20 +111,46 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
     }
 
     private func remove(_ url: URL) {
-        let size = Self.size(at: url)
-        guard url.withUnsafeFileSystemRepresentation({ $0.map { unlink($0) == 0 } ?? false }) else { return }
+        let size = Self.size(atPath: url.path)
+        guard Self.removeEntry(atPath: url.path) else { return }
         totalBytes.withLock { total in total = total.map { $0 - (size ?? 0) } }
     }
 
-    /// Removes the least recently used files until they take nine tenths of `maximumBytes`.
-    private func evict() {
+    /// Removes what is at an entry's name: a file or link (`unlink`, which never follows a
+    /// link), or an empty directory (`rmdir`; a full one, which this storage never makes, is
+    /// left alone rather than removed with all it holds).
+    @discardableResult
+    private static func removeEntry(atPath path: String) -> Bool {
+        guard unlink(path) != 0 else { return true }
+        // Linux says EISDIR for a directory, Darwin EPERM.
+        guard errno == EISDIR || errno == EPERM else { return false }
+        return rmdir(path) == 0
+    }
+
+    /// Removes the least recently used files until they take nine tenths of `maximumBytes`,
+    /// but never `sparing`, the file just written: a clock set back, or files copied in,
+    /// can make the others look more recently used, and files written within one kernel
+    /// tick have equal modification times.
+    private func evict(sparing: String) {
+        removeAbandonedTemporaries()
         totalBytes.withLock { total in
             let files = currentFiles().sorted { $0.used < $1.used }
             var remaining = files.reduce(0) { $0 + $1.size }
-            for file in files where remaining > maximumBytes / 10 * 9 {
-                if unlink(file.path) == 0 { remaining -= file.size }
+            for file in files where remaining > maximumBytes / 10 * 9 && file.path != sparing {
+                if Self.removeEntry(atPath: file.path) { remaining -= file.size }
             }
             total = remaining
+        }
+    }
+
+    /// Removes temporary files a writer left an hour ago or more (it stopped between writing
+    /// and renaming); younger ones may still be on their way into place.
+    private func removeAbandonedTemporaries() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let anHourAgo = Date().timeIntervalSince1970 - 3600
+        for name in names where CacheEntryFile.isTemporaryName(name) {
+            let path = directory.appendingPathComponent(name, isDirectory: false).path
+            if let modified = Self.modificationTime(atPath: path), modified < anHourAgo { unlink(path) }
         }
     }
 
@@ -130,21 +159,26 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter(CacheEntryFile.isEntryName).compactMap { name in
             let path = directory.appendingPathComponent(name, isDirectory: false).path
-            var status = stat()
-            guard lstat(path, &status) == 0 else { return nil }
-            #if canImport(Darwin)
-            let modified = status.st_mtimespec
-            #else
-            let modified = status.st_mtim
-            #endif
-            let used = TimeInterval(modified.tv_sec) + TimeInterval(modified.tv_nsec) / 1e9
-            return (path, Int(status.st_size), used)
+            guard let size = Self.size(atPath: path), let used = Self.modificationTime(atPath: path) else { return nil }
+            return (path, size, used)
         }
     }
 
-    private static func size(at url: URL) -> Int? {
+    /// When what is at `path` (not what a link names) was last modified, in seconds since
+    /// 1970.
+    private static func modificationTime(atPath path: String) -> TimeInterval? {
         var status = stat()
-        let found = url.withUnsafeFileSystemRepresentation { path in path.map { lstat($0, &status) == 0 } ?? false }
-        return found ? Int(status.st_size) : nil
+        guard lstat(path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = status.st_mtimespec
+        #else
+        let modified = status.st_mtim
+        #endif
+        return TimeInterval(modified.tv_sec) + TimeInterval(modified.tv_nsec) / 1e9
+    }
+
+    private static func size(atPath path: String) -> Int? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? Int(status.st_size) : nil
     }
 }

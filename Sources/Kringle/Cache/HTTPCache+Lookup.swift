@@ -69,15 +69,18 @@ extension HTTPCache {
 
     /// Whether a stale `stored` may answer `request` because revalidating it failed with a
     /// server error or no answer at all (RFC 5861 §4 `stale-if-error`, in the response or
-    /// the request), which `must-revalidate` and `no-cache` forbid (RFC 9111 §4.2.4).
+    /// the request, the request's taking precedence), which `must-revalidate` and `no-cache`
+    /// forbid (RFC 9111 §4.2.4).
     static func mayServeStale(_ stored: CachedResponse, onErrorFor request: URLRequest, at now: Date) -> Bool {
         let responseDirectives = stored.cacheControl
         guard !responseDirectives.contains("must-revalidate"), !responseDirectives.contains("no-cache") else {
             return false
         }
-        let allowed = [responseDirectives, CacheStorability.requestDirectives(request)]
-            .compactMap { $0.seconds("stale-if-error") }.max()
-        guard let allowed else { return false }
+        // The request's own limit, where it sets one, is the caller's word on how stale it
+        // will take (RFC 5861 §4 defines it for both).
+        let requestDirectives = CacheStorability.requestDirectives(request)
+        guard let allowed = requestDirectives.seconds("stale-if-error") ?? responseDirectives.seconds("stale-if-error")
+        else { return false }
         let staleness = stored.currentAge(at: now) - stored.freshnessLifetime
         return staleness <= TimeInterval(allowed)
     }

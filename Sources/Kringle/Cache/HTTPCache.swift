@@ -33,20 +33,18 @@ public final class HTTPCache: Sendable {
     /// least recently stored goes first.
     static let maximumVariants = 16
 
-    /// A cache in `storage`; the client calls it off the caller's thread.
-    public convenience init(storage: any HTTPCacheStorage) {
-        self.init(storage: storage, answersWithoutBlocking: false)
-    }
-
-    init(storage: any HTTPCacheStorage, answersWithoutBlocking: Bool) {
+    /// A cache in `storage`. The client calls a storage other than ``MemoryCacheStorage``
+    /// on its coding queue, never on the caller's thread or the transport's, since it may
+    /// block (on files, a database).
+    public init(storage: any HTTPCacheStorage) {
         self.storage = storage
-        self.answersWithoutBlocking = answersWithoutBlocking
+        answersWithoutBlocking = storage is MemoryCacheStorage
     }
 
     /// A cache in memory holding at most `maximumBytes` (bodies and header fields), the
     /// least recently used responses evicted first.
     public static func memory(maximumBytes: Int = 10 * 1024 * 1024) -> HTTPCache {
-        HTTPCache(storage: MemoryCacheStorage(maximumBytes: maximumBytes), answersWithoutBlocking: true)
+        HTTPCache(storage: MemoryCacheStorage(maximumBytes: maximumBytes))
     }
 
     /// A cache in `directory` (created, mode 0700, if missing) holding at most
@@ -72,11 +70,39 @@ public final class HTTPCache: Sendable {
     }
 
     /// The cache key of a URL (RFC 9111 §2): the URL without its fragment, which never
-    /// reaches a server.
+    /// reaches a server, normalised as RFC 9110 §4.2.3 compares URLs: scheme and host in
+    /// lower case, no default port.
     static func key(for url: URL) -> String {
         let text = url.absoluteString
-        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
-        return String(text[..<hash])
+        let withoutFragment = text.utf8.firstIndex(of: UInt8(ascii: "#")).map { String(text[..<$0]) } ?? text
+        // The usual URL is already normal: its scheme and host are lower-case and it names
+        // no port. Only another one pays for URLComponents.
+        guard !isNormal(withoutFragment),
+            var components = URLComponents(string: withoutFragment)
+        else { return withoutFragment }
+        components.scheme = components.scheme?.lowercased()
+        components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+        let defaultPort = ["http": 80, "https": 443][components.scheme ?? ""]
+        if components.port == defaultPort { components.port = nil }
+        return components.string ?? withoutFragment
+    }
+
+    /// Whether the scheme and authority of `url` hold no upper-case letter and no port.
+    private static func isNormal(_ url: String) -> Bool {
+        var bytes = url.utf8.makeIterator()
+        var slashes = 0
+        while let byte = bytes.next() {
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) { return false }
+            if byte == UInt8(ascii: "/") {
+                slashes += 1
+                if slashes == 3 { return true }  // the authority ended
+            } else if byte == UInt8(ascii: ":"), slashes == 2 {
+                return false  // a port (or an IPv6 address, which takes the careful path)
+            } else if slashes == 2, byte == UInt8(ascii: "?") {
+                return true
+            }
+        }
+        return true
     }
 
     /// The stored responses `request` may be answered with (§4.1), most recent first.
@@ -86,18 +112,25 @@ public final class HTTPCache: Sendable {
     }
 
     /// Stores `response` to `request` if §3 allows it, in place of the variant it replaces
-    /// (§4.1: the same values of the `Vary` fields); a `no-store` answer to a GET removes
-    /// that variant instead, as it is outdated.
+    /// (§4.1: the same values of the `Vary` fields; §4.3.3: a full response replaces what
+    /// was stored). A full response that may not be stored (`no-store`, a 302 without
+    /// freshness, a 401) removes that variant instead, as it is outdated. A 304 or 206 (the
+    /// answer to the caller's own conditional or range request) and a server error leave it.
     func store(_ response: HTTPResponse, for request: URLRequest, requestDate: Date, responseDate: Date) {
         guard let url = request.url, (request.httpMethod ?? "GET") == "GET" else { return }
-        let storable = CacheStorability.mayStore(response, for: request)
+        guard CacheStorability.mayStore(response, for: request) else {
+            if CacheStorability.replacesStored(response) {
+                update(key: Self.key(for: url)) { variants in variants.removeAll { CacheVary.matches($0, request) } }
+            }
+            return
+        }
         let entry = CachedResponse(
-            url: url, statusCode: response.statusCode, headers: response.headers, body: response.body,
-            varyingRequestHeaders: CacheVary.varyingValues(of: request, for: response.headers),
+            url: url, statusCode: response.statusCode, headers: CacheStorability.storedFields(of: response.headers),
+            body: response.body, varyingRequestHeaders: CacheVary.varyingValues(of: request, for: response.headers),
             requestDate: requestDate, responseDate: responseDate)
         update(key: Self.key(for: url)) { variants in
             variants.removeAll { CacheVary.matches($0, request) }
-            if storable { variants.insert(entry, at: 0) }
+            variants.insert(entry, at: 0)
         }
     }
 
@@ -124,15 +157,22 @@ public final class HTTPCache: Sendable {
     }
 
     /// §4.3.5: a HEAD response updates the header fields of the stored GET response it
-    /// describes (the same validators), as a 304 would.
+    /// describes (the same validators), as a 304 would; a stored response it shows to be
+    /// outdated (other validators, or another `Content-Length`) is marked stale, so the
+    /// next request revalidates it.
     func freshen(withHeadResponse response: HTTPResponse, to request: URLRequest, requestDate: Date, responseDate: Date)
     {
         guard response.statusCode == 200 else { return }
-        for stored in candidates(for: request) where stored.isSelected(by: response.headers) {
+        for stored in candidates(for: request) {
+            let length = (stored.headers["Content-Length"], response.headers["Content-Length"])
+            let sameLength = length.0 == nil || length.1 == nil || length.0 == length.1
+            guard stored.isSelected(by: response.headers), sameLength else {
+                replace(stored, with: stored.markedStale())
+                continue
+            }
             replace(
                 stored,
                 with: stored.updated(with: response.headers, requestDate: requestDate, responseDate: responseDate))
-            return
         }
     }
 

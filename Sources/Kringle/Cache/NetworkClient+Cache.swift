@@ -94,7 +94,9 @@ extension NetworkClient {
                     cache.remove(stored)
                     return self.load(request, options: options, cache: cache)
                 }
-                let updated = stored.updated(with: response.headers, requestDate: requestDate, responseDate: now)
+                var updated = stored.updated(with: response.headers, requestDate: requestDate, responseDate: now)
+                // A 304 may change `Vary` (§4.3.4 updates every field): select by the new one.
+                updated.varyingRequestHeaders = CacheVary.varyingValues(of: request, for: updated.headers)
                 cache.replace(stored, with: updated)
                 return Promise(self.served(updated, .revalidated, for: request, exchange: response))
             }

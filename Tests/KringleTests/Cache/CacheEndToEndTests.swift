@@ -55,7 +55,9 @@ struct CacheEndToEndTests {
         #expect(served.value == 1)
     }
 
-    @Test("§4.3.4 a 304 updates the stored fields and answers with the stored body", arguments: TransportUnderTest.allCases)
+    @Test(
+        "§4.3.4 a 304 updates the stored fields and answers with the stored body",
+        arguments: TransportUnderTest.allCases)
     func revalidation(_ transport: TransportUnderTest) async throws {
         let conditions = Recorder<String?>()
         let server = try LoopbackServer { request in

@@ -85,7 +85,8 @@ struct ClientMethodTests {
         #expect(requests.allSatisfy { $0.path == "/cats/Tom" })
     }
 
-    @Test("request(_:_:body:cachePolicy:as:) gives status, headers, body and URL", arguments: TransportUnderTest.allCases)
+    @Test(
+        "request(_:_:body:cachePolicy:as:) gives status, headers, body and URL", arguments: TransportUnderTest.allCases)
     func fullResponse(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
             LoopbackServer.Response(
