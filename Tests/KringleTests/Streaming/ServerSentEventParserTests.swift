@@ -33,7 +33,9 @@ struct ServerSentEventParserTests {
 
     @Test("the last event ID carries over to later events and ignores an id with a NUL")
     func lastEventID() {
-        let events = Self.events(["id: 1", "data: a", "", "data: b", "", "id: x\0y", "data: c", "", "id", "data: d", ""])
+        let events = Self.events([
+            "id: 1", "data: a", "", "data: b", "", "id: x\0y", "data: c", "", "id", "data: d", "",
+        ])
         #expect(events.map(\.id) == ["1", "1", "1", ""])
         #expect(Self.events(["data: a", ""], lastEventID: "41").map(\.id) == ["41"])
     }
