@@ -39,9 +39,12 @@ enum CacheStorability {
 
     /// The fields of a response as stored (§3.1): without the hop-by-hop fields
     /// (`Connection`, `Keep-Alive`, `Proxy-Connection`, `TE`, `Transfer-Encoding`,
-    /// `Upgrade`) and the fields `Connection` names, which described one connection.
+    /// `Upgrade`) and the fields `Connection` names, which described one connection; and
+    /// without `Set-Cookie`, whose cookies went to the jar when the response arrived: kept,
+    /// a session cookie would outlive its session in a directory cache, and a hit would
+    /// show cookies that are not the jar's.
     static func storedFields(of headers: HTTPHeaders) -> HTTPHeaders {
-        let dropped = hopByHopFields.union(connectionOptions(in: headers))
+        let dropped = hopByHopFields.union(connectionOptions(in: headers)).union(["set-cookie"])
         guard headers.fields.contains(where: { dropped.contains($0.name.lowercased()) }) else { return headers }
         return HTTPHeaders(
             headers.fields.filter { !dropped.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })

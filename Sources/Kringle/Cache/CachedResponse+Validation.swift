@@ -24,9 +24,14 @@ extension CachedResponse {
     }
 
     /// Whether a `304` (or a `HEAD` response, §4.3.5) with `headers` is about this stored
-    /// response (§4.3.4): the same entity tag (weakly compared) when the answer has one, else
-    /// the same `Last-Modified` when it has that; an answer with neither may update a stored
-    /// response that has no validator either.
+    /// response (§4.3.4): the same entity tag when the answer has one, else the same
+    /// `Last-Modified` when it has that.
+    ///
+    /// An answer with neither is taken to be about the response it validated, which is the
+    /// only one a request from this cache names (RFC 9110 §13.1.2: a 304 says the
+    /// condition matched). §4.3.4 would select only a stored response without validators;
+    /// servers that leave the validators out of their 304s are common, and would then cost
+    /// a second, unconditional request every time.
     func isSelected(by answer: HTTPHeaders) -> Bool {
         if let tag = answer["ETag"] {
             // §4.3.4: a strong validator selects the responses with that same strong
@@ -37,7 +42,7 @@ extension CachedResponse {
         if let lastModified = answer["Last-Modified"] {
             return headers["Last-Modified"] == lastModified
         }
-        return entityTag == nil && headers["Last-Modified"] == nil
+        return true
     }
 
     /// This response with the header fields of `answer` (a 304, or a HEAD response) added,

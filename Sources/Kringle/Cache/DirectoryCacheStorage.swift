@@ -34,7 +34,8 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
     ///
     /// - Throws: ``KringleError/file(_:underlying:)`` when it cannot be created, or is not a
     ///   directory of the current user's that only they can write to (`EACCES`), since
-    ///   another user could then plant responses in it.
+    ///   another user could then plant responses in it; a symbolic link to a directory is
+    ///   refused too (pass the directory it names).
     public init(directory: URL, maximumBytes: Int) throws {
         self.directory = directory
         self.maximumBytes = maximumBytes
@@ -44,9 +45,11 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
         } catch {
             throw KringleError.file(directory, underlying: error)
         }
+        // lstat: a link in place of the directory (planted where others can write, such as
+        // /tmp) would send every file, and every removal, elsewhere.
         var status = stat()
         let found = directory.withUnsafeFileSystemRepresentation { path in
-            path.map { stat($0, &status) == 0 } ?? false
+            path.map { lstat($0, &status) == 0 } ?? false
         }
         guard found else { throw KringleError.file(directory, underlying: PrivateFile.posixError(errno)) }
         guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
@@ -95,7 +98,7 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
             total = updated
             return updated
         }
-        if total > maximumBytes { evict(sparing: url.path) }
+        if total > maximumBytes { evict(sparing: url.path, now: Date()) }
     }
 
     /// Removes every entry file (and nothing else in the directory).
@@ -131,8 +134,8 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
     /// but never `sparing`, the file just written: a clock set back, or files copied in,
     /// can make the others look more recently used, and files written within one kernel
     /// tick have equal modification times.
-    private func evict(sparing: String) {
-        removeAbandonedTemporaries()
+    private func evict(sparing: String, now: Date) {
+        removeAbandonedTemporaries(now: now)
         totalBytes.withLock { total in
             let files = currentFiles().sorted { $0.used < $1.used }
             var remaining = files.reduce(0) { $0 + $1.size }
@@ -145,9 +148,9 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
 
     /// Removes temporary files a writer left an hour ago or more (it stopped between writing
     /// and renaming); younger ones may still be on their way into place.
-    private func removeAbandonedTemporaries() {
+    private func removeAbandonedTemporaries(now: Date) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let anHourAgo = Date().timeIntervalSince1970 - 3600
+        let anHourAgo = now.timeIntervalSince1970 - 3600
         for name in names where CacheEntryFile.isTemporaryName(name) {
             let path = directory.appendingPathComponent(name, isDirectory: false).path
             if let modified = Self.modificationTime(atPath: path), modified < anHourAgo { unlink(path) }

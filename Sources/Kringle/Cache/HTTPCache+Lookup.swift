@@ -32,11 +32,11 @@ extension HTTPCache {
         case .reload:
             return .load
         case .returnCacheElseLoad, .cacheOnly:
-            if let stored = candidates(for: request).first { return .answer(stored) }
+            if let stored = selected(for: request) { return .answer(stored) }
             return onlyIfCached ? .unavailable : .load
         case .useProtocol:
             guard !Self.callerValidates(request) else { return onlyIfCached ? .unavailable : .load }
-            guard let stored = candidates(for: request).first else { return onlyIfCached ? .unavailable : .load }
+            guard let stored = selected(for: request) else { return onlyIfCached ? .unavailable : .load }
             if Self.mayAnswer(request, directives: directives, with: stored, at: now) { return .answer(stored) }
             // §5.2.1.7: only-if-cached takes what is stored or nothing; it never validates.
             return onlyIfCached ? .unavailable : .validate(stored, request: stored.conditionalRequest(for: request))

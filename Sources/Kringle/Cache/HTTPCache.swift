@@ -18,16 +18,18 @@ import FoundationNetworking
 /// `Authorization` ones included): responses to GET with explicit freshness or a
 /// heuristically cacheable status, never `no-store` ones, one entry per `Vary` variant.
 /// ``Response/cacheStatus`` says where each response came from. One cache may serve
-/// several clients at once.
+/// several clients at once, as long as they all act for the same user: what one user's
+/// credentials fetched answers the others.
 public final class HTTPCache: Sendable {
     /// Where the responses are kept.
     public let storage: any HTTPCacheStorage
     /// Whether `storage` answers without blocking (kept in memory): then the client uses it
     /// on whatever thread the request is on; otherwise on its coding queue.
     let answersWithoutBlocking: Bool
-    /// Serialises each read-modify-write of one key's variants, so that two responses
-    /// stored at once both stay.
-    private let updates = Locked(())
+    /// Serialise each read-modify-write of a key's variants, so that two responses stored at
+    /// once both stay: one lock per stripe of keys (by hash), so that a slow storage (a
+    /// file being rewritten) holds up only the keys of its stripe.
+    private let stripes = (0..<16).map { _ in Locked(()) }
 
     /// The most variants of one URL kept (RFC 9111 §4.1 lets a cache keep several); the
     /// least recently stored goes first.
@@ -66,7 +68,8 @@ public final class HTTPCache: Sendable {
 
     /// Removes the responses stored for `url`.
     public func removeResponses(for url: URL) {
-        updates.withLock { _ in storage.setResponses([], forKey: Self.key(for: url)) }
+        let key = Self.key(for: url)
+        stripe(for: key).withLock { _ in storage.setResponses([], forKey: key) }
     }
 
     /// The cache key of a URL (RFC 9111 §2): the URL without its fragment, which never
@@ -84,6 +87,7 @@ public final class HTTPCache: Sendable {
         components.percentEncodedHost = components.percentEncodedHost?.lowercased()
         let defaultPort = ["http": 80, "https": 443][components.scheme ?? ""]
         if components.port == defaultPort { components.port = nil }
+        if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         return components.string ?? withoutFragment
     }
 
@@ -99,16 +103,27 @@ public final class HTTPCache: Sendable {
             } else if byte == UInt8(ascii: ":"), slashes == 2 {
                 return false  // a port (or an IPv6 address, which takes the careful path)
             } else if slashes == 2, byte == UInt8(ascii: "?") {
-                return true
+                return false  // a query but no path: the key needs its `/`
             }
         }
-        return true
+        return slashes >= 3  // without a path (`http://a.example`), the key needs its `/`
     }
 
-    /// The stored responses `request` may be answered with (§4.1), most recent first.
+    /// The stored responses `request` may be answered with (§4.1), most recently stored
+    /// first.
     func candidates(for request: URLRequest) -> [CachedResponse] {
         guard let url = request.url else { return [] }
         return storage.responses(forKey: Self.key(for: url)).filter { CacheVary.matches($0, request) }
+    }
+
+    /// The one response to answer `request` with, if any: of several that match, the most
+    /// recent by `Date` (§4.1).
+    func selected(for request: URLRequest) -> CachedResponse? {
+        let matching = candidates(for: request)
+        guard matching.count > 1 else { return matching.first }
+        return matching.enumerated().max { lhs, rhs in
+            (lhs.element.dateValue, rhs.offset) < (rhs.element.dateValue, lhs.offset)
+        }?.element
     }
 
     /// Stores `response` to `request` if §3 allows it, in place of the variant it replaces
@@ -134,10 +149,12 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Replaces `stored` by `updated` (a revalidation's result), if it is still there.
+    /// Replaces `stored` by `updated` (a revalidation's result), if it is still there: an
+    /// invalidation or a newer response that came in the meantime wins.
     func replace(_ stored: CachedResponse, with updated: CachedResponse) {
         update(key: Self.key(for: stored.url)) { variants in
-            variants.removeAll { $0 == stored }
+            guard let index = variants.firstIndex(of: stored) else { return }
+            variants.remove(at: index)
             variants.insert(updated, at: 0)
         }
     }
@@ -176,8 +193,12 @@ public final class HTTPCache: Sendable {
         }
     }
 
+    private func stripe(for key: String) -> Locked<Void> {
+        stripes[Int(UInt(bitPattern: key.hashValue) % UInt(stripes.count))]
+    }
+
     private func update(key: String, _ change: (inout [CachedResponse]) -> Void) {
-        updates.withLock { _ in
+        stripe(for: key).withLock { _ in
             var variants = storage.responses(forKey: key)
             let before = variants
             change(&variants)

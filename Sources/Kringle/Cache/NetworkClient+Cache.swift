@@ -14,9 +14,28 @@ extension NetworkClient {
     /// The answer to one hop's request: from the client's cache where RFC 9111 allows it,
     /// else from the transport (the cache updated with what it said).
     ///
-    /// Downloads and uploads (anything streamed) go past the cache.
+    /// Only GET is answered from the cache. Downloads and uploads (anything streamed) go
+    /// past it, though an unsafe one still invalidates (§4.4). Under
+    /// ``CachePolicy/cacheOnly`` nothing the cache cannot answer reaches the network.
     func answer(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        guard let cache = configuration.cache, !options.isStreaming else {
+        guard let cache = configuration.cache else { return loggedExchange(request, options: options) }
+        let method = request.httpMethod ?? "GET"
+        var resolved = options
+        if options.cachePolicy == .useProtocol { resolved.cachePolicy = CachePolicy(request.cachePolicy) }
+        let options = resolved
+        if options.cachePolicy == .cacheOnly, method != "GET" || options.isStreaming {
+            return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
+        }
+        if CacheStorability.isUnsafe(method) {
+            // Inline, on the thread the response arrives on: a cancellation a moment later
+            // must not leave the old responses in place.
+            return loggedExchange(request, options: options).mapResultInline { result in
+                let response = try result.get()
+                cache.invalidate(after: response, to: request)
+                return response
+            }
+        }
+        guard !options.isStreaming, method == "GET" || method == "HEAD" else {
             return loggedExchange(request, options: options)
         }
         guard cache.answersWithoutBlocking else {
@@ -30,17 +49,12 @@ extension NetworkClient {
     private func answer(_ request: URLRequest, options: TransferOptions, from cache: HTTPCache) -> Promise<HTTPResponse>
     {
         let clock = configuration.clock
-        let method = request.httpMethod ?? "GET"
-        guard method == "GET" else {
+        guard request.httpMethod != "HEAD" else {
             let requestDate = clock.now
             return afterExchange(request, options: options, cache: cache) { result in
                 let response = try result.get()
-                if method == "HEAD" {
-                    cache.freshen(
-                        withHeadResponse: response, to: request, requestDate: requestDate, responseDate: clock.now)
-                } else {
-                    cache.invalidate(after: response, to: request)
-                }
+                cache.freshen(
+                    withHeadResponse: response, to: request, requestDate: requestDate, responseDate: clock.now)
                 return Promise(response)
             }
         }
@@ -143,17 +157,5 @@ extension NetworkClient {
                 method: request.httpMethod ?? "GET", url: configuration.redaction.redacting(response.url),
                 statusCode: response.statusCode, cacheStatus: status))
         return response
-    }
-
-    /// The transport's exchange, logged when there is a logger: the request as sent, and
-    /// the response with the time it took.
-    func loggedExchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        guard configuration.logger != nil else { return exchange(request, options: options) }
-        logSent(request)
-        let start = configuration.clock.uptimeNanoseconds
-        return exchange(request, options: options).mapResultInline { result in
-            if case .success(let response) = result { self.logReceived(response, for: request, since: start) }
-            return try result.get()
-        }
     }
 }

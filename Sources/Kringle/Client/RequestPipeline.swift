@@ -251,6 +251,18 @@ extension NetworkClient {
         }
     }
 
+    /// The transport's exchange, logged when there is a logger: the request as sent, and
+    /// the response with the time it took.
+    func loggedExchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard configuration.logger != nil else { return exchange(request, options: options) }
+        logSent(request)
+        let start = configuration.clock.uptimeNanoseconds
+        return exchange(request, options: options).mapResultInline { result in
+            if case .success(let response) = result { self.logReceived(response, for: request, since: start) }
+            return try result.get()
+        }
+    }
+
     /// The transport's exchange for one hop, within the client's timeout: the whole
     /// exchange for a buffered request, the longest time without progress for a transfer.
     func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
