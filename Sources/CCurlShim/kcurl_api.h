@@ -56,6 +56,7 @@ struct kcurl_api {
     int (*easy_setopt)(void *easy, int option, ...);
     int (*easy_getinfo)(void *easy, int info, ...);
     const char *(*easy_strerror)(int code);
+    int (*easy_pause)(void *easy, int bitmask);
     struct kcurl_slist *(*slist_append)(struct kcurl_slist *list, const char *line);
     void (*slist_free_all)(struct kcurl_slist *list);
     void *(*multi_init)(void);

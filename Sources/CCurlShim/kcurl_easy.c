@@ -60,6 +60,10 @@ int kcurl_easy_getinfo_off_t(kcurl_easy *easy, kcurl_info info, int64_t *value) 
     return kcurl_api()->easy_getinfo(easy, (int)info, value);
 }
 
+int kcurl_easy_unpause(kcurl_easy *easy) {
+    return kcurl_api()->easy_pause(easy, 0);  // CURLPAUSE_CONT
+}
+
 const char *kcurl_easy_strerror(int code) {
     return kcurl_api()->easy_strerror(code);
 }

@@ -68,6 +68,7 @@ static int resolve_all(void *library, struct kcurl_api *table, char *missing, si
     ok &= resolve(library, "curl_easy_setopt", &table->easy_setopt, 1, missing, capacity);
     ok &= resolve(library, "curl_easy_getinfo", &table->easy_getinfo, 1, missing, capacity);
     ok &= resolve(library, "curl_easy_strerror", &table->easy_strerror, 1, missing, capacity);
+    ok &= resolve(library, "curl_easy_pause", &table->easy_pause, 1, missing, capacity);
     ok &= resolve(library, "curl_slist_append", &table->slist_append, 1, missing, capacity);
     ok &= resolve(library, "curl_slist_free_all", &table->slist_free_all, 1, missing, capacity);
     ok &= resolve(library, "curl_multi_init", &table->multi_init, 1, missing, capacity);

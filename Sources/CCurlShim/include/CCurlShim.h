@@ -147,9 +147,10 @@ enum {
     KCURLE_SSL_PINNEDPUBKEYNOTMATCH = 90,
 };
 
-/// What read and seek callbacks return besides a byte count (curl.h).
+/// What read, write and seek callbacks return besides a byte count (curl.h).
 enum {
     KCURL_READFUNC_ABORT = 0x10000000,
+    KCURL_WRITEFUNC_PAUSE = 0x10000001,
     KCURL_SEEKFUNC_OK = 0,
     KCURL_SEEKFUNC_FAIL = 1,
     KCURL_SEEKFUNC_CANTSEEK = 2,
@@ -214,6 +215,9 @@ int kcurl_easy_setopt_blob(kcurl_easy *easy, kcurl_option option, const void *da
 int kcurl_easy_getinfo_string(kcurl_easy *easy, kcurl_info info, const char **value);
 int kcurl_easy_getinfo_off_t(kcurl_easy *easy, kcurl_info info, int64_t *value);
 const char *kcurl_easy_strerror(int code);
+/// curl_easy_pause(easy, CURLPAUSE_CONT): resumes a transfer a write callback paused. Call it
+/// on the driving thread only (it may call the write callback at once).
+int kcurl_easy_unpause(kcurl_easy *easy);
 
 /// curl_slist_append; returns NULL (and leaves `list` intact) when memory runs out.
 kcurl_slist *kcurl_slist_append(kcurl_slist *list, const char *line);

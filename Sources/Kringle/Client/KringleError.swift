@@ -59,6 +59,18 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// it could not go to the network: its policy is ``CachePolicy/cacheOnly``, or it asked
     /// for `Cache-Control: only-if-cached` (RFC 9111 §5.2.1.7).
     case notCached(URL)
+    /// A line of the streamed body from the URL was longer than the limit, in bytes
+    /// (``ResponseStream/lines(maximumLength:)``); the transfer was stopped there.
+    case lineTooLong(URL, limit: Int)
+    /// Line number `line` (from 1) of the streamed body from the URL did not decode
+    /// (``ResponseStream/decodedLines(as:decoder:maximumLength:)``); the transfer was
+    /// stopped there.
+    case lineDecodingFailed(DecodingError, line: Int, url: URL)
+    /// The URL's answer cannot be a Server-Sent Events stream, so the stream ended for good
+    /// (WHATWG HTML §9.2.3 "fail the connection"): a `204 No Content`, or a `Content-Type`
+    /// other than `text/event-stream`. The reason says which; the response keeps the start
+    /// of its body.
+    case eventStreamRefused(Response<Data>, reason: String)
 
     /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent
     /// changed size after the request was made: the bytes on the wire would no longer match
@@ -119,6 +131,12 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
                 "Refused a redirect from \(Self.shown(source)) to \(Self.shown(target)), which leaves HTTPS for plain HTTP"
         case .notCached(let url):
             return "No cached response for \(Self.shown(url)), and the request may not use the network"
+        case .lineTooLong(let url, let limit):
+            return "A line of the body from \(Self.shown(url)) was longer than \(limit) bytes; the transfer was stopped"
+        case .lineDecodingFailed(let error, let line, let url):
+            return "Line \(line) of the body from \(Self.shown(url)) did not decode: " + Self.describe(error)
+        case .eventStreamRefused(let response, let reason):
+            return "\(Self.shown(response.url, response.redaction)) did not answer with an event stream: \(reason)"
         }
     }
 
@@ -145,6 +163,13 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .insecureRedirect(from: redaction.redacting(source), to: redaction.redacting(target))
         case .notCached(let url):
             return .notCached(redaction.redacting(url))
+        case .lineTooLong(let url, let limit):
+            return .lineTooLong(redaction.redacting(url), limit: limit)
+        case .lineDecodingFailed(let error, let line, let url):
+            return .lineDecodingFailed(error, line: line, url: redaction.redacting(url))
+        case .eventStreamRefused(var response, let reason):
+            response.redaction = redaction
+            return .eventStreamRefused(response, reason: reason)
         case .tls(let url, let failure, let underlying):
             return .tls(redaction.redacting(url), failure, underlying: underlying)
         case .invalidRequest, .encodingFailed, .file, .transport, .timedOut:
@@ -152,12 +177,12 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The response the error carries: that of an unacceptable status, an invalid response
-    /// or a failed decode; `nil` for the others.
+    /// The response the error carries: that of an unacceptable status, an invalid response,
+    /// a failed decode or a refused event stream; `nil` for the others.
     public var response: Response<Data>? {
         switch self {
         case .unacceptableStatusCode(_, let response), .invalidResponse(let response, _),
-            .decodingFailed(_, let response):
+            .decodingFailed(_, let response), .eventStreamRefused(let response, _):
             return response
         default:
             return nil

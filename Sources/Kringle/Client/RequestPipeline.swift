@@ -224,14 +224,25 @@ extension NetworkClient {
             guard let redirect else {
                 // 5. validate
                 guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                    throw KringleError.unacceptableStatusCode(
-                        response.statusCode,
-                        Response(
-                            response.withBody(from: options, limit: configuration.responseLimits.maximumErrorBodyBytes),
-                            redaction: configuration.redaction))
+                    let limit = configuration.responseLimits.maximumErrorBodyBytes
+                    let unacceptable: @Sendable (HTTPResponse) -> KringleError = { response in
+                        KringleError.unacceptableStatusCode(
+                            response.statusCode, Response(response, redaction: configuration.redaction))
+                    }
+                    guard let channel = response.bodyChannel else {
+                        throw unacceptable(response.withBody(from: options, limit: limit))
+                    }
+                    // A streamed body's start, for the error, as any other request keeps it.
+                    return channel.collect(upTo: limit).then { [response] start in
+                        var failed = response
+                        failed.body = start
+                        failed.bodyChannel = nil
+                        throw unacceptable(failed)
+                    }
                 }
                 return Promise(response)
             }
+            response.bodyChannel?.cancel()  // a redirect's body is not the caller's
             guard redirectsFollowed < configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
             }
@@ -289,17 +300,29 @@ extension NetworkClient {
         }
         let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
         let progress = options.progress
+        let channel = options.bodyChannelCapacity.map { ResponseBodyChannel(capacity: $0) }
         let transfer = TransferRequest(
             request: request,
             body: options.body,
             responseBodyFile: options.responseBodyFile?.url,
             responseBodyHandle: responseBodyHandle,
-            limits: limits
+            limits: limits,
+            responseBodyChannel: channel
         ) { report in
             watchdog.touch()
             progress?.update(report, acceptable: configuration.acceptableStatusCodes)
         }
+        // For a streamed body, the watchdog times the head alone: the transfer's promise
+        // settles with it.
         let transferred = watchdog.guarding(transport.transfer(transfer))
+        if let channel {
+            transferred.onCancel { channel.cancel() }
+            return transferred.mapResultInline { result in
+                var response = try result.get()
+                response.bodyChannel = channel
+                return response
+            }
+        }
         guard clientSendingTransport == nil else { return transferred }
         let file = options.responseBodyFile
         return transferred.mapResultInline { result in try Self.checked(result.get(), against: limits, file: file) }

@@ -6,12 +6,18 @@ import CCurlShim
 /// handle points at them.
 enum CurlCallbacks {
     /// `CURLOPT_WRITEFUNCTION`: body bytes, for the ``ResponseCollector``. Returning fewer
-    /// bytes than given aborts the transfer, which is what a failed file write must do.
+    /// bytes than given aborts the transfer, which is what a failed file write must do;
+    /// `CURL_WRITEFUNC_PAUSE` keeps the bytes in curl and pauses the transfer until
+    /// `curl_easy_pause` resumes it, which is how a slow reader holds the network back.
     static let body: kcurl_data_callback = { buffer, size, count, userdata in
         let length = size * count
         guard let userdata, let buffer, length > 0 else { return length }
         let collector = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
-        return collector.receive(body: UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+        switch collector.receive(body: UnsafeRawBufferPointer(start: buffer, count: length)) {
+        case .taken: return length
+        case .stop: return 0
+        case .pause: return Int(KCURL_WRITEFUNC_PAUSE)
+        }
     }
 
     /// `CURLOPT_READFUNCTION`: the next bytes of a streamed body, from the ``UploadSource``.

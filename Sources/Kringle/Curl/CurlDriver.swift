@@ -31,6 +31,7 @@ final class CurlDriver {
                 switch command {
                 case .start(let submission): start(submission)
                 case .cancel(let id): cancel(id)
+                case .resume(let id): resume(id)
                 }
             }
             if isShuttingDown, transfers.isEmpty {
@@ -91,6 +92,15 @@ final class CurlDriver {
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
         kcurl_multi_remove(multi, transfer.easy.pointer)
         recycle(transfer.easy)
+        transfer.collector.channel?.finish(throwing: PromiseError.cancelled)
+    }
+
+    /// Unpauses a transfer whose body channel has room again. curl may deliver the bytes it
+    /// held back from inside this call; a transfer that finished or was cancelled meanwhile
+    /// is not found.
+    private func resume(_ id: UInt64) {
+        guard let transfer = transfers[id] else { return }
+        kcurl_easy_unpause(transfer.easy.pointer)
     }
 
     /// Lets curl move every transfer forward, then settles the ones that finished.
@@ -106,7 +116,11 @@ final class CurlDriver {
             // Settle first and tidy up after, so that whoever waits for the response (and
             // perhaps sends the next request) runs while this thread resets the handle.
             // A transfer cancelled a moment ago loses here: its promise has settled already.
-            transfer.submission.promise.resolve(transfer.outcome(code: code))
+            let outcome = transfer.outcome(code: code)
+            transfer.submission.promise.resolve(outcome)
+            if let channel = transfer.collector.channel {
+                if case .failure(let error) = outcome { channel.finish(throwing: error) } else { channel.finish() }
+            }
             kcurl_multi_remove(multi, easy)
             recycle(transfer.easy)
         }

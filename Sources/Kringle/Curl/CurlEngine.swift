@@ -18,6 +18,8 @@ final class CurlEngine: Sendable {
     enum Command: Sendable {
         case start(CurlSubmission)
         case cancel(UInt64)
+        /// Go on with a transfer its body's reader paused.
+        case resume(UInt64)
     }
 
     struct Inbox {
@@ -78,12 +80,13 @@ final class CurlEngine: Sendable {
         responseBodyHandle: FileHandle? = nil,
         progress: ProgressRelay.Report? = nil,
         limits: ResponseLimits = .default,
+        channel: ResponseBodyChannel? = nil,
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let submission = CurlSubmission(
             id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile,
-            responseBodyHandle: responseBodyHandle, progress: progress, limits: limits)
+            responseBodyHandle: responseBodyHandle, progress: progress, limits: limits, channel: channel)
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))
@@ -95,6 +98,14 @@ final class CurlEngine: Sendable {
         // engine, and the connections its multi handle caches, alive as long as any response
         // promise. While the transfer runs, the driving thread keeps the engine alive.
         promise.onCancel { [weak self] in
+            self?.enqueue(.cancel(id))
+        }
+        // Once the head has settled the promise, the body's reader pauses, resumes and stops
+        // the transfer through its channel.
+        channel?.onRoom { [weak self] in
+            self?.enqueue(.resume(id))
+        }
+        channel?.onCancel { [weak self] in
             self?.enqueue(.cancel(id))
         }
     }

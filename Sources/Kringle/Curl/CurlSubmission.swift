@@ -16,4 +16,7 @@ struct CurlSubmission: Sendable {
     var progress: ProgressRelay.Report?
     /// The bounds the response must stay within.
     var limits = ResponseLimits.default
+    /// Where the body goes as it arrives (``TransferRequest/responseBodyChannel``): the
+    /// promise then settles with the response's head.
+    var channel: ResponseBodyChannel?
 }

@@ -60,6 +60,12 @@ final class CurlTransfer {
         }
         collector.limits = submission.limits
         collector.easy = easy
+        if let channel = submission.channel {
+            collector.channel = channel
+            collector.onFinalHead = { [unowned self] in
+                submission.promise.fulfill(head)
+            }
+        }
         collector.expectsNoBody = submission.plan.method == .head
         let plan = submission.plan
         try easy.attachErrorBuffer()
@@ -149,6 +155,14 @@ final class CurlTransfer {
         }
     }
 
+    /// The final response so far, for a streamed body's reader: status, fields, URL and the
+    /// metrics up to the first byte; the body follows through the channel.
+    private var head: HTTPResponse {
+        HTTPResponse(
+            statusCode: easy.responseCode, headers: collector.headers, url: effectiveURL,
+            metrics: easy.metrics(decodedBodyBytes: 0))
+    }
+
     /// curl's explanation of `code`: the error buffer when curl filled it (it names the host,
     /// port and reason), otherwise `curl_easy_strerror`'s text.
     private func curlMessage(_ code: Int32) -> String {
@@ -178,7 +192,15 @@ final class CurlTransfer {
     /// A whole-exchange limit for plain requests; for streamed transfers a limit on silence,
     /// as the client's idle watchdog expects: the connection must be made within the time,
     /// and the transfer is stopped once it moves less than a byte a second for that long.
+    ///
+    /// A body streamed to a reader has no limit on silence: the reader pauses the transfer
+    /// as long as it likes, and an event stream may be quiet for minutes. Only the
+    /// connection must be made in time (the client times the head).
     private func configureTimeout(_ plan: CurlRequestPlan) throws(CurlError) {
+        guard submission.channel == nil else {
+            if plan.timeoutMilliseconds > 0 { try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.timeoutMilliseconds) }
+            return
+        }
         guard plan.timeoutIsIdle else {
             try easy.set(KCURLOPT_TIMEOUT_MS, plan.timeoutMilliseconds)
             return

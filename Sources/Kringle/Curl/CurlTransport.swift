@@ -154,7 +154,8 @@ public final class CurlTransport: Transport, ClientSending {
             )
             engine.submit(
                 plan, responseBodyFile: transfer.responseBodyFile, responseBodyHandle: transfer.responseBodyHandle,
-                progress: transfer.progress, limits: transfer.limits, promise: promise)
+                progress: transfer.progress, limits: transfer.limits, channel: transfer.responseBodyChannel,
+                promise: promise)
         }
     }
 

@@ -71,6 +71,8 @@ final class ResponseCollector {
                 return false
             }
             reserveBodyCapacity()
+            // The final response's head (not a 1xx): a streamed body's reader may start.
+            if let onFinalHead, let status = easy?.responseCode, status >= 200 { onFinalHead() }
         case (.end, _):
             position = .afterBlock
         case (.other, _):
@@ -83,7 +85,7 @@ final class ResponseCollector {
     /// spares the copies of growing a large body step by step. Bounded, because the length
     /// is the server's word, not the bytes that will arrive.
     private func reserveBodyCapacity() {
-        guard sink == nil, let length = contentLength, length > Self.smallestReservation else { return }
+        guard sink == nil, channel == nil, let length = contentLength, length > Self.smallestReservation else { return }
         body.reserveCapacity(min(length, Self.largestReservation, limits.maximumBodyBytes))
     }
 
@@ -100,7 +102,7 @@ final class ResponseCollector {
             let length = contentLength, length > Self.smallestReservation,
             !fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
         else { return nil }
-        return limits.crossedInAdvance(contentLength: Int64(length), toFile: sink != nil)
+        return limits.crossedInAdvance(contentLength: Int64(length), toFile: sink != nil || channel != nil)
     }
 
     /// Bodies below this grow in a step or two anyway.
@@ -120,6 +122,12 @@ final class ResponseCollector {
 
     /// Where the body goes instead of ``body``, for transfers to a file.
     var sink: ResponseFileSink?
+    /// Where the body goes instead of ``body``, for a reader that takes it as it arrives;
+    /// held to the download bound (``ResponseLimits/maximumDownloadBytes``), as a file is:
+    /// the reader, not the client, keeps what it wants of it.
+    var channel: ResponseBodyChannel?
+    /// Called once the final response's head is complete, for a streamed body.
+    var onFinalHead: (() -> Void)?
 
     /// The bounds the body must stay within.
     var limits = ResponseLimits.default
@@ -134,20 +142,36 @@ final class ResponseCollector {
     /// Body bytes received after decoding.
     private(set) var decodedBytes: Int64 = 0
 
-    /// Takes body bytes from curl (decoded): into the file when there is one, else into
-    /// ``body``. Returns `false`, which stops the transfer, when they cross a bound or the
-    /// file refused them.
-    func receive(body bytes: UnsafeRawBufferPointer) -> Bool {
-        decodedBytes += Int64(bytes.count)
-        if let crossed = limits.crossed(decoded: decodedBytes, toFile: sink != nil, received: { easy?.downloadedBytes })
+    /// What becomes of a chunk of body bytes.
+    enum BodyVerdict {
+        case taken
+        /// The transfer must stop: a bound crossed, a file that refused the bytes, a reader
+        /// that left.
+        case stop
+        /// The reader's channel is full: curl keeps the bytes and pauses the transfer.
+        case pause
+    }
+
+    /// Takes body bytes from curl (decoded): into the file or the channel when there is one,
+    /// else into ``body``.
+    func receive(body bytes: UnsafeRawBufferPointer) -> BodyVerdict {
+        let decoded = decodedBytes + Int64(bytes.count)
+        if let crossed = limits.crossed(
+            decoded: decoded, toFile: sink != nil || channel != nil, received: { easy?.downloadedBytes })
         {
             crossedLimit = crossed
-            return false
+            return .stop
         }
+        if let channel {
+            guard channel.offer(Data(bytes)) else { return channel.isCancelled ? .stop : .pause }
+            decodedBytes = decoded
+            return .taken
+        }
+        decodedBytes = decoded
         if let sink {
-            return sink.write(bytes)
+            return sink.write(bytes) ? .taken : .stop
         }
         body.append(contentsOf: bytes)
-        return true
+        return .taken
     }
 }

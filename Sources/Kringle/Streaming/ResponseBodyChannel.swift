@@ -68,9 +68,12 @@ public final class ResponseBodyChannel: Sendable {
     /// has gone (`false`): for a transport whose only backpressure is to block the thread
     /// that delivers the body.
     public func waitForRoom() -> Bool {
-        guard state.withLock({ !$0.cancelled && $0.refused }) else { return !isCancelled }
-        room.wait()
-        return !isCancelled
+        while true {
+            // Checked anew after every signal: one may be left over from earlier room.
+            let (mustWait, cancelled) = state.withLock { (!$0.cancelled && $0.refused, $0.cancelled) }
+            guard mustWait else { return !cancelled }
+            room.wait()
+        }
     }
 
     /// Runs `handler` (on the reader's thread, quickly) each time room is made after a
@@ -109,8 +112,9 @@ public final class ResponseBodyChannel: Sendable {
 
     // MARK: The reader's side
 
-    /// The next chunk, `nil` after the last, or the error that cut the body short. One call
-    /// at a time.
+    /// The next chunk, `nil` after the last, or the error that cut the body short
+    /// (``/KringlePromise/PromiseError/cancelled`` once the reader left, or its task was
+    /// cancelled). One call at a time.
     public func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -125,7 +129,7 @@ public final class ResponseBodyChannel: Sendable {
     /// the body short: at once when one is waiting, else when it arrives. One call at a time.
     public func next(_ completion: @escaping @Sendable (Result<Data?, any Error>) -> Void) {
         let (result, roomMade) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
-            if state.cancelled { return (.failure(CancellationError()), nil) }
+            if state.cancelled { return (.failure(PromiseError.cancelled), nil) }
             guard state.head < state.chunks.count else {
                 if let end = state.end { return (end.map { nil }, nil) }
                 state.reader = completion
@@ -166,7 +170,33 @@ public final class ResponseBodyChannel: Sendable {
             return (state.onCancel, state.reader)
         }
         room.signal()
-        reader?(.failure(CancellationError()))
+        reader?(.failure(PromiseError.cancelled))
         handler?()
+    }
+}
+
+extension ResponseBodyChannel {
+    /// The body's first `limit` bytes (all of it when shorter), after which the reader
+    /// leaves: for an error that keeps the start of a streamed body.
+    func collect(upTo limit: Int) -> Promise<Data> {
+        let collected = Promise<Data>.pending()
+        collect(into: Data(), limit: limit, collected)
+        collected.onCancel { self.cancel() }
+        return collected
+    }
+
+    private func collect(into start: Data, limit: Int, _ collected: Promise<Data>) {
+        next { result in
+            switch result {
+            case .success(let chunk?) where start.count + chunk.count < limit:
+                self.collect(into: start + chunk, limit: limit, collected)
+            case .success(let chunk?):
+                self.cancel()
+                collected.fulfill(start + chunk.prefix(limit - start.count))
+            case .success(nil), .failure:
+                // A body cut short still shows what arrived of it.
+                collected.fulfill(start)
+            }
+        }
     }
 }

@@ -30,6 +30,10 @@ public struct HTTPResponse: Sendable, Hashable {
     /// stored in the jar when they arrived and must not be stored again).
     var setCookieFromNetwork: [String]?
 
+    /// Where the body arrives, for a response streamed to the caller (the body itself is
+    /// then empty).
+    var bodyChannel: ResponseBodyChannel?
+
     /// The `Set-Cookie` lines for the cookie jar.
     var setCookieLines: [String] {
         setCookieFromNetwork ?? headers.values(for: "Set-Cookie")

@@ -29,6 +29,15 @@ public struct TransferRequest: Sendable {
     /// The bounds the response must stay within (the client's); a transport that crosses
     /// one stops the transfer and rejects with ``KringleError/responseTooLarge(_:limit:)``.
     public var limits: ResponseLimits
+    /// Where the response body goes as it arrives, for a reader to take chunk by chunk.
+    ///
+    /// With a channel, the transport settles its promise as soon as the final response's
+    /// head has arrived (its `body` empty, no trailers), offers each chunk of the body to
+    /// the channel, and holds the transfer back while the channel refuses (see
+    /// ``ResponseBodyChannel``); at the end it calls ``ResponseBodyChannel/finish(throwing:)``.
+    /// When the reader cancels the channel, the transport stops the transfer. The
+    /// default ``Transport/transfer(_:)`` buffers the body and offers it in one chunk.
+    public var responseBodyChannel: ResponseBodyChannel?
 
     /// Creates a transfer request; every parameter but `request` is described on its property.
     public init(
@@ -37,6 +46,7 @@ public struct TransferRequest: Sendable {
         responseBodyFile: URL? = nil,
         responseBodyHandle: FileHandle? = nil,
         limits: ResponseLimits = .default,
+        responseBodyChannel: ResponseBodyChannel? = nil,
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) {
         self.request = request
@@ -44,6 +54,7 @@ public struct TransferRequest: Sendable {
         self.responseBodyFile = responseBodyFile
         self.responseBodyHandle = responseBodyHandle
         self.limits = limits
+        self.responseBodyChannel = responseBodyChannel
         self.progress = progress
     }
 }

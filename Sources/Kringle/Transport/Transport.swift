@@ -48,7 +48,8 @@ public protocol Transport: Sendable {
 extension Transport {
     /// Sends a transfer by buffering it in memory: the body is read whole, and the response
     /// body is written through ``TransferRequest/responseBodyHandle`` (or else to
-    /// ``TransferRequest/responseBodyFile``) once it has arrived.
+    /// ``TransferRequest/responseBodyFile``), or offered to
+    /// ``TransferRequest/responseBodyChannel`` in one chunk, once it has arrived.
     ///
     /// This default keeps every adapter working; ``URLSessionTransport`` and ``CurlTransport``
     /// stream instead.
@@ -70,7 +71,12 @@ extension Transport {
                     expectedToReceive: Int64(response.body.count),
                     statusCode: response.statusCode
                 ))
-            if let handle = transfer.responseBodyHandle {
+            if let channel = transfer.responseBodyChannel {
+                // An empty channel takes any chunk; the reader gets the whole body at once.
+                if !response.body.isEmpty { _ = channel.offer(response.body) }
+                channel.finish()
+                response.body = Data()
+            } else if let handle = transfer.responseBodyHandle {
                 do {
                     try handle.truncate(atOffset: 0)
                     try handle.write(contentsOf: response.body)

@@ -123,6 +123,9 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// until it ends; `CurlTransport` stays flat.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
+        if let channel = transfer.responseBodyChannel, transfer.body == nil {
+            return stream(transfer, into: channel)
+        }
         let request = Self.loosened(transfer.request)
         var spool: URL?
         let sink: FileHandle?
@@ -153,6 +156,34 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// On a platform that cannot apply ``serverTrust``, the rejection of every request:
     /// sending it with the platform's trust instead would drop pins or trust the wrong CAs
     /// silently.
+    /// A body for a reader, on a session of its own: its delegate queue blocks while the
+    /// reader is behind (the only backpressure FoundationNetworking allows), which must not
+    /// hold up this transport's other tasks. URLSession's own limit on silence is lifted: the
+    /// reader may pause as long as it likes, and the client times the head itself.
+    private func stream(_ transfer: TransferRequest, into channel: ResponseBodyChannel) -> Promise<HTTPResponse> {
+        let queue = PacedDelegateQueue()
+        queue.name = "kringle.urlsession-stream"
+        let streamDelegate = URLSessionTransportDelegate(queue: queue, serverTrust: serverTrust)
+        let streamSession = URLSession(
+            configuration: session.configuration, delegate: streamDelegate, delegateQueue: queue)
+        var request = transfer.request
+        request.timeoutInterval = Self.streamSilenceAllowed
+        let task = queue.withoutPacing { streamSession.dataTask(with: request) }
+        let promise = streamDelegate.register(
+            task, limits: transfer.limits, channel: channel, progress: transfer.progress)
+        promise.onCancel { streamDelegate.cancel(task) }
+        channel.onCancel { streamDelegate.cancel(task) }
+        queue.withoutPacing {
+            task.resume()
+            // The session goes once its one task is over.
+            streamSession.finishTasksAndInvalidate()
+        }
+        return promise
+    }
+
+    /// A week: as good as no limit on a stream's silence.
+    static let streamSilenceAllowed: TimeInterval = 7 * 24 * 3600
+
     private func unsupportedTrustRefusal(_ url: URL?) -> Promise<HTTPResponse>? {
         guard serverTrust != nil, !ServerTrust.isSupported else { return nil }
         return Promise(

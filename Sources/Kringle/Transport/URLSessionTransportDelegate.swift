@@ -19,6 +19,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var body = Data()
         /// Where the body goes instead of `body`, for transfers to a file.
         var sink: FileHandle?
+        /// Where the body goes instead, for a reader that takes it as it arrives; the
+        /// promise then settles with the head.
+        var channel: ResponseBodyChannel?
         var sinkError: (any Error)?
         var sent: Int64 = 0
         var received: Int64 = 0
@@ -54,6 +57,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             self.promise = promise
         }
 
+        /// Whether the body leaves memory as it arrives (a file, a reader), so that the
+        /// download bound applies to it rather than the in-memory one.
+        var isStreamedOut: Bool { sink != nil || channel != nil }
+
+        /// The response without its body, as a streamed body's reader gets it first.
+        func head(of response: HTTPURLResponse, url: URL?) -> HTTPResponse {
+            HTTPResponse(
+                statusCode: response.statusCode, headers: FoldedHeaders.unfold(response.allHeaderFields),
+                url: response.url ?? url ?? URL(fileURLWithPath: "/"), metrics: metrics)
+        }
+
         /// The body bytes the server sends in all (before decoding), at least as many as it
         /// has sent so far: FoundationNetworking reports only decoded bytes, so this is known
         /// only from the `Content-Length` of a coded body.
@@ -79,11 +93,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         sink: FileHandle? = nil,
         spool: URL? = nil,
         limits: ResponseLimits = .default,
+        channel: ResponseBodyChannel? = nil,
         progress: (@Sendable (TransferReport) -> Void)? = nil
     ) -> Promise<HTTPResponse> {
         let promise = Promise<HTTPResponse>.pending()
         let transfer = Transfer(promise: promise)
         transfer.sink = sink
+        transfer.channel = channel
         transfer.spool = spool
         transfer.limits = limits
         transfer.progress = progress
@@ -181,7 +197,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 response.statusCode != 204, response.statusCode != 304,
                 response.value(forHTTPHeaderField: "Content-Encoding") == nil,
                 let crossed = transfer.limits.crossedInAdvance(
-                    contentLength: response.expectedContentLength, toFile: transfer.sink != nil)
+                    contentLength: response.expectedContentLength, toFile: transfer.isStreamedOut)
             else { return nil }
             transfer.crossedLimit = crossed
             return crossed
@@ -191,6 +207,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             queue.withoutPacing { completionHandler(.cancel) }
             return
         }
+        // A streamed body's reader gets the head now, the body chunk by chunk.
+        let streamed = transfers.withLock { transfers -> (Promise<HTTPResponse>, HTTPResponse)? in
+            guard let transfer = transfers[dataTask.taskIdentifier], transfer.channel != nil,
+                let response = transfer.response
+            else { return nil }
+            return (transfer.promise, transfer.head(of: response, url: dataTask.originalRequest?.url))
+        }
+        if let (promise, head) = streamed { promise.fulfill(head) }
         completionHandler(.allow)
     }
 
@@ -201,11 +225,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             }
             transfer.received += Int64(data.count)
             if let crossed = transfer.limits.crossed(
-                decoded: transfer.received, toFile: transfer.sink != nil, received: { transfer.codedLength })
+                decoded: transfer.received, toFile: transfer.isStreamedOut, received: { transfer.codedLength })
             {
                 // Stopped here: the bytes that crossed the bound are not kept.
                 transfer.crossedLimit = crossed
                 return .cancel
+            }
+            if let channel = transfer.channel {
+                return .offer(channel)
             }
             if let sink = transfer.sink {
                 // Written here, on the serial delegate queue: the disk paces the transfer
@@ -227,6 +254,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         case .nothing: break
         case .report(let report): report()
         case .cancel: queue.withoutPacing { dataTask.cancel() }
+        case .offer(let channel):
+            // This queue is the stream's own (see `URLSessionTransport.transfer`): blocking
+            // it holds back FoundationNetworking, which the paced queue makes wait in turn.
+            while !channel.offer(data) {
+                guard channel.waitForRoom() else {
+                    queue.withoutPacing { dataTask.cancel() }
+                    return
+                }
+            }
         }
     }
 
@@ -235,6 +271,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         case nothing
         case report(() -> Void)
         case cancel
+        case offer(ResponseBodyChannel)
     }
 
     func urlSession(
@@ -260,37 +297,39 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         try? transfer.sink?.close()
         if let spool = transfer.spool { try? FileManager.default.removeItem(at: spool) }
+        let outcome = Self.outcome(of: transfer, task: task, error: error)
+        // A streamed body's promise settled with the head already; its body ends here.
+        transfer.promise.resolve(outcome)
+        if let channel = transfer.channel {
+            if case .failure(let error) = outcome { channel.finish(throwing: error) } else { channel.finish() }
+        }
+    }
+
+    /// What a finished task's promise settles with.
+    private static func outcome(
+        of transfer: Transfer, task: URLSessionTask, error: (any Error)?
+    ) -> Result<HTTPResponse, any Error> {
         if let crossed = transfer.crossedLimit {
             let url = transfer.response?.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/")
-            transfer.promise.reject(KringleError.responseTooLarge(url, limit: crossed))
-            return
+            return .failure(KringleError.responseTooLarge(url, limit: crossed))
         }
         if let failure = transfer.trustFailure {
             let url = task.originalRequest?.url ?? URL(fileURLWithPath: "/")
-            transfer.promise.reject(
-                KringleError.tls(url, failure, underlying: error ?? URLError(.serverCertificateUntrusted)))
-            return
+            return .failure(KringleError.tls(url, failure, underlying: error ?? URLError(.serverCertificateUntrusted)))
         }
         if let sinkError = transfer.sinkError {
-            transfer.promise.reject(KringleError.transport(sinkError))
-            return
+            return .failure(KringleError.transport(sinkError))
         }
-        if let error, !(transfer.response?.statusCode == 401 && Self.isCancellation(error)) {
-            transfer.promise.reject(Self.kringleError(for: error, url: task.originalRequest?.url))
-            return
+        if let error, !(transfer.response?.statusCode == 401 && isCancellation(error)) {
+            if transfer.channel?.isCancelled == true { return .failure(PromiseError.cancelled) }
+            return .failure(kringleError(for: error, url: task.originalRequest?.url))
         }
         guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
-            transfer.promise.reject(KringleError.transport(URLError(.badServerResponse)))
-            return
+            return .failure(KringleError.transport(URLError(.badServerResponse)))
         }
-        transfer.promise.fulfill(
-            HTTPResponse(
-                statusCode: response.statusCode,
-                headers: FoldedHeaders.unfold(response.allHeaderFields),
-                body: transfer.body,
-                url: response.url ?? task.originalRequest?.url ?? URL(fileURLWithPath: "/"),
-                metrics: transfer.metrics
-            ))
+        var complete = transfer.head(of: response, url: task.originalRequest?.url)
+        complete.body = transfer.body
+        return .success(complete)
     }
 
     #if !canImport(FoundationNetworking)

@@ -205,6 +205,9 @@ extension KringleError {
         case .tooManyRedirects: return "tooManyRedirects"
         case .insecureRedirect: return "insecureRedirect"
         case .notCached: return "notCached"
+        case .lineTooLong: return "lineTooLong"
+        case .lineDecodingFailed: return "lineDecodingFailed"
+        case .eventStreamRefused: return "eventStreamRefused"
         case .responseTooLarge: return "responseTooLarge"
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import KringlePromise
 import KringleTestSupport
 import Testing
 
@@ -88,7 +89,7 @@ struct ResponseBodyChannelTests {
         #expect(stops.value == 1)
         #expect(channel.isCancelled)
         #expect(!channel.offer(Self.chunk("b")))
-        await #expect(throws: CancellationError.self) { try await channel.next() }
+        await #expect(throws: PromiseError.cancelled) { try await channel.next() }
         let late = Counter()
         channel.onCancel { _ = late.increment() }
         #expect(late.value == 1, "a handler set after the reader left runs at once")
@@ -96,7 +97,7 @@ struct ResponseBodyChannelTests {
         let other = ResponseBodyChannel()
         let reading = Task { try await other.next() }
         reading.cancel()
-        await #expect(throws: CancellationError.self) { try await reading.value }
+        await #expect(throws: PromiseError.cancelled) { try await reading.value }
         #expect(other.isCancelled)
     }
 
