@@ -9,6 +9,7 @@ enum CatEndpoint: Endpoint {
     case feed(catName: String)
     case cat(name: String)
     case bigFile
+    case meows
 
     static let server = ServerAddress()
 
@@ -22,6 +23,7 @@ enum CatEndpoint: Endpoint {
         case .feed(let name): return "/cats/\(pathSegment: name)/food"
         case .cat(let name): return "/cats/\(pathSegment: name)"
         case .bigFile: return "/big-file"
+        case .meows: return "/meows"
         }
     }
 }

@@ -11,6 +11,14 @@ enum CatServer {
             switch (request.method, request.path) {
             case ("GET", "/big-file"):
                 return .data(bigFile)
+            case ("GET", "/meows"):
+                // Server-Sent Events, a little apart, as a live feed sends them.
+                let events = ["Tom", "Felix", "Garfield"].enumerated().map { index, name in
+                    "id: \(index + 1)\nevent: meow\ndata: \(name) says meow\n\n"
+                }
+                let steps = events.map { LoopbackServer.PacedStep(bytes: $0.utf8.count, then: .seconds(0.05)) }
+                return .data(Data(events.joined().utf8), contentType: "text/event-stream")
+                    .withBehavior(.paced(steps, afterLast: .sendRest))
             case ("GET", "/cuddle"):
                 return .json(#"{"name": "Tom", "mood": "purring"}"#)
             case ("POST", "/cats"):

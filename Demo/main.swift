@@ -3,8 +3,9 @@ import Kringle
 import KringleTesting
 
 // A Kringle tour against a local cat API: one promise chain using get, post, put, patch and
-// delete with typed responses, and one error handled. No run loop tricks: `wait()` blocks
-// until the chain is done, and the process exits.
+// delete with typed responses, and one error handled; a download with progress; a few
+// Server-Sent Events as they arrive. No run loop tricks: `wait()` blocks until the chain is
+// done, the event loop is plain `for try await`, and the process exits.
 
 let server = try CatServer.start()
 CatEndpoint.server.url = server.baseURL
@@ -58,6 +59,12 @@ let download =
 
 do {
     _ = try download.wait(timeout: 60)
+    // Server-Sent Events: each one printed as it arrives, then the loop is left, which
+    // closes the connection.
+    for try await event in client.events(CatEndpoint.meows) {
+        print("EVENTS /meows           → \(event.event) #\(event.id ?? "-"): \(event.data)")
+        if event.id == "3" { break }
+    }
     print("All done.")
     server.shutdown()
 } catch {

@@ -221,6 +221,44 @@ enum ReadmeExamples {
         _ = (fresh, offline)
     }
 
+    enum Logs: Endpoint {
+        case tail
+        case feed
+
+        var baseURL: URL { URL(string: "https://logs.example")! }
+        var path: String { self == .tail ? "/tail" : "/feed" }
+    }
+
+    enum Chat: Endpoint {
+        case updates
+
+        var baseURL: URL { URL(string: "https://chat.example")! }
+        var path: String { "/updates" }
+    }
+
+    struct LogEntry: Decodable, Sendable {
+        var message: String
+    }
+
+    static func streaming(client: NetworkClient, output: FileHandle) async throws {
+        let stream = client.stream(Logs.tail)
+        print(try await stream.response.statusCode)        // the head, before the first chunk
+        for try await chunk in stream {                     // Data, as the network delivers it
+            output.write(chunk)
+        }
+        for try await line in client.stream(Logs.tail).lines {   // LF, CRLF or CR; the last line too
+            print(line)
+        }
+        for try await entry in client.lines(Logs.feed, as: LogEntry.self) {   // NDJSON, one value per line
+            print(entry.message)
+        }
+        for try await event in client.events(Chat.updates) {     // Server-Sent Events
+            print(event.event, event.id ?? "-", event.data)
+        }
+        client.stream(Logs.tail) { chunk in output.write(chunk) }
+            .done { response in print("done:", response.statusCode) }
+    }
+
     static func errors(client: NetworkClient) {
         client.get(CatEndpoint.pet(catName: "Garfield"))
             .catch { error in
