@@ -40,7 +40,8 @@ struct EventStreamTests {
             switch connections.elements.count {
             case 1:
                 return Self.events(
-                    "\u{FEFF}retry: 1\n: a comment\nid: 1\nevent: add\ndata: first\ndata: line\n\nid: 2\ndata: second\n\n")
+                    "\u{FEFF}retry: 1\n: a comment\nid: 1\nevent: add\ndata: first\ndata: line\n\nid: 2\ndata: second\n\n"
+                )
             case 2:
                 return Self.events("data: third\r\n\r\n")
             default:
@@ -97,7 +98,8 @@ struct EventStreamTests {
         #expect(requests.value == 1)
     }
 
-    @Test("reconnections stop after maximumAttempts in a row that bring no event", arguments: TransportUnderTest.allCases)
+    @Test(
+        "reconnections stop after maximumAttempts in a row that bring no event", arguments: TransportUnderTest.allCases)
     func attemptsRunOut(_ transport: TransportUnderTest) async throws {
         let requests = Counter()
         let server = try LoopbackServer { _ in
