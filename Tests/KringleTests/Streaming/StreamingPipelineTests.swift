@@ -1,0 +1,81 @@
+import Foundation
+import KringleTestSupport
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A streamed body goes through the same pipeline as any request: interceptors, retries
+/// until the head, limits, and any transport, a custom one included.
+@Suite("Streaming through the pipeline")
+struct StreamingPipelineTests {
+    private struct Tagging: RequestInterceptor {
+        func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+            var tagged = request
+            tagged.setValue("stream-1", forHTTPHeaderField: "X-Tag")
+            return Promise(tagged)
+        }
+    }
+
+    @Test(
+        "interceptors adapt the request, and a 503 before the head is retried", arguments: TransportUnderTest.allCases)
+    func interceptorsAndRetry(_ transport: TransportUnderTest) async throws {
+        let attempts = Recorder<String?>()
+        let server = try LoopbackServer { request in
+            attempts.append(request.header("X-Tag"))
+            return attempts.elements.count == 1 ? .status(503) : .text("streamed")
+        }
+        let client = transport.client {
+            $0.interceptors = [Tagging(), RetryPolicy(baseDelay: 0.001, maximumDelay: 0.001)]
+        }
+        var body = Data()
+        for try await chunk in client.stream(server.clientEndpoint("/retried")) { body.append(chunk) }
+        #expect(String(decoding: body, as: UTF8.self) == "streamed")
+        #expect(attempts.elements == ["stream-1", "stream-1"])
+    }
+
+    @Test("maximumDownloadBytes stops a streamed body where it crosses", arguments: TransportUnderTest.allCases)
+    func downloadLimit(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in
+            .data(Data(count: 200_000)).withBehavior(.chunked(chunkSize: 8_192))
+        }
+        let client = transport.client { $0.responseLimits.maximumDownloadBytes = 50_000 }
+        var received = 0
+        do {
+            for try await chunk in client.stream(server.clientEndpoint("/big")) { received += chunk.count }
+            Issue.record("the limit should have stopped the body")
+        } catch KringleError.responseTooLarge(_, let limit) {
+            #expect(limit == .downloadBytes(50_000))
+        }
+        #expect(received <= 50_000)
+    }
+
+    @Test("a transport that only implements send streams its buffered body as one chunk")
+    func customTransport() async throws {
+        let stub = StubTransport()
+        stub.stub(.get, "/lines", with: StubTransport.Stub(status: 200, body: Data("a\nb\n".utf8)))
+        let client = NetworkClient(transport: stub)
+        var lines: [String] = []
+        for try await line in client.stream(
+            ClientTestEndpoint(baseURL: URL(string: "https://stub.example")!, path: "/lines")
+        ).lines {
+            lines.append(line)
+        }
+        #expect(lines == ["a", "b"])
+    }
+
+    @Test("a multipart body is refused for a stream, before anything is sent")
+    func multipartRefused() async throws {
+        let stub = StubTransport()
+        let client = NetworkClient(transport: stub)
+        let form = RequestBody.multipart([.field(name: "field", value: "x")])
+        let stream = client.stream(
+            ClientTestEndpoint(baseURL: URL(string: "https://stub.example")!, path: "/up"), method: .post, body: form)
+        await #expect(throws: KringleError.self) { _ = try await stream.response }
+        #expect(stub.requests.isEmpty)
+    }
+}
