@@ -1,7 +1,7 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|all]`
+let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -28,6 +28,10 @@ case "transfers":
     try runTransferBenchmarks()
 case "transfer-child":
     try runTransferChild(Array(CommandLine.arguments.dropFirst(2)))
+case "streams":
+    try runStreamBenchmarks()
+case "stream-child":
+    try runStreamChild(Array(CommandLine.arguments.dropFirst(2)))
 case "cookies":
     runCookieJarBenchmarks()
 case "all":
@@ -39,6 +43,7 @@ case "all":
     try runCacheBenchmarks()
     runCurlBenchmarks()
     try runTransferBenchmarks()
+    try runStreamBenchmarks()
     runCookieJarBenchmarks()
 default:
     print(usage)
