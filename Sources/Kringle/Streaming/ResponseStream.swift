@@ -13,8 +13,10 @@ import Foundation
 /// ```
 ///
 /// The transfer moves no faster than the loop takes chunks: when the loop is slower than
-/// the network, the transport holds the transfer back (about 1 MiB waits at most), so a body
-/// of any size costs flat memory. Leaving the loop early, or cancelling its task, stops the
+/// the network, the transport holds the transfer back (about 1 MiB waits at most), so over
+/// ``CurlTransport`` a body of any size costs flat memory. (Over ``URLSessionTransport`` on
+/// Linux, FoundationNetworking keeps a timer per chunk until the task ends: about 30 MB per
+/// GiB.) Leaving the loop early, or cancelling its task, stops the
 /// transfer at once. Iterate a stream once; ``lines`` and ``decodedLines(as:decoder:)`` are
 /// other ways to iterate the same body.
 public struct ResponseStream: AsyncSequence, Sendable {
