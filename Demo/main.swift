@@ -57,14 +57,19 @@ let download =
         try? FileManager.default.removeItem(at: response.value)
     }
 
-do {
-    _ = try download.wait(timeout: 60)
-    // Server-Sent Events: each one printed as it arrives, then the loop is left, which
-    // closes the connection.
+/// Server-Sent Events: each one printed as it arrives, then the loop is left, which closes
+/// the connection (in a function: its iterator is released there, which top-level code does
+/// not do until the program ends).
+func printMeows(_ client: NetworkClient) async throws {
     for try await event in client.events(CatEndpoint.meows) {
         print("EVENTS /meows           → \(event.event) #\(event.id ?? "-"): \(event.data)")
         if event.id == "3" { break }
     }
+}
+
+do {
+    _ = try download.wait(timeout: 60)
+    try await printMeows(client)
     print("All done.")
     server.shutdown()
 } catch {

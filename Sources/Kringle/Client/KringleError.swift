@@ -68,8 +68,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     case lineDecodingFailed(DecodingError, line: Int, url: URL)
     /// The URL's answer cannot be a Server-Sent Events stream, so the stream ended for good
     /// (WHATWG HTML §9.2.3 "fail the connection"): a `204 No Content`, or a `Content-Type`
-    /// other than `text/event-stream`. The reason says which; the response keeps the start
-    /// of its body.
+    /// other than `text/event-stream`. The reason says which; the response is the head
+    /// (status, fields, metrics), without its body.
     case eventStreamRefused(Response<Data>, reason: String)
 
     /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent

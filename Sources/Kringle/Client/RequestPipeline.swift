@@ -233,7 +233,9 @@ extension NetworkClient {
                         throw unacceptable(response.withBody(from: options, limit: limit))
                     }
                     // A streamed body's start, for the error, as any other request keeps it.
-                    return channel.collect(upTo: limit).then { [response] start in
+                    return channel.collect(upTo: limit, within: configuration.timeout, clock: configuration.clock).then
+                    {
+                        [response] start in
                         var failed = response
                         failed.body = start
                         failed.bodyChannel = nil
@@ -300,7 +302,7 @@ extension NetworkClient {
         }
         let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
         let progress = options.progress
-        let channel = options.bodyChannelCapacity.map { ResponseBodyChannel(capacity: $0) }
+        let channel = options.bodyChannels?.make()
         let transfer = TransferRequest(
             request: request,
             body: options.body,

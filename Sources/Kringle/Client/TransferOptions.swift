@@ -16,15 +16,15 @@ struct TransferOptions: Sendable {
     var credentialHeaders: Set<String> = []
     /// How the call uses the client's cache, on every hop.
     var cachePolicy = CachePolicy.useProtocol
-    /// Whether the response body goes to the caller as it arrives: each hop's transfer gets
-    /// a ``ResponseBodyChannel`` of this capacity, and the final response carries it.
-    var bodyChannelCapacity: Int?
+    /// For a response body that goes to the caller as it arrives: where each hop's transfer
+    /// gets its ``ResponseBodyChannel`` (the final response carries its own).
+    var bodyChannels: StreamChannels?
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
     static let none = TransferOptions()
 
     var isStreaming: Bool {
-        body != nil || responseBodyFile != nil || progress != nil || bodyChannelCapacity != nil
+        body != nil || responseBodyFile != nil || progress != nil || bodyChannels != nil
     }
 }
 

@@ -92,6 +92,8 @@ final class CurlDriver {
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
         kcurl_multi_remove(multi, transfer.easy.pointer)
         recycle(transfer.easy)
+        // A body's reader that left before the head came: the head's promise ends too.
+        transfer.submission.promise.reject(PromiseError.cancelled)
         transfer.collector.channel?.finish(throwing: PromiseError.cancelled)
     }
 
@@ -100,7 +102,21 @@ final class CurlDriver {
     /// is not found.
     private func resume(_ id: UInt64) {
         guard let transfer = transfers[id] else { return }
-        kcurl_easy_unpause(transfer.easy.pointer)
+        let code = kcurl_easy_unpause(transfer.easy.pointer)
+        // curl fails the transfer without finishing it when the write callback it called
+        // from inside the unpause refused the bytes (a bound crossed, the reader gone).
+        guard code != 0 else { return }
+        transfers.removeValue(forKey: id)
+        idsByHandle.removeValue(forKey: transfer.easy.pointer)
+        let outcome = transfer.outcome(code: code)
+        transfer.submission.promise.resolve(outcome)
+        if case .failure(let error) = outcome {
+            transfer.collector.channel?.finish(throwing: error)
+        } else {
+            transfer.collector.channel?.finish()
+        }
+        kcurl_multi_remove(multi, transfer.easy.pointer)
+        recycle(transfer.easy)
     }
 
     /// Lets curl move every transfer forward, then settles the ones that finished.

@@ -15,10 +15,13 @@ import Foundation
 /// received. When a connection ends or breaks, the stream waits the reconnection time (the
 /// server's `retry:`, else ``Reconnection/delay``; doubled after each attempt that failed,
 /// up to ``Reconnection/maximumDelay``) on the client's clock and connects again, up to
-/// ``Reconnection/maximumAttempts`` times in a row. A `204 No Content`, another
-/// `Content-Type` (``KringleError/eventStreamRefused(_:reason:)``) or a status outside
-/// `acceptableStatusCodes` ends it for good. Leaving the loop, or cancelling its task,
-/// closes the connection.
+/// ``Reconnection/maximumAttempts`` times in a row; then it ends (or throws the last
+/// connection's error). A status other than 200 (`204 No Content` included) or another
+/// `Content-Type` (``KringleError/eventStreamRefused(_:reason:)``), or a status outside
+/// `acceptableStatusCodes` (``KringleError/unacceptableStatusCode(_:_:)``), ends it for good.
+/// An event cut short by the end of a connection is dropped, as the spec says. Leaving the
+/// loop (once its iterator is released: in a function, not in top-level script code), or
+/// cancelling its task, closes the connection.
 public struct EventStream: AsyncSequence, Sendable {
     /// What the sequence yields.
     public typealias Element = ServerSentEvent
@@ -30,8 +33,8 @@ public struct EventStream: AsyncSequence, Sendable {
         /// The longest wait, however often attempts failed: 60 s.
         public var maximumDelay: TimeInterval = 60
         /// How many reconnections in a row may fail (or end without an event) before the
-        /// stream ends with the last error: 10. A connection that delivers an event starts
-        /// the count again.
+        /// stream ends (with the last error, if the last connection failed): 10. A
+        /// connection that delivers an event starts the count again.
         public var maximumAttempts = 10
 
         /// The defaults.
@@ -51,74 +54,114 @@ public struct EventStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let stream: EventStream
         var parser = ServerSentEventParser()
-        var lines: ResponseStream.Lines.AsyncIterator?
+        /// The current connection's body, and the lines it is cut into.
+        var chunks: ResponseStream.AsyncIterator?
+        var framer = LineFramer(maximumLineLength: ResponseStream.Lines.defaultMaximumLength)
+        var ready: [[UInt8]] = []
         var isFirstLine = true
         /// Reconnections since the last event.
         var failedAttempts = 0
+        /// Set once the stream has ended for good: later calls end at once.
+        var isFinished = false
 
         init(stream: EventStream) {
             self.stream = stream
         }
 
-        /// The next event; the stream ends only by an error (or by the task's cancellation).
+        /// The next event, or `nil` once reconnections are spent after connections that
+        /// ended cleanly.
         public mutating func next() async throws -> ServerSentEvent? {
+            guard !isFinished else { return nil }
+            do {
+                return try await nextEvent()
+            } catch {
+                isFinished = true
+                chunks = nil
+                throw error
+            }
+        }
+
+        private mutating func nextEvent() async throws -> ServerSentEvent? {
             while true {
-                try Task.checkCancellation()
+                if Task.isCancelled { throw PromiseError.cancelled }
                 do {
-                    if lines == nil { try await open() }
-                    guard let line = try await lines?.next() else {
-                        try await reconnect(after: nil)
+                    if chunks == nil { try await open() }
+                    guard let line = try await nextLine() else {
+                        // The connection ended; a last line without its ending is dropped with it.
+                        guard try await reconnect(after: nil) else {
+                            isFinished = true
+                            return nil
+                        }
                         continue
                     }
-                    let text = isFirstLine && line.hasPrefix("\u{FEFF}") ? String(line.dropFirst()) : line
+                    let text = isFirstLine && line.unicodeScalars.first == "\u{FEFF}" ? String(line.dropFirst()) : line
                     isFirstLine = false
                     if let event = parser.take(text) {
                         failedAttempts = 0
                         return event
                     }
                 } catch let error where Self.endsForGood(error) {
-                    lines = nil
                     throw error
                 } catch {
-                    try await reconnect(after: error)
+                    guard try await reconnect(after: error) else { throw error }
                 }
             }
         }
 
-        /// Connects, and checks that the answer is an event stream.
+        /// The next complete line of the connection, `nil` at its end.
+        private mutating func nextLine() async throws -> String? {
+            while ready.isEmpty {
+                guard let chunk = try await chunks?.next() else { return nil }
+                do {
+                    ready = try framer.lines(in: chunk)
+                } catch {
+                    throw KringleError.lineTooLong(
+                        chunks?.reader.state.responseURL ?? URL(fileURLWithPath: "/"), limit: error.limit)
+                }
+            }
+            return String(decoding: ready.removeFirst(), as: UTF8.self)
+        }
+
+        /// Connects, and checks that the answer is an event stream (§9.2.3: status 200 and
+        /// `text/event-stream`; anything else fails the connection for good).
         private mutating func open() async throws {
             let response = stream.connect(parser.lastEventID)
             let head = try await response.response
             let type = head.headers["Content-Type"]?.split(separator: ";").first?
                 .trimmingCharacters(in: .whitespaces).lowercased()
-            if head.statusCode == 204 || type != "text/event-stream" {
+            guard head.statusCode == 200, type == "text/event-stream" else {
                 response.cancel()
                 let reason =
                     head.statusCode == 204
                     ? "204 No Content: the server asks not to reconnect"
-                    : "Content-Type is \(head.headers["Content-Type"] ?? "missing"), not text/event-stream"
-                throw KringleError.eventStreamRefused(
-                    Response(
-                        value: Data(), statusCode: head.statusCode, headers: head.headers, body: Data(),
-                        url: head.url),
-                    reason: reason)
+                    : head.statusCode != 200
+                        ? "status \(head.statusCode), not 200"
+                        : "Content-Type is \(head.headers["Content-Type"] ?? "missing"), not text/event-stream"
+                var refused = Response(
+                    value: Data(), statusCode: head.statusCode, headers: head.headers, body: Data(), url: head.url)
+                refused.metrics = head.metrics
+                refused.redaction = head.redaction
+                throw KringleError.eventStreamRefused(refused, reason: reason)
             }
-            lines = response.lines.makeAsyncIterator()
+            chunks = response.makeAsyncIterator()
+            framer = LineFramer(maximumLineLength: ResponseStream.Lines.defaultMaximumLength)
+            ready = []
             isFirstLine = true
         }
 
-        /// Waits the reconnection time, then lets the loop connect again; throws `error`
-        /// (or ends) once the attempts are spent.
-        private mutating func reconnect(after error: (any Error)?) async throws {
-            lines = nil
+        /// Waits the reconnection time and lets the loop connect again: `false` once the
+        /// attempts are spent.
+        private mutating func reconnect(after error: (any Error)?) async throws -> Bool {
+            chunks?.reader.state.cancel()
+            chunks = nil
+            parser.endOfStream()
             failedAttempts += 1
-            guard failedAttempts <= stream.reconnection.maximumAttempts else {
-                throw error ?? KringleError.transport(URLError(.networkConnectionLost))
-            }
+            guard failedAttempts <= stream.reconnection.maximumAttempts else { return false }
             let base = parser.reconnectionTime.map { TimeInterval($0) / 1000 } ?? stream.reconnection.delay
             let backoff = base * pow(2, Double(failedAttempts - 1))
             let delay = Swift.min(backoff, Swift.max(base, stream.reconnection.maximumDelay))
             try await Promise(()).delay(delay, clock: stream.clock).value
+            return true
         }
 
         /// Errors after which reconnecting cannot help: the server's refusal, a status it
@@ -150,10 +193,7 @@ extension NetworkClient {
             connect: { lastEventID in
                 var headers = ["Accept": "text/event-stream", "Cache-Control": "no-cache"]
                 if let lastEventID, !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
-                let url =
-                    (try? URLAssembly.url(base: endpoint.baseURL, path: endpoint.path, queryItems: []))
-                    ?? endpoint.baseURL
-                return ResponseStream(started: self.startStream(.get, endpoint, body: nil, headers: headers), url: url)
+                return self.startStream(.get, endpoint, body: nil, headers: headers)
             },
             reconnection: reconnection, clock: configuration.clock)
     }

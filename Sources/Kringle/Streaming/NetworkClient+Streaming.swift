@@ -29,9 +29,7 @@ extension NetworkClient {
     ///   iterate it (or its ``ResponseStream/lines``) once.
     public func stream(_ endpoint: some Endpoint, method: HTTPMethod = .get, body: RequestBody? = nil) -> ResponseStream
     {
-        let url =
-            (try? URLAssembly.url(base: endpoint.baseURL, path: endpoint.path, queryItems: [])) ?? endpoint.baseURL
-        return ResponseStream(started: startStream(method, endpoint, body: body), url: url)
+        startStream(method, endpoint, body: body)
     }
 
     /// Sends `method` to `endpoint` and decodes each line of the response body as `T` as it
@@ -66,11 +64,9 @@ extension NetworkClient {
         on queue: DispatchQueue = .promises, onChunk: @escaping @Sendable (Data) -> Void
     ) -> Promise<Response<Void>> {
         let finished = Promise<Response<Void>>.pending()
-        let started = startStream(method, endpoint, body: body)
-        finished.onCancel {
-            started.cancel()
-            if case .success(let started)? = started.result { started.channel.cancel() }
-        }
+        let stream = startStream(method, endpoint, body: body)
+        let started = stream.state.started
+        finished.onCancel { stream.cancel() }
         started.always(on: queue) {
             switch started.result {
             case .success(let started)?:
@@ -111,18 +107,26 @@ extension NetworkClient {
     ///
     /// - Parameter headers: Fields that win over the client's default headers, not over the
     ///   endpoint's own.
+    ///   - capacity: How many bytes may wait for a slow reader.
     func startStream(
-        _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, headers: [String: String] = [:]
-    ) -> Promise<ResponseStream.Started> {
+        _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, headers: [String: String] = [:],
+        capacity: Int = streamBufferBytes
+    ) -> ResponseStream {
+        let channels = StreamChannels(capacity: capacity)
+        let url =
+            (try? URLAssembly.url(base: endpoint.baseURL, path: endpoint.path, queryItems: [])) ?? endpoint.baseURL
+        let failed = { (error: any Error) in
+            ResponseStream(started: Promise(error: error), channels: channels, url: url)
+        }
         let configuration = configuration
         let built: RequestAssembly.Built
         do {
             built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
         } catch {
-            return Promise(error: error)
+            return failed(error)
         }
         guard built.streamedBody == nil else {
-            return Promise(error: KringleError.invalidRequest("a streamed response cannot have a multipart body"))
+            return failed(KringleError.invalidRequest("a streamed response cannot have a multipart body"))
         }
         var request = built.request
         let ownNames = Set(endpoint.headers.keys.map { $0.lowercased() })
@@ -130,14 +134,17 @@ extension NetworkClient {
             request.setValue(value, forHTTPHeaderField: name)
         }
         var options = built.options
-        options.bodyChannelCapacity = Self.streamBufferBytes
-        return runPipeline(for: request, options: options) { response, _ in
+        options.bodyChannels = channels
+        let started = runPipeline(for: request, options: options) { response, _ in
             guard let channel = response.bodyChannel else {
                 // Not reachable: every hop of a stream gets a channel.
                 throw KringleError.invalidRequest("the transport delivered no body channel")
             }
-            return ResponseStream.Started(response: Response(value: (), body: Data(), of: response), channel: channel)
+            var head = Response(value: (), body: Data(), of: response)
+            head.redaction = configuration.redaction
+            return ResponseStream.Started(response: head, channel: channel)
         }
+        return ResponseStream(started: started, channels: channels, url: url)
     }
 
     /// How much of a streamed body may wait for a slow reader: 1 MiB.

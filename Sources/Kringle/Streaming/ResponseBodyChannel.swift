@@ -126,12 +126,16 @@ public final class ResponseBodyChannel: Sendable {
     }
 
     /// Calls `completion` with the next chunk, `nil` after the last, or the error that cut
-    /// the body short: at once when one is waiting, else when it arrives. One call at a time.
+    /// the body short: at once when one is waiting, else when it arrives. One call at a time:
+    /// a second while the first waits fails with ``KringleError/invalidRequest(_:)``.
     public func next(_ completion: @escaping @Sendable (Result<Data?, any Error>) -> Void) {
         let (result, roomMade) = state.withLock { state -> (Result<Data?, any Error>?, (@Sendable () -> Void)?) in
             if state.cancelled { return (.failure(PromiseError.cancelled), nil) }
             guard state.head < state.chunks.count else {
                 if let end = state.end { return (end.map { nil }, nil) }
+                guard state.reader == nil else {
+                    return (.failure(KringleError.invalidRequest("a streamed body is read by two loops at once")), nil)
+                }
                 state.reader = completion
                 return (nil, nil)
             }
@@ -177,25 +181,34 @@ public final class ResponseBodyChannel: Sendable {
 
 extension ResponseBodyChannel {
     /// The body's first `limit` bytes (all of it when shorter), after which the reader
-    /// leaves: for an error that keeps the start of a streamed body.
-    func collect(upTo limit: Int) -> Promise<Data> {
+    /// leaves: for an error that keeps the start of a streamed body. A body that has not
+    /// reached its end or `limit` within `seconds` on `clock` gives what arrived by then.
+    func collect(upTo limit: Int, within seconds: TimeInterval, clock: any KringleClock) -> Promise<Data> {
         let collected = Promise<Data>.pending()
-        collect(into: Data(), limit: limit, collected)
+        let arrived = Locked(Data())
+        collect(into: arrived, limit: limit, collected)
         collected.onCancel { self.cancel() }
-        return collected
+        return collected.timeout(seconds, clock: clock).recover { error in
+            guard case PromiseError.timedOut = error else { throw error }
+            self.cancel()
+            return arrived.withLock { $0 }
+        }
     }
 
-    private func collect(into start: Data, limit: Int, _ collected: Promise<Data>) {
+    private func collect(into arrived: Locked<Data>, limit: Int, _ collected: Promise<Data>) {
         next { result in
             switch result {
-            case .success(let chunk?) where start.count + chunk.count < limit:
-                self.collect(into: start + chunk, limit: limit, collected)
             case .success(let chunk?):
+                let start = arrived.withLock { data -> Data? in
+                    data.append(chunk.prefix(limit - data.count))
+                    return data.count >= limit ? data : nil
+                }
+                guard let start else { return self.collect(into: arrived, limit: limit, collected) }
                 self.cancel()
-                collected.fulfill(start + chunk.prefix(limit - start.count))
+                collected.fulfill(start)
             case .success(nil), .failure:
                 // A body cut short still shows what arrived of it.
-                collected.fulfill(start)
+                collected.fulfill(arrived.withLock { $0 })
             }
         }
     }

@@ -13,11 +13,10 @@ import Foundation
 /// ```
 ///
 /// The transfer moves no faster than the loop takes chunks: when the loop is slower than
-/// the network, the transport holds the transfer back (about 1 MiB waits at most), so over
-/// ``CurlTransport`` a body of any size costs flat memory. (Over ``URLSessionTransport`` on
-/// Linux, FoundationNetworking keeps a timer per chunk until the task ends: about 30 MB per
-/// GiB.) Leaving the loop early, or cancelling its task, stops the
-/// transfer at once. Iterate a stream once; ``lines`` and ``decodedLines(as:decoder:)`` are
+/// the network, the transport holds the transfer back (about 1 MiB waits at most), so a
+/// body of any size costs flat memory. Leaving the loop early (once its iterator is released:
+/// in a function; top-level script code keeps it, so call ``cancel()`` there), or cancelling
+/// its task, stops the transfer at once. Iterate a stream once; ``lines`` and ``decodedLines(as:decoder:)`` are
 /// other ways to iterate the same body.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// What the sequence yields.
@@ -25,8 +24,8 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
     let state: State
 
-    init(started: Promise<Started>, url: URL) {
-        state = State(started: started, url: url)
+    init(started: Promise<Started>, channels: StreamChannels, url: URL) {
+        state = State(started: started, channels: channels, url: url)
     }
 
     /// The final response's status, header fields, URL and metrics (after redirects, the
@@ -68,11 +67,15 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// go of it last stops a transfer still running.
     final class State: Sendable {
         let started: Promise<Started>
+        /// Every hop's body channel: cancelling them stops the transfer whatever stage the
+        /// call has reached.
+        let channels: StreamChannels
         /// The request's URL, for errors before the final one is known.
         let url: URL
 
-        init(started: Promise<Started>, url: URL) {
+        init(started: Promise<Started>, channels: StreamChannels, url: URL) {
             self.started = started
+            self.channels = channels
             self.url = url
         }
 
@@ -82,7 +85,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
 
         func cancel() {
             started.cancel()
-            if case .success(let started)? = started.result { started.channel.cancel() }
+            channels.cancelAll()
         }
 
         /// The URL that answered, once known.
@@ -102,7 +105,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
         }
 
         deinit {
-            if case .success(let started)? = state.started.result { started.channel.cancel() } else { state.cancel() }
+            state.cancel()  // a body read to its end stops nothing
         }
 
         func next() async throws -> Data? {

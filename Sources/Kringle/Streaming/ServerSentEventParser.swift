@@ -1,11 +1,17 @@
 /// Interprets the lines of an event stream (WHATWG HTML §9.2.6, "Interpreting an event
 /// stream") and gives an event at each blank line that ends one.
+///
+/// Lines are taken as Unicode scalars, not characters: a combining mark after the colon
+/// must not hide the colon.
 struct ServerSentEventParser: Sendable {
     private var data: [String] = []
     private var hasData = false
     private var eventType = ""
     private var retry: Int?
-    /// The last event ID buffer: kept from event to event, and across reconnections.
+    /// The last event ID buffer: set by `id:`, committed at the next dispatch.
+    private var lastEventIDBuffer: String?
+    /// The event source's last event ID string, which a reconnection sends: the buffer as
+    /// it was at the latest dispatch, kept from event to event and across connections.
     private(set) var lastEventID: String?
     /// The stream's reconnection time in milliseconds, once a `retry:` field set it: it
     /// applies at once, whether or not an event follows.
@@ -13,23 +19,25 @@ struct ServerSentEventParser: Sendable {
 
     init(lastEventID: String? = nil) {
         self.lastEventID = lastEventID
+        lastEventIDBuffer = lastEventID
     }
 
     /// Takes one line (without its ending, already UTF-8 decoded, a leading BOM removed from
     /// the stream's first line) and returns the event it completes, if it is a blank line
     /// after fields.
     mutating func take(_ line: String) -> ServerSentEvent? {
-        guard !line.isEmpty else { return dispatch() }
-        if line.hasPrefix(":") { return nil }  // a comment
-        let name: Substring
-        var value: Substring
-        if let colon = line.firstIndex(of: ":") {
-            name = line[..<colon]
-            value = line[line.index(after: colon)...]
-            if value.hasPrefix(" ") { value = value.dropFirst() }
+        let scalars = line.unicodeScalars
+        guard let first = scalars.first else { return dispatch() }
+        if first == ":" { return nil }  // a comment
+        let name: String
+        var value: Substring.UnicodeScalarView
+        if let colon = scalars.firstIndex(of: ":") {
+            name = String(scalars[..<colon])
+            value = Substring(line).unicodeScalars[scalars.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
         } else {
-            name = Substring(line)  // a field name alone: its value is empty
-            value = ""
+            name = line  // a field name alone: its value is empty
+            value = Substring.UnicodeScalarView()
         }
         switch name {
         case "event":
@@ -39,10 +47,10 @@ struct ServerSentEventParser: Sendable {
             hasData = true
         case "id":
             // An ID with a NUL would break the Last-Event-ID header: the field is ignored.
-            if !value.contains("\0") { lastEventID = String(value) }
+            if !value.contains("\0") { lastEventIDBuffer = String(value) }
         case "retry":
-            if !value.isEmpty, value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-                retry = Int(value)
+            if !value.isEmpty, value.allSatisfy({ ("0"..."9").contains($0) }) {
+                retry = Int(String(value))
                 reconnectionTime = retry ?? reconnectionTime
             }
         default:
@@ -51,9 +59,22 @@ struct ServerSentEventParser: Sendable {
         return nil
     }
 
-    /// §9.2.6 "dispatch the event": nothing when no data arrived (the type is reset all the
-    /// same); else the event, its data lines joined by LF.
+    /// The end of one connection's stream: an event not yet ended by a blank line is
+    /// discarded (§9.2.6: "any pending data must be discarded"), and so is an `id:` that no
+    /// dispatch committed.
+    mutating func endOfStream() {
+        data.removeAll()
+        hasData = false
+        eventType = ""
+        retry = nil
+        lastEventIDBuffer = lastEventID
+    }
+
+    /// §9.2.6 "dispatch the event": the last event ID is committed; nothing more when no
+    /// data arrived (the type is reset all the same); else the event, its data lines joined
+    /// by LF.
     private mutating func dispatch() -> ServerSentEvent? {
+        lastEventID = lastEventIDBuffer
         defer {
             data.removeAll()
             hasData = false
@@ -64,5 +85,13 @@ struct ServerSentEventParser: Sendable {
         return ServerSentEvent(
             event: eventType.isEmpty ? "message" : eventType, data: data.joined(separator: "\n"), id: lastEventID,
             retry: retry)
+    }
+}
+
+extension String {
+    fileprivate init(_ scalars: Substring.UnicodeScalarView) {
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: scalars)
+        self = String(text)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -55,6 +56,10 @@ public final class URLSessionTransport: Transport, ClientSending {
     private let delegate: URLSessionTransportDelegate
     /// Where the delegate's callbacks run; internal so that tests can see how far it fell behind.
     let delegateQueue: PacedDelegateQueue
+    #if canImport(FoundationNetworking)
+    /// See `streamingTransport()`.
+    private let streamingEngine = Locked<CurlTransport?>(nil)
+    #endif
 
     /// The trust beyond the platform's defaults this transport was made with.
     public let serverTrust: ServerTrust?
@@ -121,10 +126,25 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// never piles up in memory. Limit: FoundationNetworking makes a timer for every 16 KB
     /// chunk and frees them lazily, so one download of several GiB still grows by tens of MB
     /// until it ends; `CurlTransport` stays flat.
+    ///
+    /// A response body for a reader (``TransferRequest/responseBodyChannel``) goes through a
+    /// `CurlTransport` of this transport's own on Linux, since FoundationNetworking can hold
+    /// it back only by stopping every transfer of the process; on Apple platforms through a
+    /// `URLSession` of its own whose delegate queue waits for the reader.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
-        if let channel = transfer.responseBodyChannel, transfer.body == nil {
+        if let channel = transfer.responseBodyChannel {
+            #if canImport(FoundationNetworking)
+            _ = channel
+            return streamingTransport().transfer(transfer)
+            #else
+            guard transfer.body == nil else {
+                return Promise(
+                    error: KringleError.invalidRequest(
+                        "URLSessionTransport streams no response for a streamed request body"))
+            }
             return stream(transfer, into: channel)
+            #endif
         }
         let request = Self.loosened(transfer.request)
         var spool: URL?
@@ -153,12 +173,24 @@ public final class URLSessionTransport: Transport, ClientSending {
                 task, sink: sink, spool: spool, limits: transfer.limits, progress: transfer.progress))
     }
 
-    /// On a platform that cannot apply ``serverTrust``, the rejection of every request:
-    /// sending it with the platform's trust instead would drop pins or trust the wrong CAs
-    /// silently.
+    #if canImport(FoundationNetworking)
+    /// The libcurl transport this transport's streamed responses go through on Linux.
+    ///
+    /// FoundationNetworking can hold a transfer back only by blocking its delegate queue,
+    /// and its sessions share the queue that drives every transfer: one slow reader would
+    /// stop every request of the process. libcurl, which FoundationNetworking itself runs
+    /// on, pauses a single transfer. Made on the first stream, kept for the next ones.
+    private func streamingTransport() -> CurlTransport {
+        streamingEngine.withLock { engine in
+            if let engine { return engine }
+            let made = CurlTransport()
+            engine = made
+            return made
+        }
+    }
+    #else
     /// A body for a reader, on a session of its own: its delegate queue blocks while the
-    /// reader is behind (the only backpressure FoundationNetworking allows), which must not
-    /// hold up this transport's other tasks. URLSession's own limit on silence is lifted: the
+    /// reader is behind, which must not hold up this transport's other tasks. URLSession's own limit on silence is lifted: the
     /// reader may pause as long as it likes, and the client times the head itself.
     private func stream(_ transfer: TransferRequest, into channel: ResponseBodyChannel) -> Promise<HTTPResponse> {
         let queue = PacedDelegateQueue()
@@ -183,7 +215,11 @@ public final class URLSessionTransport: Transport, ClientSending {
 
     /// A week: as good as no limit on a stream's silence.
     static let streamSilenceAllowed: TimeInterval = 7 * 24 * 3600
+    #endif
 
+    /// On a platform that cannot apply ``serverTrust``, the rejection of every request:
+    /// sending it with the platform's trust instead would drop pins or trust the wrong CAs
+    /// silently.
     private func unsupportedTrustRefusal(_ url: URL?) -> Promise<HTTPResponse>? {
         guard serverTrust != nil, !ServerTrust.isSupported else { return nil }
         return Promise(

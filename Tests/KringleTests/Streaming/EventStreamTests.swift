@@ -112,7 +112,7 @@ struct EventStreamTests {
         let (events, error) = await Self.collect(
             transport.client().events(server.clientEndpoint("/feed"), reconnection: reconnection))
         #expect(events.isEmpty)
-        #expect(error != nil)
+        #expect(error == nil, "connections that ended cleanly end the stream without an error")
         #expect(requests.value == 4, "the first connection and three more")
     }
 
@@ -127,5 +127,35 @@ struct EventStreamTests {
             break
         }
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+    }
+
+    @Test(
+        "§9.2.6 an event cut short by the end of a connection is dropped, and its id is not sent",
+        arguments: TransportUnderTest.allCases)
+    func partialEventDropped(_ transport: TransportUnderTest) async throws {
+        let lastIDs = Recorder<String?>()
+        let server = try LoopbackServer { request in
+            lastIDs.append(request.header("Last-Event-ID"))
+            switch lastIDs.elements.count {
+            case 1: return Self.events("retry: 1\nid: 1\ndata: a\n\nid: 2\ndata: partial\n")
+            case 2: return Self.events("data: b\n\n")
+            default: return .status(204)
+            }
+        }
+        let (events, _) = await Self.collect(transport.client().events(server.clientEndpoint("/feed")))
+        #expect(events.map(\.data) == ["a", "b"])
+        #expect(events.map(\.id) == ["1", "1"])
+        #expect(lastIDs.elements == [nil, "1", "1"])
+    }
+
+    @Test("a status other than 200 ends the stream for good", arguments: TransportUnderTest.allCases)
+    func otherSuccessStatus(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in
+            LoopbackServer.Response(status: 202, headers: [("Content-Type", "text/event-stream")], body: Data())
+        }
+        let stream = transport.client().events(server.clientEndpoint("/feed"))
+        var iterator = stream.makeAsyncIterator()
+        await #expect(throws: KringleError.self) { _ = try await iterator.next() }
+        #expect(try await iterator.next() == nil, "a stream that ended for good stays ended")
     }
 }

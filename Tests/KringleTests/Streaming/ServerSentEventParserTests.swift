@@ -55,4 +55,25 @@ struct ServerSentEventParserTests {
         #expect(parser.take("data: b") == nil)
         #expect(parser.take("") == ServerSentEvent(data: "b", retry: 20))
     }
+
+    @Test("fields are split on Unicode scalars: a combining mark after the colon or the space stays in the value")
+    func scalars() {
+        #expect(Self.events(["data:\u{301}x", ""]) == [ServerSentEvent(data: "\u{301}x")])
+        #expect(Self.events(["data: \u{301}y", ""]) == [ServerSentEvent(data: "\u{301}y")])
+    }
+
+    @Test("the id is committed at dispatch; the end of a stream drops a pending event and an uncommitted id")
+    func endOfStream() {
+        var parser = ServerSentEventParser()
+        #expect(parser.take("id: 1") == nil)
+        #expect(parser.take("data: a") == nil)
+        #expect(parser.lastEventID == nil, "not committed before the blank line")
+        #expect(parser.take("") == ServerSentEvent(data: "a", id: "1"))
+        #expect(parser.take("id: 2") == nil)
+        #expect(parser.take("data: partial") == nil)
+        parser.endOfStream()
+        #expect(parser.lastEventID == "1")
+        #expect(parser.take("data: b") == nil)
+        #expect(parser.take("") == ServerSentEvent(data: "b", id: "1"))
+    }
 }

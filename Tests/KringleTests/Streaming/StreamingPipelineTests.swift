@@ -78,4 +78,61 @@ struct StreamingPipelineTests {
         await #expect(throws: KringleError.self) { _ = try await stream.response }
         #expect(stub.requests.isEmpty)
     }
+
+    @Test(
+        "a slow reader holds the transfer back: a body many times the channel arrives whole, and leaving while paused stops it",
+        arguments: TransportUnderTest.allCases)
+    func backpressure(_ transport: TransportUnderTest) async throws {
+        let payload = Data((0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let server = try LoopbackServer { request in
+            guard request.path == "/held" else { return .data(payload) }
+            // More than the socket buffers take, and then the server waits: only the client's
+            // hang-up ends it.
+            return .data(Data(count: 8_000_000)).withBehavior(
+                .paced([.init(bytes: 4_000_000)], afterLast: .holdUntilHangUp))
+        }
+        let client = transport.client()
+        var received = Data()
+        for try await chunk in client.startStream(.get, server.clientEndpoint("/big"), body: nil, capacity: 16_384) {
+            received.append(chunk)
+            await Task.yield()  // slower than the network: the channel fills and the transfer pauses
+        }
+        #expect(received == payload)
+
+        let held = client.startStream(.get, server.clientEndpoint("/held"), body: nil, capacity: 16_384)
+        for try await _ in held { break }  // the rest is paused in the transport: leaving stops it
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+    }
+
+    @Test(
+        "a stream whose reader stalls holds up no other request of its transport",
+        arguments: TransportUnderTest.allCases)
+    func stalledReaderBlocksNothing(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/ping" ? .text("pong") : .data(Data(count: 4_000_000))
+        }
+        let client = transport.client()
+        let stalled = client.startStream(.get, server.clientEndpoint("/big"), body: nil, capacity: 16_384)
+        var iterator = stalled.makeAsyncIterator()
+        _ = try await iterator.next()  // then nothing more is read: the stream stays full
+        for _ in 0..<3 {
+            #expect(try await client.get(server.clientEndpoint("/ping"), as: Data.self).value == Data("pong".utf8))
+        }
+        stalled.cancel()
+    }
+
+    @Test("two loops reading one stream at once: the second fails instead of waiting forever")
+    func twoReaders() {
+        let channel = ResponseBodyChannel()
+        let first = Box<Data?>(nil)
+        channel.next { result in first.withLock { $0 = (try? result.get()) ?? nil } }  // waits
+        let second = Box<Result<Data?, any Error>?>(nil)
+        channel.next { result in second.withLock { $0 = result } }
+        guard case .failure(KringleError.invalidRequest)? = second.value else {
+            Issue.record("the second reader should fail at once, not \(String(describing: second.value))")
+            return
+        }
+        #expect(channel.offer(Data("x".utf8)))
+        #expect(first.value == Data("x".utf8))
+    }
 }
