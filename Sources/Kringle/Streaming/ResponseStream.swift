@@ -16,7 +16,7 @@ import Foundation
 /// the network, the transport holds the transfer back (about 1 MiB waits at most), so a
 /// body of any size costs flat memory. Leaving the loop early (once its iterator is released:
 /// in a function; top-level script code keeps it, so call ``cancel()`` there), or cancelling
-/// its task, stops the transfer at once. Iterate a stream once; ``lines`` and ``decodedLines(as:decoder:)`` are
+/// its task, stops the transfer at once. Iterate a stream once; ``lines`` and ``decodedLines(as:decoder:maximumLength:)`` are
 /// other ways to iterate the same body.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// What the sequence yields.
