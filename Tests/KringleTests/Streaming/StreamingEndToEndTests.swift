@@ -163,4 +163,32 @@ struct StreamingEndToEndTests {
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
         await #expect(throws: (any Error).self) { try await streaming.value }
     }
+
+    @Test("a stream dropped without being read closes its connection", arguments: TransportUnderTest.allCases)
+    func droppedUnread(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in
+            .data(Self.body(8_000_000)).withBehavior(.paced([.init(bytes: 4_000_000)], afterLast: .holdUntilHangUp))
+        }
+        let client = transport.client()
+        do {
+            let stream = client.stream(server.clientEndpoint("/endless"))
+            #expect(try await stream.response.statusCode == 200)
+        }  // the stream goes here, unread
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+    }
+
+    @Test(
+        "cancelling a stream while its head is awaited rejects the head and closes the connection",
+        arguments: TransportUnderTest.allCases)
+    func cancelBeforeHead(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in
+            .text("late").heldUntilHangUp()
+        }
+        let stream = transport.client().stream(server.clientEndpoint("/slow"))
+        let head = Task { try await stream.response }
+        #expect(await server.awaitStatistics { $0.requestsReceived >= 1 })
+        stream.cancel()
+        await #expect(throws: (any Error).self) { _ = try await head.value }
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+    }
 }
