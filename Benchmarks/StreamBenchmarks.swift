@@ -17,15 +17,7 @@ func runStreamBenchmarks() throws {
     let pause: useconds_t = 1000
     let bound = 64.0
     print("## Streamed bodies (1 GiB over loopback from nginx, each case in its own process, run once)\n")
-    let nginx: NginxServer
-    switch NginxServer.start(
-        path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) })
-    {
-    case .success(let server): nginx = server
-    case .failure(let error):
-        print("Skipped: \(error)\n")
-        return
-    }
+    guard let nginx = nginxServingSparseFile(size: size) else { return }
     defer { nginx.stop() }
     let url = nginx.url.absoluteString
 

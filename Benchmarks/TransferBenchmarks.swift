@@ -20,15 +20,7 @@ func runTransferBenchmarks() throws {
     let source = work.appendingPathComponent("upload.bin")
     try makeSparseFile(source, size: size)
 
-    let nginx: NginxServer
-    switch NginxServer.start(
-        path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) })
-    {
-    case .success(let server): nginx = server
-    case .failure(let error):
-        print("Skipped: \(error)\n")
-        return
-    }
+    guard let nginx = nginxServingSparseFile(size: size) else { return }
     defer { nginx.stop() }
     let downloadURL = nginx.url
     let uploadURL = downloadURL.deletingLastPathComponent().appendingPathComponent("uploads/received.bin")
@@ -164,4 +156,18 @@ private func seconds(_ value: Double) -> String { String(format: "%.2f s", value
 
 private func throughput(_ bytes: Int64, _ seconds: Double) -> String {
     String(format: "%.0f MB/s", Double(bytes) / seconds / 1_000_000)
+}
+
+/// nginx serving a sparse file of `size` bytes at `/big.bin`; `nil`, the reason printed, when
+/// it cannot start.
+func nginxServingSparseFile(size: Int64) -> NginxServer? {
+    let started = NginxServer.start(
+        path: "/big.bin", prepare: { try makeSparseFile($0.appendingPathComponent("big.bin"), size: size) })
+    switch started {
+    case .success(let server):
+        return server
+    case .failure(let error):
+        print("Skipped: \(error)\n")
+        return nil
+    }
 }

@@ -36,11 +36,7 @@ struct CacheEndToEndTests {
     @Test("§4 a fresh stored response answers without the network", arguments: TransportUnderTest.allCases)
     func freshHit(_ transport: TransportUnderTest) async throws {
         let served = Counter()
-        let server = try LoopbackServer { _ in
-            _ = served.increment()
-            return .json(#"{"name":"Tom"}"#).addingHeader("Cache-Control", "max-age=60")
-                .addingHeader("Date", Self.startHTTPDate)
-        }
+        let server = try Self.freshServer(counting: served)
         let clock = ManualClock(now: Self.start)
         let client = Self.client(transport, cache: .memory(), clock: clock)
 
@@ -177,11 +173,7 @@ struct CacheEndToEndTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let served = Counter()
-        let server = try LoopbackServer { _ in
-            _ = served.increment()
-            return .json(#"{"name":"Tom"}"#).addingHeader("Cache-Control", "max-age=60")
-                .addingHeader("Date", Self.startHTTPDate)
-        }
+        let server = try Self.freshServer(counting: served)
         let clock = ManualClock(now: Self.start)
 
         let first = try await Self.get(
@@ -200,11 +192,7 @@ struct CacheEndToEndTests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let served = Counter()
-        let server = try LoopbackServer { _ in
-            _ = served.increment()
-            return .json(#"{"name":"Tom"}"#).addingHeader("Cache-Control", "max-age=60")
-                .addingHeader("Date", Self.startHTTPDate)
-        }
+        let server = try Self.freshServer(counting: served)
         let clock = ManualClock(now: Self.start)
         _ = try await Self.get(Self.client(transport, cache: try .directory(directory), clock: clock), server, "/cat")
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
@@ -218,6 +206,15 @@ struct CacheEndToEndTests {
         #expect(again.cacheStatus == .network)
         #expect(fromRepairedFile.cacheStatus == .hit)
         #expect(served.value == 2)
+    }
+
+    /// A server whose every answer is fresh for 60 s from the test's start, counting them.
+    private static func freshServer(counting served: Counter) throws -> LoopbackServer {
+        try LoopbackServer { _ in
+            _ = served.increment()
+            return .json(#"{"name":"Tom"}"#).addingHeader("Cache-Control", "max-age=60")
+                .addingHeader("Date", Self.startHTTPDate)
+        }
     }
 
     private static func temporaryDirectory() throws -> URL {
