@@ -233,9 +233,8 @@ extension NetworkClient {
                         throw unacceptable(response.withBody(from: options, limit: limit))
                     }
                     // A streamed body's start, for the error, as any other request keeps it.
-                    return channel.collect(upTo: limit, within: configuration.timeout, clock: configuration.clock).then
-                    {
-                        [response] start in
+                    let start = channel.collect(upTo: limit, within: configuration.timeout, clock: configuration.clock)
+                    return start.then { [response] start in
                         var failed = response
                         failed.body = start
                         failed.bodyChannel = nil
@@ -278,7 +277,7 @@ extension NetworkClient {
 
     /// The transport's exchange for one hop, within the client's timeout: the whole
     /// exchange for a buffered request, the longest time without progress for a transfer.
-    func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+    private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let configuration = configuration
         let limits = configuration.responseLimits
         guard options.isStreaming else {
