@@ -135,4 +135,20 @@ struct StreamingPipelineTests {
         #expect(channel.offer(Data("x".utf8)))
         #expect(first.value == Data("x".utf8))
     }
+
+    @Test("a stream is logged as any request: the request sent, then its head", arguments: TransportUnderTest.allCases)
+    func logging(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in .text("logged") }
+        let log = InterceptorEventLog()
+        let client = transport.client { $0.logger = log }
+        for try await _ in client.stream(server.clientEndpoint("/logged")) {}
+        let kinds = log.events.map { event -> String in
+            switch event {
+            case .requestSent(let method, let url, _): return "sent \(method) \(url.path)"
+            case .responseReceived(_, _, let status, _, _, _, _): return "received \(status)"
+            default: return "other"
+            }
+        }
+        #expect(kinds == ["sent GET /logged", "received 200"])
+    }
 }
