@@ -57,10 +57,7 @@ enum CacheStorability {
 
     /// The fields a `Connection` line names: options of that one message (RFC 9110 §7.6.1).
     static func connectionOptions(in headers: HTTPHeaders) -> Set<String> {
-        Set(
-            headers.values(for: "Connection").flatMap { $0.split(separator: ",") }.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            })
+        Set(headers.tokens(for: "Connection"))
     }
 
     /// The request's `Cache-Control` directives; a `Pragma: no-cache` counts as `no-cache`

@@ -9,10 +9,7 @@ enum CacheVary {
     /// The field names a response's `Vary` lines list, lower-cased; `*` when it varies on
     /// something outside the request.
     static func names(in headers: HTTPHeaders) -> [String] {
-        headers.values(for: "Vary").flatMap { line in
-            line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-                .filter { !$0.isEmpty }
-        }
+        headers.tokens(for: "Vary")
     }
 
     /// The request's values of the fields `response` varies on, to store beside it.

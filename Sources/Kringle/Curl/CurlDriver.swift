@@ -108,15 +108,7 @@ final class CurlDriver {
         guard code != 0 else { return }
         transfers.removeValue(forKey: id)
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
-        let outcome = transfer.outcome(code: code)
-        transfer.submission.promise.resolve(outcome)
-        if case .failure(let error) = outcome {
-            transfer.collector.channel?.finish(throwing: error)
-        } else {
-            transfer.collector.channel?.finish()
-        }
-        kcurl_multi_remove(multi, transfer.easy.pointer)
-        recycle(transfer.easy)
+        finish(transfer, code: code)
     }
 
     /// Lets curl move every transfer forward, then settles the ones that finished.
@@ -129,17 +121,24 @@ final class CurlDriver {
             guard let easy, let id = idsByHandle.removeValue(forKey: easy),
                 let transfer = transfers.removeValue(forKey: id)
             else { continue }
-            // Settle first and tidy up after, so that whoever waits for the response (and
-            // perhaps sends the next request) runs while this thread resets the handle.
-            // A transfer cancelled a moment ago loses here: its promise has settled already.
-            let outcome = transfer.outcome(code: code)
-            transfer.submission.promise.resolve(outcome)
-            if let channel = transfer.collector.channel {
-                if case .failure(let error) = outcome { channel.finish(throwing: error) } else { channel.finish() }
-            }
-            kcurl_multi_remove(multi, easy)
-            recycle(transfer.easy)
+            finish(transfer, code: code)
         }
+    }
+
+    /// Settles a transfer that curl ended with `code` (taken out of the maps already), ends
+    /// its body's channel, and gives its handle back.
+    ///
+    /// Settle first and tidy up after, so that whoever waits for the response (and perhaps
+    /// sends the next request) runs while this thread resets the handle. A transfer cancelled
+    /// a moment ago loses here: its promise has settled already.
+    private func finish(_ transfer: CurlTransfer, code: Int32) {
+        let outcome = transfer.outcome(code: code)
+        transfer.submission.promise.resolve(outcome)
+        if let channel = transfer.collector.channel {
+            if case .failure(let error) = outcome { channel.finish(throwing: error) } else { channel.finish() }
+        }
+        kcurl_multi_remove(multi, transfer.easy.pointer)
+        recycle(transfer.easy)
     }
 
     /// Rejects every transfer after the wait itself failed (curl found the multi handle or

@@ -54,10 +54,8 @@ public struct EventStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         let stream: EventStream
         var parser = ServerSentEventParser()
-        /// The current connection's body, and the lines it is cut into.
-        var chunks: ResponseStream.AsyncIterator?
-        var framer = LineFramer(maximumLineLength: ResponseStream.Lines.defaultMaximumLength)
-        var ready: [[UInt8]] = []
+        /// The current connection's lines.
+        var lines: ResponseStream.Lines.AsyncIterator?
         var isFirstLine = true
         /// Reconnections since the last event.
         var failedAttempts = 0
@@ -76,7 +74,7 @@ public struct EventStream: AsyncSequence, Sendable {
                 return try await nextEvent()
             } catch {
                 isFinished = true
-                chunks = nil
+                lines = nil
                 throw error
             }
         }
@@ -85,8 +83,8 @@ public struct EventStream: AsyncSequence, Sendable {
             while true {
                 if Task.isCancelled { throw PromiseError.cancelled }
                 do {
-                    if chunks == nil { try await open() }
-                    guard let line = try await nextLine() else {
+                    if lines == nil { try await open() }
+                    guard let line = try await lines?.next() else {
                         // The connection ended; a last line without its ending is dropped with it.
                         guard try await reconnect(after: nil) else {
                             isFinished = true
@@ -106,20 +104,6 @@ public struct EventStream: AsyncSequence, Sendable {
                     guard try await reconnect(after: error) else { throw error }
                 }
             }
-        }
-
-        /// The next complete line of the connection, `nil` at its end.
-        private mutating func nextLine() async throws -> String? {
-            while ready.isEmpty {
-                guard let chunk = try await chunks?.next() else { return nil }
-                do {
-                    ready = try framer.lines(in: chunk)
-                } catch {
-                    throw KringleError.lineTooLong(
-                        chunks?.reader.state.responseURL ?? URL(fileURLWithPath: "/"), limit: error.limit)
-                }
-            }
-            return String(decoding: ready.removeFirst(), as: UTF8.self)
         }
 
         /// Connects, and checks that the answer is an event stream (§9.2.3: status 200 and
@@ -143,17 +127,16 @@ public struct EventStream: AsyncSequence, Sendable {
                 refused.redaction = head.redaction
                 throw KringleError.eventStreamRefused(refused, reason: reason)
             }
-            chunks = response.makeAsyncIterator()
-            framer = LineFramer(maximumLineLength: ResponseStream.Lines.defaultMaximumLength)
-            ready = []
+            lines = response.lines.makeAsyncIterator()
+            lines?.deliversUnterminatedLastLine = false
             isFirstLine = true
         }
 
         /// Waits the reconnection time and lets the loop connect again: `false` once the
         /// attempts are spent.
         private mutating func reconnect(after error: (any Error)?) async throws -> Bool {
-            chunks?.reader.state.cancel()
-            chunks = nil
+            lines?.chunks.reader.state.cancel()
+            lines = nil
             parser.endOfStream()
             failedAttempts += 1
             guard failedAttempts <= stream.reconnection.maximumAttempts else { return false }

@@ -105,18 +105,18 @@ extension NetworkClient {
     /// The pipeline for a streamed body: every hop's transfer gets a channel, and the final
     /// response's is the caller's.
     ///
-    /// - Parameter headers: Fields that win over the client's default headers, not over the
-    ///   endpoint's own.
+    /// - Parameters:
+    ///   - headers: Fields that win over the client's default headers, not over the
+    ///     endpoint's own.
     ///   - capacity: How many bytes may wait for a slow reader.
     func startStream(
         _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, headers: [String: String] = [:],
         capacity: Int = streamBufferBytes
     ) -> ResponseStream {
         let channels = StreamChannels(capacity: capacity)
-        let url =
-            (try? URLAssembly.url(base: endpoint.baseURL, path: endpoint.path, queryItems: [])) ?? endpoint.baseURL
         let failed = { (error: any Error) in
-            ResponseStream(started: Promise(error: error), channels: channels, url: url)
+            // A request that cannot be built has no URL of its own.
+            ResponseStream(started: Promise(error: error), channels: channels, url: endpoint.baseURL)
         }
         let configuration = configuration
         let built: RequestAssembly.Built
@@ -144,7 +144,7 @@ extension NetworkClient {
             head.redaction = configuration.redaction
             return ResponseStream.Started(response: head, channel: channel)
         }
-        return ResponseStream(started: started, channels: channels, url: url)
+        return ResponseStream(started: started, channels: channels, url: request.url ?? endpoint.baseURL)
     }
 
     /// How much of a streamed body may wait for a slow reader: 1 MiB.

@@ -44,6 +44,9 @@ extension ResponseStream {
             var framer: LineFramer
             var ready: [[UInt8]] = []
             var ended = false
+            /// Whether a last line without an ending counts (an event stream drops it: the
+            /// connection cut it short).
+            var deliversUnterminatedLastLine = true
 
             /// The next line, or `nil` after the last.
             public mutating func next() async throws -> String? {
@@ -51,7 +54,7 @@ extension ResponseStream {
                     guard !ended else { return nil }
                     guard let chunk = try await chunks.next() else {
                         ended = true
-                        if let last = framer.finish() { ready.append(last) }
+                        if deliversUnterminatedLastLine, let last = framer.finish() { ready.append(last) }
                         continue
                     }
                     do {

@@ -90,3 +90,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         lhs.equalsIgnoringASCIICase(rhs)
     }
 }
+
+extension HTTPHeaders {
+    /// The members of every `name` line read as a comma-separated list of tokens (RFC 9110
+    /// §5.6.1), trimmed and lower-cased, empty members dropped: `Vary`, `Connection`.
+    func tokens(for name: String) -> [String] {
+        values(for: name).flatMap { line in
+            line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter {
+                !$0.isEmpty
+            }
+        }
+    }
+}

@@ -113,7 +113,7 @@ struct StreamingEndToEndTests {
     @Test("leaving the loop early closes the connection at once", arguments: TransportUnderTest.allCases)
     func earlyExit(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
-            .data(Self.body(1_000_000)).withBehavior(.paced([.init(bytes: 10_000)], afterLast: .holdUntilHangUp))
+            .endless(sending: 10_000)
         }
         let client = transport.client()
         for try await chunk in client.stream(server.clientEndpoint("/endless")) {
@@ -126,7 +126,7 @@ struct StreamingEndToEndTests {
     @Test("cancelling the task that reads closes the connection", arguments: TransportUnderTest.allCases)
     func taskCancellation(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
-            .data(Self.body(1_000_000)).withBehavior(.paced([.init(bytes: 10_000)], afterLast: .holdUntilHangUp))
+            .endless(sending: 10_000)
         }
         let client = transport.client()
         let firstChunk = Flag()
@@ -154,7 +154,7 @@ struct StreamingEndToEndTests {
     @Test("cancelling the promise form closes the connection", arguments: TransportUnderTest.allCases)
     func promiseFormCancellation(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
-            .data(Self.body(1_000_000)).withBehavior(.paced([.init(bytes: 10_000)], afterLast: .holdUntilHangUp))
+            .endless(sending: 10_000)
         }
         let firstChunk = Flag()
         let streaming = transport.client().stream(server.clientEndpoint("/endless")) { _ in firstChunk.set() }
@@ -167,7 +167,7 @@ struct StreamingEndToEndTests {
     @Test("a stream dropped without being read closes its connection", arguments: TransportUnderTest.allCases)
     func droppedUnread(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
-            .data(Self.body(8_000_000)).withBehavior(.paced([.init(bytes: 4_000_000)], afterLast: .holdUntilHangUp))
+            .endless(sending: 4_000_000)
         }
         let client = transport.client()
         do {
@@ -190,5 +190,16 @@ struct StreamingEndToEndTests {
         stream.cancel()
         await #expect(throws: (any Error).self) { _ = try await head.value }
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+    }
+}
+
+extension LoopbackServer.Response {
+    /// The first `bytes` of a body twice as long, then nothing until the client hangs up:
+    /// a transfer that only the client can end, whose end the server counts
+    /// (``LoopbackServer/Statistics/connectionsClosedByPeer``). More than the socket buffers
+    /// hold, when the test needs the client's transport itself to be holding back.
+    static func endless(sending bytes: Int) -> Self {
+        .data(StreamingEndToEndTests.body(2 * bytes)).withBehavior(
+            .paced([.init(bytes: bytes)], afterLast: .holdUntilHangUp))
     }
 }

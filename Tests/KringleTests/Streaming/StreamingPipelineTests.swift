@@ -86,10 +86,7 @@ struct StreamingPipelineTests {
         let payload = Data((0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let server = try LoopbackServer { request in
             guard request.path == "/held" else { return .data(payload) }
-            // More than the socket buffers take, and then the server waits: only the client's
-            // hang-up ends it.
-            return .data(Data(count: 8_000_000)).withBehavior(
-                .paced([.init(bytes: 4_000_000)], afterLast: .holdUntilHangUp))
+            return .endless(sending: 4_000_000)
         }
         let client = transport.client()
         var received = Data()

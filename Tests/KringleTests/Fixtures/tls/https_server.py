@@ -6,8 +6,9 @@ Usage: https_server.py CONFIG_JSON, where CONFIG_JSON is a list of listeners:
     "maximumVersion": "TLSv1_2" (optional)}]
 
 Binds each listener to 127.0.0.1 on a port the system picks, prints one line of JSON
-{"name": port, ...} to standard output, then serves until this process's parent exits (it polls
-getppid, so a test process that dies never leaves a server behind) or it gets SIGTERM.
+{"name": port, ...} to standard output, then serves until this process's parent exits (it
+waits on a pidfd on Linux, a kqueue on macOS, so a test process that dies never leaves a server
+behind) or it gets SIGTERM.
 
 Every request gets 200 with the body "hello over TLS\n" and a header
 X-Client-Certificate naming the client certificate's subject CN ("none" without one).
@@ -21,8 +22,8 @@ import socket
 import socketserver
 import ssl
 import sys
+import select
 import threading
-import time
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -108,8 +109,18 @@ def main():
         threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdout.write(json.dumps(ports) + "\n")
     sys.stdout.flush()
-    while os.getppid() == parent:
-        time.sleep(0.5)
+    wait_for_exit(parent)
+
+
+def wait_for_exit(pid):
+    """Blocks until process `pid` exits: woken by the kernel, no polling."""
+    if hasattr(os, "pidfd_open"):
+        descriptor = os.pidfd_open(pid)  # readable once the process has exited
+        select.select([descriptor], [], [])
+    else:
+        queue = select.kqueue()
+        event = select.kevent(pid, filter=select.KQ_FILTER_PROC, flags=select.KQ_EV_ADD, fflags=select.KQ_NOTE_EXIT)
+        queue.control([event], 1)
 
 
 if __name__ == "__main__":
