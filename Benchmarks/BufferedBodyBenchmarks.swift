@@ -31,8 +31,11 @@ func runBufferedBodyBenchmarks() throws {
     defer { nginx.stop() }
     let session = URLSession(configuration: .ephemeral)
     defer { session.finishTasksAndInvalidate() }
-    let overURLSession = NetworkClient(transport: URLSessionTransport())
-    let overCurl = NetworkClient(transport: CurlTransport())
+    // Above the default bound of 100,000,000 bytes, which the largest body (100 MiB) crosses.
+    var configuration = NetworkClient.Configuration()
+    configuration.responseLimits.maximumBodyBytes = 128 << 20
+    let overURLSession = NetworkClient(configuration: configuration, transport: URLSessionTransport())
+    let overCurl = NetworkClient(configuration: configuration, transport: CurlTransport())
 
     let table = Table(
         "body", "raw URLSession", "curl -o /dev/null", "client over URLSessionTransport", "client over CurlTransport",

@@ -18,7 +18,7 @@ final class ResponseCollector {
     }
 
     /// The body bytes received so far, already decoded from any content coding.
-    private(set) var body = Data()
+    private var bodyBuffer = BodyBuffer()
     /// The fields of the latest header block, in order, repeats kept.
     private var fields: [(String, String)] = []
     /// The trailer fields after the body, in order, repeats kept.
@@ -26,6 +26,11 @@ final class ResponseCollector {
     private var position = Position.awaitingStatusLine
     /// Why the response is not one the client reads, once a header line showed it.
     private(set) var malformation: String?
+
+    /// The body received, once the transfer is over.
+    var body: Data {
+        bodyBuffer.contents
+    }
 
     /// The header fields of the last block received (the final response's).
     var headers: HTTPHeaders {
@@ -86,7 +91,7 @@ final class ResponseCollector {
     /// is the server's word, not the bytes that will arrive.
     private func reserveBodyCapacity() {
         guard sink == nil, channel == nil, let length = contentLength, length > Self.smallestReservation else { return }
-        body.reserveCapacity(min(length, Self.largestReservation, limits.maximumBodyBytes))
+        bodyBuffer.reserve(min(length, Self.largestReservation, limits.maximumBodyBytes))
     }
 
     private var contentLength: Int? {
@@ -171,7 +176,7 @@ final class ResponseCollector {
         if let sink {
             return sink.write(bytes) ? .taken : .stop
         }
-        body.append(contentsOf: bytes)
+        bodyBuffer.append(bytes)
         return .taken
     }
 }

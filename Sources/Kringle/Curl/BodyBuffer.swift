@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of a response body kept in memory, appended as curl delivers them.
+///
+/// A body announced (by `Content-Length`) as larger than ``mappingThreshold`` goes into a
+/// memory mapping of its own, which on Linux is marked for transparent huge pages
+/// (`MADV_HUGEPAGE`; the kernel's default mode honours it). The kernel then faults the memory
+/// in and zeroes it 2 MiB at a time instead of 4 KiB: 50 page faults for 100 MiB instead of
+/// 25,600. Writing 100 MiB into fresh memory in 16 KiB steps takes 42 ms in small pages and
+/// 7 ms in huge pages on the machine this was measured on; that fault cost is most of what a
+/// buffered 100 MB download costs beyond the transfer itself. Smaller bodies grow a `Data`,
+/// which malloc serves from memory it usually has at hand.
+struct BodyBuffer {
+    private var data = Data()
+    private var mapping: BodyMapping?
+
+    /// From this announced size on, the body gets a mapping of its own: the size at which
+    /// glibc's malloc stops reusing freed memory and maps fresh pages anyway (its largest
+    /// dynamic mmap threshold), so a mapping costs nothing that malloc would have spared.
+    static let mappingThreshold = 32 << 20
+
+    /// The bytes received so far.
+    var count: Int {
+        mapping?.count ?? data.count
+    }
+
+    /// Sets aside room for `capacity` bytes, the length the server announced. Reserving is
+    /// only ever a hint: more bytes than that still fit (a body that content decoding made
+    /// larger, say).
+    mutating func reserve(_ capacity: Int) {
+        guard count == 0 else { return }
+        if capacity >= Self.mappingThreshold, let mapping = BodyMapping(capacity: capacity) {
+            self.mapping = mapping
+        } else {
+            data.reserveCapacity(capacity)
+        }
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if let mapping {
+            if mapping.append(bytes) { return }
+            // More than announced: on in a `Data` with what came so far.
+            data = mapping.copy()
+            self.mapping = nil
+        }
+        data.append(contentsOf: bytes)
+    }
+
+    /// The body: the mapping itself, without a copy, when there is one. Nothing may be
+    /// appended after this.
+    var contents: Data {
+        mapping?.data ?? data
+    }
+}
+
+/// Anonymous memory mapped for one body, unmapped when the last `Data` viewing it is gone.
+///
+/// Only the driving thread appends, before the body is handed over; afterwards the bytes are
+/// never written again, so the `Data` values that share them see immutable memory.
+private final class BodyMapping {
+    private let base: UnsafeMutableRawPointer
+    private let capacity: Int
+    private(set) var count = 0
+
+    init?(capacity: Int) {
+        guard let base = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            base != MAP_FAILED
+        else { return nil }
+        #if os(Linux)
+        // A hint: where the kernel has no huge pages to give, the mapping works as it is.
+        _ = madvise(base, capacity, MADV_HUGEPAGE)
+        #endif
+        self.base = base
+        self.capacity = capacity
+    }
+
+    deinit {
+        munmap(base, capacity)
+    }
+
+    /// Appends `bytes` if they fit; returns whether they did.
+    func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count <= capacity - count else { return false }
+        if let source = bytes.baseAddress {
+            (base + count).copyMemory(from: source, byteCount: bytes.count)
+        }
+        count += bytes.count
+        return true
+    }
+
+    /// The bytes so far, viewed in place: the `Data` keeps the mapping alive.
+    var data: Data {
+        Data(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+    }
+
+    func copy() -> Data {
+        Data(bytes: base, count: count)
+    }
+}
