@@ -10,8 +10,8 @@ import Darwin
 
 /// The bytes of a response body kept in memory, appended as curl delivers them.
 ///
-/// A body announced (by `Content-Length`) as larger than ``mappingThreshold`` goes into a
-/// memory mapping of its own, which on Linux is marked for transparent huge pages
+/// A body announced (by `Content-Length`, without a content coding) at ``mappingThreshold``
+/// bytes or more goes into a memory mapping of its own, which on Linux is marked for transparent huge pages
 /// (`MADV_HUGEPAGE`; the kernel's default mode honours it). The kernel then faults the memory
 /// in and zeroes it 2 MiB at a time instead of 4 KiB: 50 page faults for 100 MiB instead of
 /// 25,600. Writing 100 MiB into fresh memory in 16 KiB steps takes 42 ms in small pages and
@@ -32,12 +32,18 @@ struct BodyBuffer {
         mapping?.count ?? data.count
     }
 
+    /// Whether the body went into a mapping of its own.
+    var isMapped: Bool {
+        mapping != nil
+    }
+
     /// Sets aside room for `capacity` bytes, the length the server announced. Reserving is
-    /// only ever a hint: more bytes than that still fit (a body that content decoding made
-    /// larger, say).
-    mutating func reserve(_ capacity: Int) {
+    /// only ever a hint: more bytes than that still fit. `isExact` says whether the body
+    /// arrives as announced; a content-coded one decodes to more, so it grows a `Data`,
+    /// which reallocates in place, rather than outgrowing a mapping and being copied.
+    mutating func reserve(_ capacity: Int, isExact: Bool) {
         guard count == 0 else { return }
-        if capacity >= Self.mappingThreshold, let mapping = BodyMapping(capacity: capacity) {
+        if isExact, capacity >= Self.mappingThreshold, let mapping = BodyMapping(capacity: capacity) {
             self.mapping = mapping
         } else {
             data.reserveCapacity(capacity)
@@ -54,23 +60,30 @@ struct BodyBuffer {
         data.append(contentsOf: bytes)
     }
 
-    /// The body: the mapping itself, without a copy, when there is one. Nothing may be
-    /// appended after this.
-    var contents: Data {
-        mapping?.data ?? data
+    /// The body, for good: the mapping itself, without a copy, when there is one. Taken once,
+    /// the mapping belongs to the returned `Data` alone, which copies on its first change
+    /// only when it is shared, as any `Data` does.
+    mutating func takeContents() -> Data {
+        if let mapping {
+            data = mapping.data
+            self.mapping = nil
+        }
+        return data
     }
 }
 
-/// Anonymous memory mapped for one body, unmapped when the last `Data` viewing it is gone.
+/// Anonymous memory mapped for one body, unmapped when the `Data` it is handed to is gone.
 ///
-/// Only the driving thread appends, before the body is handed over; afterwards the bytes are
-/// never written again, so the `Data` values that share them see immutable memory.
+/// Only the driving thread appends, before the body is handed over as one `Data`
+/// (``BodyBuffer/takeContents()``), which owns the bytes from then on.
 private final class BodyMapping {
     private let base: UnsafeMutableRawPointer
     private let capacity: Int
     private(set) var count = 0
 
-    init?(capacity: Int) {
+    init?(capacity requested: Int) {
+        // Whole huge pages, so that the last bytes are not left in small ones.
+        let capacity = (requested + Self.hugePage - 1) / Self.hugePage * Self.hugePage
         guard let base = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             base != MAP_FAILED
         else { return nil }
@@ -81,6 +94,8 @@ private final class BodyMapping {
         self.base = base
         self.capacity = capacity
     }
+
+    private static let hugePage = 2 << 20
 
     deinit {
         munmap(base, capacity)
@@ -96,7 +111,7 @@ private final class BodyMapping {
         return true
     }
 
-    /// The bytes so far, viewed in place: the `Data` keeps the mapping alive.
+    /// The bytes so far, in place: the `Data` keeps the mapping alive.
     var data: Data {
         Data(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
     }

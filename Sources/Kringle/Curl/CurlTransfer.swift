@@ -131,7 +131,7 @@ final class CurlTransfer {
                     statusCode: easy.responseCode,
                     headers: collector.headers,
                     trailers: collector.trailers,
-                    body: collector.body,
+                    body: collector.takeBody(),
                     url: effectiveURL,
                     metrics: easy.metrics(decodedBodyBytes: collector.decodedBytes)
                 ))

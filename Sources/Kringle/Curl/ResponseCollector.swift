@@ -27,9 +27,9 @@ final class ResponseCollector {
     /// Why the response is not one the client reads, once a header line showed it.
     private(set) var malformation: String?
 
-    /// The body received, once the transfer is over.
-    var body: Data {
-        bodyBuffer.contents
+    /// The body received, taken once the transfer is over.
+    func takeBody() -> Data {
+        bodyBuffer.takeContents()
     }
 
     /// The header fields of the last block received (the final response's).
@@ -90,8 +90,21 @@ final class ResponseCollector {
     /// spares the copies of growing a large body step by step. Bounded, because the length
     /// is the server's word, not the bytes that will arrive.
     private func reserveBodyCapacity() {
-        guard sink == nil, channel == nil, let length = contentLength, length > Self.smallestReservation else { return }
-        bodyBuffer.reserve(min(length, Self.largestReservation, limits.maximumBodyBytes))
+        guard sink == nil, channel == nil, announcesBody, let length = contentLength, length > Self.smallestReservation
+        else { return }
+        bodyBuffer.reserve(
+            min(length, Self.largestReservation, limits.maximumBodyBytes), isExact: !hasContentCoding)
+    }
+
+    /// Whether a body follows the head: none follows a HEAD, a 1xx, a 204 or a 304, whatever
+    /// `Content-Length` says (RFC 9110 §6.4.1, §8.6).
+    private var announcesBody: Bool {
+        guard !expectsNoBody, let status = easy?.responseCode else { return false }
+        return status >= 200 && status != 204 && status != 304
+    }
+
+    private var hasContentCoding: Bool {
+        fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
     }
 
     private var contentLength: Int? {
@@ -101,11 +114,7 @@ final class ResponseCollector {
     /// The bound that a body of the announced length, sent without a content coding, will
     /// cross: known before a byte of it arrives.
     private func limitCrossedInAdvance() -> ResponseLimits.Limit? {
-        // No body follows a HEAD, a 1xx, a 204 or a 304, whatever Content-Length says
-        // (RFC 9110 §6.4.1, §8.6).
-        guard !expectsNoBody, let status = easy?.responseCode, status >= 200, status != 204, status != 304,
-            let length = contentLength, length > Self.smallestReservation,
-            !fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
+        guard announcesBody, let length = contentLength, length > Self.smallestReservation, !hasContentCoding
         else { return nil }
         return limits.crossedInAdvance(contentLength: Int64(length), toFile: sink != nil || channel != nil)
     }
@@ -125,9 +134,9 @@ final class ResponseCollector {
         fields[last].1 = fields[last].1.isEmpty ? more : fields[last].1 + " " + more
     }
 
-    /// Where the body goes instead of ``body``, for transfers to a file.
+    /// Where the body goes instead of memory, for transfers to a file.
     var sink: ResponseFileSink?
-    /// Where the body goes instead of ``body``, for a reader that takes it as it arrives;
+    /// Where the body goes instead of memory, for a reader that takes it as it arrives;
     /// held to the download bound (``ResponseLimits/maximumDownloadBytes``), as a file is:
     /// the reader, not the client, keeps what it wants of it.
     var channel: ResponseBodyChannel?
@@ -158,7 +167,7 @@ final class ResponseCollector {
     }
 
     /// Takes body bytes from curl (decoded): into the file or the channel when there is one,
-    /// else into ``body``.
+    /// else into memory.
     func receive(body bytes: UnsafeRawBufferPointer) -> BodyVerdict {
         let decoded = decodedBytes + Int64(bytes.count)
         if let crossed = limits.crossed(

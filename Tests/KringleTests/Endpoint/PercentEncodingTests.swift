@@ -17,24 +17,17 @@ import Testing
         return [character, "a\(character)b"]
     }
 
-    @Test func queryComponents() {
-        for sample in Self.samples {
-            #expect(PercentEncoding.queryComponent(sample) == Self.foundation(sample, keeping: Self.unreserved))
-        }
+    @Test(arguments: samples) func queryComponents(_ sample: String) {
+        #expect(PercentEncoding.queryComponent(sample) == Self.foundation(sample, keeping: Self.unreserved))
     }
 
-    @Test func paths() {
-        for sample in Self.samples {
-            let expected = Self.foundation(sample, keeping: Self.unreserved + "!$&'()*+,=:@/")
-            #expect(PercentEncoding.path(sample) == expected)
-        }
+    @Test(arguments: samples) func paths(_ sample: String) {
+        #expect(PercentEncoding.path(sample) == Self.foundation(sample, keeping: Self.unreserved + "!$&'()*+,=:@/"))
     }
 
-    @Test func pathSegments() {
-        for sample in Self.samples {
-            let expected = Self.foundation(sample, keeping: Self.unreserved + "!$&'()*+,=:@")
-            #expect(PercentEncoding.pathSegment(sample) == expected)
-        }
+    @Test(arguments: samples) func pathSegments(_ sample: String) {
+        #expect(
+            PercentEncoding.pathSegment(sample) == Self.foundation(sample, keeping: Self.unreserved + "!$&'()*+,=:@"))
     }
 
     @Test func nonASCIIIsEncoded() {
