@@ -109,13 +109,13 @@ extension NetworkClient {
     private func decoded<Value: Decodable & Sendable>(
         _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, as type: Value.Type
     ) -> Promise<Value> {
-        runPipeline(method, endpoint, body: body) { try ResponseDecoding.decode($0, as: type, configuration: $1).value }
+        runPipeline(method, endpoint, body: body) { try ResponseDecoding.value(of: $0, as: type, configuration: $1) }
     }
 
     /// The pipeline for `method`, the response body checked but not kept.
     private func bodyIgnored(_ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?) -> Promise<Void> {
         runPipeline(method, endpoint, body: body) {
-            _ = try ResponseDecoding.decode($0, as: Data.self, configuration: $1)
+            _ = try ResponseDecoding.value(of: $0, as: Data.self, configuration: $1)
         }
     }
 }

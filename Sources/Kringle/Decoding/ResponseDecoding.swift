@@ -2,15 +2,17 @@ import Foundation
 
 /// Decodes a response's body.
 enum ResponseDecoding {
-    /// `response` has passed status validation already.
-    static func decode<Value: Decodable & Sendable>(
-        _ response: HTTPResponse,
+    /// The body as a `Value`: the bytes themselves for `Data`, else decoded with the client's
+    /// decoder. `response` has passed status validation already.
+    ///
+    /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
+    /// ``Response`` around it would be built only to be taken apart again.
+    static func value<Value: Decodable & Sendable>(
+        of response: HTTPResponse,
         as type: Value.Type,
         configuration: NetworkClient.Configuration
-    ) throws -> Response<Value> {
-        if let raw = response.body as? Value {
-            return Response(value: raw, body: response.body, of: response)
-        }
+    ) throws -> Value {
+        if let raw = response.body as? Value { return raw }
         do {
             guard !response.body.isEmpty else {
                 throw DecodingError.dataCorrupted(
@@ -19,10 +21,20 @@ enum ResponseDecoding {
                         debugDescription: "The response body was empty, so no \(Value.self) could be decoded."
                     ))
             }
-            let value = try configuration.decoder.decode(Value.self, from: response.body)
-            return Response(value: value, body: response.body, of: response)
+            return try configuration.decoder.decode(Value.self, from: response.body)
         } catch let error as DecodingError {
             throw KringleError.decodingFailed(error, Response(response, redaction: configuration.redaction))
         }
+    }
+
+    /// The body decoded as ``value(of:as:configuration:)`` does, with the response's status,
+    /// fields and metrics.
+    static func decode<Value: Decodable & Sendable>(
+        _ response: HTTPResponse,
+        as type: Value.Type,
+        configuration: NetworkClient.Configuration
+    ) throws -> Response<Value> {
+        Response(
+            value: try value(of: response, as: type, configuration: configuration), body: response.body, of: response)
     }
 }

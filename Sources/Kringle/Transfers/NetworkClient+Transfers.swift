@@ -113,7 +113,7 @@ extension NetworkClient {
         let options = TransferOptions(body: body, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
         let uploaded = runPipeline(for: request, options: options) { response, configuration in
             reporter?.finish(completed: body.length)
-            return try ResponseDecoding.decode(response, as: type, configuration: configuration).value
+            return try ResponseDecoding.value(of: response, as: type, configuration: configuration)
         }
         return reporter?.deliveringFirst(uploaded) ?? uploaded
     }
