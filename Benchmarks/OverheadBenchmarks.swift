@@ -17,12 +17,14 @@ import FoundationNetworking
 /// 2. handler: `client.get(endpoint, as:)` with `done`/`catch` (the README's style);
 /// 3. await: `try await client.get(endpoint, as:).value` from `inFlight` tasks;
 /// 4. wait: `try client.get(endpoint, as:).wait()` from `inFlight` threads;
-/// and raw URLSession with `JSONDecoder` in its completion handler, the usual baseline.
+/// and raw URLSession with `JSONDecoder` in its completion handler, the usual baseline, both
+/// from the same pump as (2) and from `inFlight` threads blocked until each task completes,
+/// the pattern of (4): URLSession's connection reuse differs between the two.
 /// Rounds alternate between the styles; each style keeps its median run. Prints wall and CPU
 /// (getrusage) µs per request, heap allocations per request, connections the server
 /// accepted per run (nginx only), and the ratios the targets are stated in.
 ///
-/// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw>[,…] <count> [inFlight]`
+/// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]`
 /// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
 func runOverheadBenchmarks(_ arguments: [String] = []) throws {
     let server = try OverheadServer.start()
@@ -44,15 +46,15 @@ func runOverheadBenchmarks(_ arguments: [String] = []) throws {
                 guard let run = runs[style] else { continue }
                 let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
                 table.row(
-                    style == .rawURLSession ? "–" : transportName,
+                    style.isRaw ? "–" : transportName,
                     inFlight == 1 ? "sequential" : "\(inFlight) in flight",
                     style.rawValue + failures,
                     Overhead.perRequest(run.wall), Overhead.perRequest(run.cpu),
                     kac_counts_allocations() == 0 ? "n/a" : String(format: "%.0f", run.allocationsPerRequest),
                     run.connections.map(String.init) ?? "n/a",
-                    style == .rawURLSession ? "" : ratio(run.wall, floor.wall),
-                    style == .rawURLSession ? "" : ratio(run.cpu, floor.cpu),
-                    style == .rawURLSession ? "" : ratio(run.wall, raw.wall))
+                    style.isRaw ? "" : ratio(run.wall, floor.wall),
+                    style.isRaw ? "" : ratio(run.cpu, floor.cpu),
+                    style.isRaw ? "" : ratio(run.wall, raw.wall))
             }
         }
     }
@@ -85,6 +87,13 @@ enum Overhead {
         case await = "(3) await get(…).value"
         case wait = "(4) get(…).wait()"
         case rawURLSession = "raw URLSession + JSONDecoder"
+        /// Raw URLSession called as `wait()` calls it: each thread blocked until its task
+        /// completes. The baseline for the connections that style opens.
+        case rawURLSessionWaiting = "raw URLSession from blocked threads"
+
+        var isRaw: Bool {
+            self == .rawURLSession || self == .rawURLSessionWaiting
+        }
     }
 
     /// One measured run.
@@ -101,7 +110,7 @@ enum Overhead {
     /// Bad arguments to the profiling form.
     struct Usage: Error, CustomStringConvertible {
         var description: String {
-            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw>[,…] <count> [inFlight]"
+            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]"
         }
     }
 
@@ -110,6 +119,7 @@ enum Overhead {
     static func profile(_ arguments: [String], server: OverheadServer) throws {
         let styles: [String: Style] = [
             "floor": .floor, "handler": .handler, "await": .await, "wait": .wait, "raw": .rawURLSession,
+            "rawwait": .rawURLSessionWaiting,
         ]
         let named = arguments.count >= 2 ? arguments[1].split(separator: ",").map { styles[String($0)] } : []
         guard arguments.count >= 3, !named.isEmpty, let count = Int(arguments[2]) else { throw Usage() }
@@ -147,6 +157,7 @@ enum Overhead {
             .await: { count in awaiting(client, server.endpoint, count: count, inFlight: inFlight) },
             .wait: { count in waiting(client, server.endpoint, count: count, inFlight: inFlight) },
             .rawURLSession: { count in rawURLSession(raw, server.url, count: count, inFlight: inFlight) },
+            .rawURLSessionWaiting: { count in rawURLSessionWaiting(raw, server.url, count: count, inFlight: inFlight) },
         ]
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]
@@ -233,6 +244,35 @@ enum Overhead {
                 var failed = 0
                 for _ in stride(from: lane, to: count, by: inFlight) {
                     do { _ = try client.get(endpoint, as: Item.self).wait() } catch { failed += 1 }
+                }
+                failures.update { $0 += failed }
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        return failures.get()
+    }
+
+    /// Raw URLSession from `inFlight` threads of their own, each blocked on a semaphore
+    /// until its data task's completion handler (which decodes) has run.
+    private static func rawURLSessionWaiting(_ session: URLSession, _ url: URL, count: Int, inFlight: Int) -> Int {
+        let group = DispatchGroup()
+        let failures = Locked(0)
+        for lane in 0..<inFlight {
+            group.enter()
+            let thread = Thread {
+                var failed = 0
+                for _ in stride(from: lane, to: count, by: inFlight) {
+                    let done = DispatchSemaphore(value: 0)
+                    let succeeded = Locked(false)
+                    session.dataTask(with: url) { data, response, _ in
+                        let decoded = data.flatMap { try? decoder.decode(Item.self, from: $0) }
+                        succeeded.set((response as? HTTPURLResponse)?.statusCode == 200 && decoded != nil)
+                        done.signal()
+                    }.resume()
+                    done.wait()
+                    if !succeeded.get() { failed += 1 }
                 }
                 failures.update { $0 += failed }
                 group.leave()
