@@ -236,14 +236,22 @@ enum Overhead {
     /// (4) `wait()` from `inFlight` threads of their own (Dispatch would give blocked lanes
     /// no more threads than there are cores).
     private static func waiting(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int) -> Int {
+        onBlockedThreads(count: count, inFlight: inFlight) {
+            (try? client.get(endpoint, as: Item.self).wait()) != nil
+        }
+    }
+
+    /// `count` calls of `request` from `inFlight` threads of their own, each making its
+    /// share one after another; returns how many failed.
+    private static func onBlockedThreads(count: Int, inFlight: Int, _ request: @escaping @Sendable () -> Bool) -> Int {
         let group = DispatchGroup()
         let failures = Locked(0)
         for lane in 0..<inFlight {
             group.enter()
             let thread = Thread {
                 var failed = 0
-                for _ in stride(from: lane, to: count, by: inFlight) {
-                    do { _ = try client.get(endpoint, as: Item.self).wait() } catch { failed += 1 }
+                for _ in stride(from: lane, to: count, by: inFlight) where !request() {
+                    failed += 1
                 }
                 failures.update { $0 += failed }
                 group.leave()
@@ -257,30 +265,17 @@ enum Overhead {
     /// Raw URLSession from `inFlight` threads of their own, each blocked on a semaphore
     /// until its data task's completion handler (which decodes) has run.
     private static func rawURLSessionWaiting(_ session: URLSession, _ url: URL, count: Int, inFlight: Int) -> Int {
-        let group = DispatchGroup()
-        let failures = Locked(0)
-        for lane in 0..<inFlight {
-            group.enter()
-            let thread = Thread {
-                var failed = 0
-                for _ in stride(from: lane, to: count, by: inFlight) {
-                    let done = DispatchSemaphore(value: 0)
-                    let succeeded = Locked(false)
-                    session.dataTask(with: url) { data, response, _ in
-                        let decoded = data.flatMap { try? decoder.decode(Item.self, from: $0) }
-                        succeeded.set((response as? HTTPURLResponse)?.statusCode == 200 && decoded != nil)
-                        done.signal()
-                    }.resume()
-                    done.wait()
-                    if !succeeded.get() { failed += 1 }
-                }
-                failures.update { $0 += failed }
-                group.leave()
-            }
-            thread.start()
+        onBlockedThreads(count: count, inFlight: inFlight) {
+            let done = DispatchSemaphore(value: 0)
+            let succeeded = Locked(false)
+            session.dataTask(with: url) { data, response, _ in
+                let decoded = data.flatMap { try? decoder.decode(Item.self, from: $0) }
+                succeeded.set((response as? HTTPURLResponse)?.statusCode == 200 && decoded != nil)
+                done.signal()
+            }.resume()
+            done.wait()
+            return succeeded.get()
         }
-        group.wait()
-        return failures.get()
     }
 
     /// Raw URLSession, decoding in the completion handler.

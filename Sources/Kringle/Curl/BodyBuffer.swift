@@ -11,13 +11,14 @@ import Darwin
 /// The bytes of a response body kept in memory, appended as curl delivers them.
 ///
 /// A body announced (by `Content-Length`, without a content coding) at ``mappingThreshold``
-/// bytes or more goes into a memory mapping of its own, which on Linux is marked for transparent huge pages
-/// (`MADV_HUGEPAGE`; the kernel's default mode honours it). The kernel then faults the memory
-/// in and zeroes it 2 MiB at a time instead of 4 KiB: 50 page faults for 100 MiB instead of
-/// 25,600. Writing 100 MiB into fresh memory in 16 KiB steps takes 42 ms in small pages and
-/// 7 ms in huge pages on the machine this was measured on; that fault cost is most of what a
-/// buffered 100 MB download costs beyond the transfer itself. Smaller bodies grow a `Data`,
-/// which malloc serves from memory it usually has at hand.
+/// bytes or more goes into a memory mapping of its own, which on Linux is marked for
+/// transparent huge pages (`MADV_HUGEPAGE`, which the kernel's usual `madvise` mode honours).
+/// The kernel then faults the memory in and zeroes it 2 MiB at a time instead of 4 KiB: 50
+/// page faults for 100 MiB instead of 25,600. Writing 100 MiB into fresh memory in 16 KiB
+/// steps took 42 ms in small pages and 6–7 ms in huge pages on the machine this was measured
+/// on; that fault cost was most of what a buffered 100 MB download cost beyond the transfer
+/// itself. Smaller bodies grow a `Data`, which malloc serves from memory it usually has at
+/// hand.
 struct BodyBuffer {
     private var data = Data()
     private var mapping: BodyMapping?
