@@ -71,13 +71,16 @@ final class ResponseCollector {
             Self.unfold(more, into: &trailerFields)
         case (.end, .inBlock):
             position = .afterBlock
-            if let crossed = limitCrossedInAdvance() {
-                crossedLimit = crossed
-                return false
+            let status = easy?.responseCode
+            if let announced = announcedBody(status: status) {
+                if let crossed = limitCrossedInAdvance(by: announced) {
+                    crossedLimit = crossed
+                    return false
+                }
+                reserveBodyCapacity(for: announced)
             }
-            reserveBodyCapacity()
             // The final response's head (not a 1xx): a streamed body's reader may start.
-            if let onFinalHead, let status = easy?.responseCode, status >= 200 { onFinalHead() }
+            if let onFinalHead, let status, status >= 200 { onFinalHead() }
         case (.end, _):
             position = .afterBlock
         case (.other, _):
@@ -86,37 +89,40 @@ final class ResponseCollector {
         return true
     }
 
-    /// Most bodies that are kept in memory have a `Content-Length`: room for it at once
-    /// spares the copies of growing a large body step by step. Bounded, because the length
-    /// is the server's word, not the bytes that will arrive.
-    private func reserveBodyCapacity() {
-        guard sink == nil, channel == nil, announcesBody, let length = contentLength, length > Self.smallestReservation
-        else { return }
-        bodyBuffer.reserve(
-            min(length, Self.largestReservation, limits.maximumBodyBytes), isExact: !hasContentCoding)
+    /// The body a final head announces by a `Content-Length` large enough to matter (over
+    /// ``smallestReservation``), read once per head.
+    private struct AnnouncedBody {
+        var length: Int
+        /// Whether the body comes in a content coding: then the length is the coded one, and
+        /// the decoded body is longer.
+        var isContentCoded: Bool
     }
 
-    /// Whether a body follows the head: none follows a HEAD, a 1xx, a 204 or a 304, whatever
-    /// `Content-Length` says (RFC 9110 §6.4.1, §8.6).
-    private var announcesBody: Bool {
-        guard !expectsNoBody, let status = easy?.responseCode else { return false }
-        return status >= 200 && status != 204 && status != 304
-    }
-
-    private var hasContentCoding: Bool {
-        fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
-    }
-
-    private var contentLength: Int? {
-        fields.last(where: { $0.0.equalsIgnoringASCIICase("Content-Length") }).flatMap { Int($0.1) }
+    /// What the head just completed announces, if a body follows it at all: none follows a
+    /// HEAD, a 1xx, a 204 or a 304, whatever `Content-Length` says (RFC 9110 §6.4.1, §8.6).
+    private func announcedBody(status: Int?) -> AnnouncedBody? {
+        guard !expectsNoBody, let status, status >= 200, status != 204, status != 304,
+            let length = fields.last(where: { $0.0.equalsIgnoringASCIICase("Content-Length") }).flatMap({ Int($0.1) }),
+            length > Self.smallestReservation
+        else { return nil }
+        let isContentCoded = fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
+        return AnnouncedBody(length: length, isContentCoded: isContentCoded)
     }
 
     /// The bound that a body of the announced length, sent without a content coding, will
     /// cross: known before a byte of it arrives.
-    private func limitCrossedInAdvance() -> ResponseLimits.Limit? {
-        guard announcesBody, let length = contentLength, length > Self.smallestReservation, !hasContentCoding
-        else { return nil }
-        return limits.crossedInAdvance(contentLength: Int64(length), toFile: sink != nil || channel != nil)
+    private func limitCrossedInAdvance(by body: AnnouncedBody) -> ResponseLimits.Limit? {
+        guard !body.isContentCoded else { return nil }
+        return limits.crossedInAdvance(contentLength: Int64(body.length), toFile: sink != nil || channel != nil)
+    }
+
+    /// Most bodies that are kept in memory have a `Content-Length`: room for it at once
+    /// spares the copies of growing a large body step by step. Bounded, because the length
+    /// is the server's word, not the bytes that will arrive.
+    private func reserveBodyCapacity(for body: AnnouncedBody) {
+        guard sink == nil, channel == nil else { return }
+        bodyBuffer.reserve(
+            min(body.length, Self.largestReservation, limits.maximumBodyBytes), isExact: !body.isContentCoded)
     }
 
     /// Bodies below this grow in a step or two anyway.
