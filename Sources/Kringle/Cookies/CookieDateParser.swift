@@ -74,7 +74,7 @@ enum CookieDateParser {
             else { return nil }
             // Step 6: abort when the date does not exist (for example 31 April).
             guard dayOfMonth <= Self.daysIn(month: month, year: year) else { return nil }
-            let days = Self.daysSinceEpoch(year: year, month: month, day: dayOfMonth)
+            let days = GregorianDays.sinceEpoch(year: year, month: month, day: dayOfMonth)
             let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second
             return Date(timeIntervalSince1970: TimeInterval(seconds))
         }
@@ -138,18 +138,6 @@ enum CookieDateParser {
             case 4, 6, 9, 11: return 30
             default: return 31
             }
-        }
-
-        /// Days from 1970-01-01 to the given proleptic Gregorian date (UTC).
-        private static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-            // Count years from March so the leap day falls at the end of the year.
-            let shiftedYear = month <= 2 ? year - 1 : year
-            let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-            let yearOfEra = shiftedYear - era * 400
-            let monthFromMarch = (month + 9) % 12
-            let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
-            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-            return era * 146_097 + dayOfEra - 719_468
         }
     }
 }

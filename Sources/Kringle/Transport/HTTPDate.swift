@@ -1,4 +1,5 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 
 /// HTTP-date parsing (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime
 /// forms recipients must accept.
@@ -10,19 +11,22 @@ enum HTTPDate {
     /// response it stores, and a `DateFormatter` costs tens of microseconds to make.
     static func parse(_ text: String) -> Date? {
         if let date = parseFixdate(text) { return date }
-        for format in obsoleteFormats {
+        return obsoleteFormatters.withLock { formatters in
+            formatters.lazy.compactMap { $0.date(from: text) }.first
+        }
+    }
+
+    /// Made once, not per miss (values such as `Expires: 0` miss often), and used under a
+    /// lock: a `DateFormatter` is not safe to share between threads everywhere Foundation
+    /// runs.
+    private static let obsoleteFormatters = Locked(
+        ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"].map { format in
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-
-    private static let obsoleteFormats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
-    ]
+            return formatter
+        })
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -48,18 +52,8 @@ enum HTTPDate {
             let month = months.firstIndex(of: monthName).map({ $0 + 1 }),
             (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = GregorianDays.sinceEpoch(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + min(second, 59)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
