@@ -184,38 +184,48 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let crossed = transfers.withLock { transfers -> ResponseLimits.Limit? in
-            guard let transfer = transfers[dataTask.taskIdentifier] else { return nil }
+        let disposition = transfers.withLock { transfers -> HeadDisposition in
+            guard let transfer = transfers[dataTask.taskIdentifier] else { return .allow }
             let response = response as? HTTPURLResponse
             transfer.response = response
             transfer.headUptime = DispatchTime.now().uptimeNanoseconds
+            guard let response else { return .allow }
             // A body of a known length without a content coding crosses a bound before a
             // byte of it arrives.
             // No body follows a HEAD, a 204 or a 304, whatever Content-Length says
             // (RFC 9110 §6.4.1, §8.6).
-            guard let response, response.expectedContentLength > 0, dataTask.originalRequest?.httpMethod != "HEAD",
+            if response.expectedContentLength > 0, dataTask.originalRequest?.httpMethod != "HEAD",
                 response.statusCode != 204, response.statusCode != 304,
                 response.value(forHTTPHeaderField: "Content-Encoding") == nil,
                 let crossed = transfer.limits.crossedInAdvance(
                     contentLength: response.expectedContentLength, toFile: transfer.isStreamedOut)
-            else { return nil }
-            transfer.crossedLimit = crossed
-            return crossed
+            {
+                transfer.crossedLimit = crossed
+                return .cancel
+            }
+            // A streamed body's reader gets the head now, the body chunk by chunk.
+            guard transfer.channel != nil else { return .allow }
+            return .streamedHead(transfer.promise, transfer.head(of: response, url: dataTask.originalRequest?.url))
         }
-        guard crossed == nil else {
+        switch disposition {
+        case .cancel:
             // Cancelling waits for FoundationNetworking's queue.
             queue.withoutPacing { completionHandler(.cancel) }
-            return
+        case .streamedHead(let promise, let head):
+            promise.fulfill(head)
+            completionHandler(.allow)
+        case .allow:
+            completionHandler(.allow)
         }
-        // A streamed body's reader gets the head now, the body chunk by chunk.
-        let streamed = transfers.withLock { transfers -> (Promise<HTTPResponse>, HTTPResponse)? in
-            guard let transfer = transfers[dataTask.taskIdentifier], transfer.channel != nil,
-                let response = transfer.response
-            else { return nil }
-            return (transfer.promise, transfer.head(of: response, url: dataTask.originalRequest?.url))
-        }
-        if let (promise, head) = streamed { promise.fulfill(head) }
-        completionHandler(.allow)
+    }
+
+    /// What becomes of a transfer once its head has arrived.
+    private enum HeadDisposition {
+        /// The announced length crosses a bound: the task stops before the body.
+        case cancel
+        /// A streamed body: its reader gets the head now.
+        case streamedHead(Promise<HTTPResponse>, HTTPResponse)
+        case allow
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
