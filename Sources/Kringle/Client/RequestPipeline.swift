@@ -33,15 +33,11 @@ extension NetworkClient {
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
         let configuration = configuration
-        let run: @Sendable (RequestAssembly.Built) -> Promise<Output> = { built in
-            var options = built.options
-            if let cachePolicy { options.cachePolicy = cachePolicy }
-            return self.runPipeline(for: built.request, options: options, output: output)
-        }
         guard case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                return run(try RequestAssembly.build(method, endpoint, body: body, configuration: configuration))
+                let built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
+                return runPipeline(for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
             } catch {
                 return Promise(error: error)
             }
@@ -49,7 +45,11 @@ extension NetworkClient {
         return Promise(()).map(on: Self.codingQueue) { _ in
             try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
         }
-        .flatMapResultInline { result in run(try result.get()) }
+        .flatMapResultInline { result in
+            let built = try result.get()
+            return self.runPipeline(
+                for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
+        }
     }
 
     /// Runs a built request through stages 2 to 7, and logs a failure, cancellation

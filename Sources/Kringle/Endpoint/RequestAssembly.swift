@@ -18,17 +18,26 @@ enum RequestAssembly {
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
-            TransferOptions(body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: cachePolicy)
+            options(cachePolicy: nil)
+        }
+
+        /// What the pipeline carries from hop to hop, with the call's own cache policy, when
+        /// it has one, over the endpoint's.
+        func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
+            TransferOptions(
+                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy)
         }
     }
 
     /// The request for `method` on `endpoint`: the URL with the client's and the endpoint's
     /// query items, the client's default headers, the encoded body and its `Content-Type`,
-    /// then the endpoint's own headers, which win.
+    /// the call's own `headers` (what an event stream asks for, say), then the endpoint's own
+    /// headers, which win.
     static func build(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody?,
+        headers: [String: String] = [:],
         configuration: NetworkClient.Configuration
     ) throws -> Built {
         let url = try URLAssembly.url(
@@ -57,6 +66,10 @@ enum RequestAssembly {
             }
             try RequestValidation.validateField(name: "Content-Type", value: encoded.contentType)
             request.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers {
+            try RequestValidation.validateField(name: name, value: value)
+            request.setValue(value, forHTTPHeaderField: name)
         }
         for (name, value) in endpoint.headers {
             try RequestValidation.validateField(name: name, value: value)

@@ -121,18 +121,15 @@ extension NetworkClient {
         let configuration = configuration
         let built: RequestAssembly.Built
         do {
-            built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
+            built = try RequestAssembly.build(
+                method, endpoint, body: body, headers: headers, configuration: configuration)
         } catch {
             return failed(error)
         }
         guard built.streamedBody == nil else {
             return failed(KringleError.invalidRequest("a streamed response cannot have a multipart body"))
         }
-        var request = built.request
-        let ownNames = Set(endpoint.headers.keys.map { $0.lowercased() })
-        for (name, value) in headers where !ownNames.contains(name.lowercased()) {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
+        let request = built.request
         var options = built.options
         options.bodyChannels = channels
         let started = runPipeline(for: request, options: options) { response, _ in
