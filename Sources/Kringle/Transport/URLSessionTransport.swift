@@ -130,7 +130,11 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// A response body for a reader (``TransferRequest/responseBodyChannel``) goes through a
     /// `CurlTransport` of this transport's own on Linux, since FoundationNetworking can hold
     /// it back only by stopping every transfer of the process; on Apple platforms through a
-    /// `URLSession` of its own whose delegate queue waits for the reader.
+    /// `URLSession` of its own whose delegate queue waits for the reader. That Linux
+    /// `CurlTransport` has its default configuration: the session configuration's
+    /// `httpAdditionalHeaders`, `connectionProxyDictionary` and cookie and cache settings do
+    /// not apply to streamed responses (libcurl still follows the proxy environment
+    /// variables). Put fields a stream needs on the endpoint or the client's default headers.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
         if let channel = transfer.responseBodyChannel {
