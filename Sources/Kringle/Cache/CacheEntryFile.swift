@@ -123,22 +123,10 @@ enum CacheEntryFile {
         return .read(key: key, responses: responses)
     }
 
-    /// Writes `data` to a new private file in `directory`, then renames it to `url`.
-    static func write(_ data: Data, to url: URL, in directory: URL) -> Bool {
-        let temporary = directory.appendingPathComponent(".\(UUID().uuidString).tmp", isDirectory: false)
-        guard let handle = try? PrivateFile.create(temporary) else { return false }
-        let written = (try? handle.write(contentsOf: data)) != nil
-        try? handle.close()
-        let renamed =
-            written
-            && temporary.withUnsafeFileSystemRepresentation { from in
-                url.withUnsafeFileSystemRepresentation { to in
-                    guard let from, let to else { return false }
-                    return rename(from, to) == 0
-                }
-            }
-        if !renamed { temporary.withUnsafeFileSystemRepresentation { $0.map { _ = unlink($0) } } }
-        return renamed
+    /// Writes `data` to a new private file beside `url`, then renames it to `url`; not
+    /// synced to disk, since an entry lost in a crash is fetched again.
+    static func write(_ data: Data, to url: URL) -> Bool {
+        PrivateFile.replace(url, with: data, durably: false) == 0
     }
 
     /// The JSON part of an entry file.

@@ -91,7 +91,7 @@ public final class DirectoryCacheStorage: HTTPCacheStorage {
             return
         }
         let replaced = Self.size(atPath: url.path) ?? 0
-        guard CacheEntryFile.write(encoded, to: url, in: directory) else { return }
+        guard CacheEntryFile.write(encoded, to: url) else { return }
         let total = totalBytes.withLock { total -> Int in
             // Counted from the directory the first time (the new file is in it by now).
             let updated = total.map { $0 - replaced + encoded.count } ?? currentFiles().reduce(0) { $0 + $1.size }

@@ -160,55 +160,10 @@ struct CookieJarFile: Codable, Sendable {
     ///
     /// - Throws: ``CookieJar/PersistenceError/unwritable(_:underlying:)``.
     static func writeAtomically(_ data: Data, to url: URL) throws(CookieJar.PersistenceError) {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let result: Int32 = temporary.withUnsafeFileSystemRepresentation { tempPath in
-            url.withUnsafeFileSystemRepresentation { finalPath in
-                guard let tempPath, let finalPath else { return EINVAL }
-                return writeAndRename(data, temporaryPath: tempPath, finalPath: finalPath)
-            }
-        }
+        let result = PrivateFile.replace(url, with: data, durably: true)
         guard result == 0 else {
             throw .unwritable(url, underlying: POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO))
         }
-        // Make the rename itself durable; a failure here loses nothing, so it is ignored.
-        directory.withUnsafeFileSystemRepresentation { path in
-            guard let path else { return }
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                _ = fsync(fd)
-                _ = close(fd)
-            }
-        }
-    }
-
-    /// Writes, syncs and renames; returns 0 or an `errno` value.
-    private static func writeAndRename(
-        _ data: Data, temporaryPath: UnsafePointer<CChar>, finalPath: UnsafePointer<CChar>
-    ) -> Int32 {
-        let fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return errno }
-        var failure: Int32 = 0
-        if fchmod(fd, 0o600) != 0 { failure = errno }  // in case the umask is odd
-        if failure == 0 {
-            failure = data.withUnsafeBytes { buffer -> Int32 in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += written
-                }
-                return 0
-            }
-        }
-        if failure == 0, fsync(fd) != 0 { failure = errno }
-        if close(fd) != 0, failure == 0 { failure = errno }
-        if failure == 0, rename(temporaryPath, finalPath) != 0 { failure = errno }
-        if failure != 0 { _ = unlink(temporaryPath) }
-        return failure
     }
 
     /// A readable account of a decoding failure: what was wrong and where.
