@@ -32,7 +32,6 @@ extension NetworkClient {
         cachePolicy: CachePolicy? = nil,
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
-        let configuration = configuration
         guard case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
@@ -43,7 +42,7 @@ extension NetworkClient {
             }
         }
         return Promise(()).map(on: Self.codingQueue) { _ in
-            try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
+            try RequestAssembly.build(method, endpoint, body: body, configuration: self.configuration)
         }
         .flatMapResultInline { result in
             let built = try result.get()
@@ -63,7 +62,6 @@ extension NetworkClient {
         options: TransferOptions = .none,
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
-        let configuration = configuration
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders. A small decode may run on the consumer waiting
         // for it; a download's last step moves (or appends) a file, which may take long, and
@@ -75,7 +73,7 @@ extension NetworkClient {
         let decoded = attempt(request, options: options, number: 1).mapSuccess(
             on: Self.codingQueue,
             consumerMayRun: isSmall,
-            { response in try output(response, configuration) }
+            { response in try output(response, self.configuration) }
         )
         guard configuration.logger != nil else { return decoded }
         let logged = decoded.mapResultInline { result in
@@ -115,12 +113,11 @@ extension NetworkClient {
         guard !configuration.interceptors.isEmpty else {
             return hops(request, options: options, attempt: number, earlier: earlier)
         }
-        let configuration = configuration
         return adapted(request).flatMapResultInline { adapted in
             let sent = try adapted.get()
             // 6. retry?
             return self.hops(sent, options: options, attempt: number, earlier: earlier).recoverWith { error in
-                guard !error.isCancellation, configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
+                guard !error.isCancellation, self.configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
                     throw error
                 }
                 // An attempt that got an answer passes its exchanges on; one that got none
@@ -135,7 +132,7 @@ extension NetworkClient {
                         return self.attempt(request, options: options, number: number + 1, earlier: carried)
                     case .retryAfter(let delay):
                         self.logRetry(sent, attempt: number, reason: error, delay: delay)
-                        return Promise(()).delay(delay, clock: configuration.clock).then { _ in
+                        return Promise(()).delay(delay, clock: self.configuration.clock).then { _ in
                             self.attempt(request, options: options, number: number + 1, earlier: carried)
                         }
                     }
@@ -188,7 +185,6 @@ extension NetworkClient {
         attempt: Int,
         earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
-        let configuration = configuration
         var sent = request
         if let url = request.url {
             let jarCookie = configuration.cookieJar?.cookieHeader(for: url, now: configuration.clock.now)
@@ -213,27 +209,28 @@ extension NetworkClient {
             }
             response.attempt = attempt
             response.earlierExchanges = earlier
-            configuration.cookieJar?.store(
+            self.configuration.cookieJar?.store(
                 setCookieHeaders: response.setCookieLines, from: response.url,
-                now: configuration.clock.now)
+                now: self.configuration.clock.now)
             // 4. redirect?
             let redirect = Redirect(after: response, to: request) {
-                options.credentialHeaders.union(configuration.credentialHeaders)
-                    .union(configuration.interceptors.lazy.flatMap(\.credentialHeaders))
+                options.credentialHeaders.union(self.configuration.credentialHeaders)
+                    .union(self.configuration.interceptors.lazy.flatMap(\.credentialHeaders))
             }
             guard let redirect else {
                 // 5. validate
-                guard configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                    let limit = configuration.responseLimits.maximumErrorBodyBytes
+                guard self.configuration.acceptableStatusCodes.contains(response.statusCode) else {
+                    let limit = self.configuration.responseLimits.maximumErrorBodyBytes
                     let unacceptable: @Sendable (HTTPResponse) -> KringleError = { response in
                         KringleError.unacceptableStatusCode(
-                            response.statusCode, Response(response, redaction: configuration.redaction))
+                            response.statusCode, Response(response, redaction: self.configuration.redaction))
                     }
                     guard let channel = response.bodyChannel else {
                         throw unacceptable(response.withBody(from: options, limit: limit))
                     }
                     // A streamed body's start, for the error, as any other request keeps it.
-                    let start = channel.collect(upTo: limit, within: configuration.timeout, clock: configuration.clock)
+                    let start = channel.collect(
+                        upTo: limit, within: self.configuration.timeout, clock: self.configuration.clock)
                     return start.then { [response] start in
                         var failed = response
                         failed.body = start
@@ -244,11 +241,11 @@ extension NetworkClient {
                 return Promise(response)
             }
             response.bodyChannel?.cancel()  // a redirect's body is not the caller's
-            guard redirectsFollowed < configuration.maximumRedirects else {
+            guard redirectsFollowed < self.configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
             }
             if let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
-                !configuration.allowsRedirectsFromHTTPSToHTTP
+                !self.configuration.allowsRedirectsFromHTTPSToHTTP
             {
                 throw KringleError.insecureRedirect(from: response.url, to: target)
             }
@@ -278,7 +275,6 @@ extension NetworkClient {
     /// The transport's exchange for one hop, within the client's timeout: the whole
     /// exchange for a buffered request, the longest time without progress for a transfer.
     private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        let configuration = configuration
         let limits = configuration.responseLimits
         guard options.isStreaming else {
             guard let sending = clientSendingTransport else {
@@ -311,7 +307,7 @@ extension NetworkClient {
             responseBodyChannel: channel
         ) { report in
             watchdog.touch()
-            progress?.update(report, acceptable: configuration.acceptableStatusCodes)
+            progress?.update(report, acceptable: self.configuration.acceptableStatusCodes)
         }
         // For a streamed body, the watchdog times the head alone: the transfer's promise
         // settles with it.

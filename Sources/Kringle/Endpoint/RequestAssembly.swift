@@ -45,16 +45,10 @@ enum RequestAssembly {
             path: endpoint.path,
             queryItems: configuration.defaultQueryItems + endpoint.queryItems
         )
-        var request = URLRequest(url: url)
+        var request = URLRequest(url: url, timeoutInterval: configuration.transportTimeout)
         // GET is URLRequest's own default; every change to a URLRequest costs.
         if method != .get { request.httpMethod = method.rawValue }
-        request.timeoutInterval = configuration.transportTimeout
-        // Checked before they go in: FoundationNetworking's `setValue` drops a value with a
-        // line break without a word.
-        for (name, value) in configuration.defaultHeaders {
-            try RequestValidation.validateField(name: name, value: value)
-            request.setValue(value, forHTTPHeaderField: name)
-        }
+        var fields = try HeaderFields(defaults: configuration.defaultHeaders)
         var streamed: StreamedBody?
         if let body {
             let encoded = try body.encoded(with: configuration.encoder)
@@ -62,21 +56,64 @@ enum RequestAssembly {
             case .data(let data): request.httpBody = data
             case .streamed(let body):
                 streamed = body
-                request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
+                try fields.set(String(body.length), for: "Content-Length")
             }
-            try RequestValidation.validateField(name: "Content-Type", value: encoded.contentType)
-            request.setValue(encoded.contentType, forHTTPHeaderField: "Content-Type")
+            try fields.set(encoded.contentType, for: "Content-Type")
         }
         for (name, value) in headers {
-            try RequestValidation.validateField(name: name, value: value)
-            request.setValue(value, forHTTPHeaderField: name)
+            try fields.set(value, for: name)
         }
         for (name, value) in endpoint.headers {
-            try RequestValidation.validateField(name: name, value: value)
-            request.setValue(value, forHTTPHeaderField: name)
+            try fields.set(value, for: name)
         }
+        if !fields.isEmpty { request.allHTTPHeaderFields = fields.dictionary }
         return Built(
             request: request, streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders,
             cachePolicy: endpoint.cachePolicy)
+    }
+
+    /// The request's header fields as they are assembled: a later field replaces an earlier
+    /// one whose name differs at most in case, as `URLRequest.setValue` would.
+    ///
+    /// They go into the request in one assignment. On Linux each `setValue` validates the
+    /// value again character by character, capitalises the name and searches the fields so
+    /// far, lowercasing each: together more than the rest of building a request. The name
+    /// is kept as written rather than capitalised, which HTTP does not mind (RFC 9110 §5.1).
+    private struct HeaderFields {
+        /// The fields, no two names equal but for case.
+        private(set) var dictionary: [String: String]
+
+        /// The client's default fields, checked. A request that adds none shares their
+        /// storage.
+        init(defaults: [String: String]) throws {
+            for (name, value) in defaults {
+                try RequestValidation.validateField(name: name, value: value)
+            }
+            dictionary = defaults
+            let names = Array(defaults.keys)
+            let hasCaseTwins = names.indices.contains { index in
+                names[..<index].contains { $0.equalsIgnoringASCIICase(names[index]) }
+            }
+            if hasCaseTwins {
+                dictionary = [:]
+                for (name, value) in defaults { set(checked: value, for: name) }
+            }
+        }
+
+        var isEmpty: Bool { dictionary.isEmpty }
+
+        /// Sets `name` to `value`, checked first: FoundationNetworking drops a value with a
+        /// line break without a word.
+        mutating func set(_ value: String, for name: String) throws {
+            try RequestValidation.validateField(name: name, value: value)
+            set(checked: value, for: name)
+        }
+
+        private mutating func set(checked value: String, for name: String) {
+            if let twin = dictionary.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
+                dictionary.removeValue(forKey: twin)
+            }
+            dictionary[name] = value
+        }
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Request assembly: header fields")
+struct RequestAssemblyTests {
+    private static let base = URL(string: "http://assembly.example/api")!
+
+    private static func built(
+        defaults: [String: String] = ["Accept": "application/json"],
+        endpointHeaders: [String: String] = [:],
+        callHeaders: [String: String] = [:],
+        body: RequestBody? = nil
+    ) throws -> URLRequest {
+        var configuration = NetworkClient.Configuration()
+        configuration.defaultHeaders = defaults
+        let endpoint = ClientTestEndpoint(baseURL: base, path: "/cats", headers: endpointHeaders)
+        return try RequestAssembly.build(
+            body == nil ? .get : .post, endpoint, body: body, headers: callHeaders, configuration: configuration
+        ).request
+    }
+
+    @Test("the client's defaults alone are the request's fields")
+    func defaultsAlone() throws {
+        let request = try Self.built(defaults: ["Accept": "application/json", "X-Client": "tests"])
+        #expect(request.allHTTPHeaderFields == ["Accept": "application/json", "X-Client": "tests"])
+    }
+
+    @Test("no defaults and no fields leave the request without header fields")
+    func noFields() throws {
+        #expect(try Self.built(defaults: [:]).allHTTPHeaderFields?.isEmpty ?? true)
+    }
+
+    @Test("a later field replaces one whose name differs only in case, and keeps its own spelling")
+    func laterFieldWinsInAnyCase() throws {
+        let request = try Self.built(
+            defaults: ["Accept": "application/json", "X-Trace": "default"],
+            endpointHeaders: ["accept": "text/csv"],
+            callHeaders: ["x-trace": "call"]
+        )
+        #expect(request.allHTTPHeaderFields == ["accept": "text/csv", "x-trace": "call"])
+        #expect(request.value(forHTTPHeaderField: "ACCEPT") == "text/csv")
+    }
+
+    @Test("the endpoint's fields win over the call's, and both over the body's Content-Type")
+    func precedence() throws {
+        let request = try Self.built(
+            endpointHeaders: ["Content-Type": "application/vnd.cats+json", "X-Mode": "endpoint"],
+            callHeaders: ["X-Mode": "call", "content-type": "text/plain"],
+            body: .json(["name": "Tom"])
+        )
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/vnd.cats+json")
+        #expect(request.value(forHTTPHeaderField: "X-Mode") == "endpoint")
+        let contentTypes = (request.allHTTPHeaderFields ?? [:]).keys.filter { $0.lowercased() == "content-type" }
+        #expect(contentTypes.count == 1)
+    }
+
+    @Test("defaults that name one field in two cases become one field")
+    func caseTwinsInDefaults() throws {
+        let request = try Self.built(defaults: ["Accept": "application/json", "accept": "text/csv", "X-A": "1"])
+        let fields = request.allHTTPHeaderFields ?? [:]
+        #expect(fields.count == 2)
+        #expect(fields.keys.filter { $0.lowercased() == "accept" }.count == 1)
+        #expect(fields["X-A"] == "1")
+    }
+
+    @Test("a default, call or endpoint field that cannot be sent is an invalid request naming it")
+    func invalidFieldsThrow() {
+        let cases: [() throws -> URLRequest] = [
+            { try Self.built(defaults: ["X-Bad": "a\r\nInjected: 1"]) },
+            { try Self.built(defaults: ["Bad Name": "1"]) },
+            { try Self.built(callHeaders: ["X-Bad": "a\u{0}"]) },
+            { try Self.built(endpointHeaders: ["X-Bad": "line\nbreak"]) },
+        ]
+        for build in cases {
+            #expect {
+                _ = try build()
+            } throws: { error in
+                guard case KringleError.invalidRequest(let message) = error else { return false }
+                return message.contains("X-Bad") || message.contains("Bad Name")
+            }
+        }
+    }
+}
