@@ -3,14 +3,17 @@ import Dispatch
 /// Plumbing for Kringle's own modules, not public API: these run their closure, or pass a
 /// failure on, on the thread that settles the promise (a transport's delegate queue, say),
 /// saving a queue hop for work that is tiny and never blocks. User handlers always go
-/// through `then` and friends, which never run synchronously. They are inlinable so that
-/// the client's pipeline, which calls them on every request, gets them compiled for its
-/// concrete types instead of running generic code.
-@_spi(KringleInternals)
+/// through `then` and friends, which never run synchronously.
+///
+/// They are inlinable so that the client's pipeline, which calls them on every request, gets
+/// them compiled for its concrete types instead of running generic code. They are `package`
+/// rather than SPI because the client's own inlinable calls (`NetworkClient.get(_:as:)`)
+/// use them, so that they are compiled for the caller's value type in the caller's module,
+/// and inlinable public code may not use SPI.
 extension Promise {
     /// The promise of `body`'s result, run on the settling thread.
     @inlinable
-    public func mapResultInline<Next: Sendable>(
+    package func mapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Next
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
@@ -26,7 +29,7 @@ extension Promise {
     /// The adopted promise must not wait for the returned one (the library's pipelines never
     /// do): no adoption cycle is looked for.
     @inlinable
-    public func flatMapResultInline<Next: Sendable>(
+    package func flatMapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Promise<Next>
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
@@ -49,7 +52,7 @@ extension Promise {
     /// ``Dispatch/DispatchQueue/promises``, handlers of the returned promise that run on that
     /// queue too then follow `body` on the same thread, without a second hop.
     @inlinable
-    public func mapSuccess<Next: Sendable>(
+    package func mapSuccess<Next: Sendable>(
         on queue: DispatchQueue,
         consumerMayRun: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ body: @escaping @Sendable (Value) throws -> Next

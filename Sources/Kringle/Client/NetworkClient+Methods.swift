@@ -6,6 +6,7 @@ extension NetworkClient {
     /// ```swift
     /// client.get(CatEndpoint.cuddle, as: Cat.self).done { cat in print(cat.name) }
     /// ```
+    @inlinable
     public func get<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
         decoded(.get, endpoint, body: nil, as: type)
     }
@@ -17,6 +18,7 @@ extension NetworkClient {
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
+    @inlinable
     public func post<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -30,6 +32,7 @@ extension NetworkClient {
     }
 
     /// Posts a form or raw body and decodes the response.
+    @inlinable
     public func post<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -43,6 +46,7 @@ extension NetworkClient {
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
+    @inlinable
     public func put<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -56,6 +60,7 @@ extension NetworkClient {
     }
 
     /// Puts a form or raw body and decodes the response.
+    @inlinable
     public func put<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -69,6 +74,7 @@ extension NetworkClient {
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
+    @inlinable
     public func patch<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -82,6 +88,7 @@ extension NetworkClient {
     }
 
     /// Patches with a form or raw body and decodes the response.
+    @inlinable
     public func patch<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -95,6 +102,7 @@ extension NetworkClient {
     }
 
     /// Deletes `endpoint` and decodes the response.
+    @inlinable
     public func delete<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
         decoded(.delete, endpoint, body: nil, as: type)
     }
@@ -105,8 +113,10 @@ extension NetworkClient {
         bodyIgnored(.delete, endpoint, body: nil)
     }
 
-    /// The pipeline for `method`, the response body decoded as `type`.
-    private func decoded<Value: Decodable & Sendable>(
+    /// The pipeline for `method`, the response body decoded as `type`. Inlinable, with
+    /// the calls above, for the reason given at ``runPipeline(_:_:body:cachePolicy:output:)``.
+    @inlinable
+    func decoded<Value: Decodable & Sendable>(
         _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, as type: Value.Type
     ) -> Promise<Value> {
         runPipeline(method, endpoint, body: body) { try ResponseDecoding.value(of: $0, as: type, configuration: $1) }
@@ -124,6 +134,7 @@ extension RequestBody {
     /// The body for an `Encodable` value: `Data` as it is (`application/octet-stream`),
     /// anything else as JSON. A `RequestBody` never comes here (it is not `Encodable`): the
     /// `post`, `put` and `patch` overloads that take one send it as it is.
+    @usableFromInline
     init(_ value: some Encodable & Sendable) {
         if let data = value as? Data {
             self = .data(data, contentType: "application/octet-stream")

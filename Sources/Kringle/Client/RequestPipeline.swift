@@ -24,7 +24,13 @@ import FoundationNetworking
 extension NetworkClient {
     /// Builds the request (1), then runs the rest of the pipeline.
     ///
+    /// Inlinable, as is ``runPipeline(for:options:output:)``, so that a call such as
+    /// `get(_:as:)`, inlinable too, has the promises of its value compiled for the value's
+    /// type in the caller's module: generic code there would look up the type metadata of
+    /// the promise's internals at run time, several times per request.
+    ///
     /// - Parameter cachePolicy: The call's own policy, over the endpoint's.
+    @inlinable
     func runPipeline<Output: Sendable>(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
@@ -57,6 +63,7 @@ extension NetworkClient {
     /// Only stage 7 knows the output type: the stages before it work on ``HTTPResponse``,
     /// so that they are compiled for it once rather than run as generic code, which looks
     /// up type metadata at run time on every request.
+    @inlinable
     func runPipeline<Output: Sendable>(
         for request: URLRequest,
         options: TransferOptions = .none,
@@ -66,7 +73,7 @@ extension NetworkClient {
         // never held up behind busy decoders. A small decode may run on the consumer waiting
         // for it; a download's last step moves (or appends) a file, which may take long, and
         // never does.
-        let toFile = options.responseBodyFile != nil
+        let toFile = options.writesBodyToFile
         let isSmall: @Sendable (HTTPResponse) -> Bool = { response in
             !toFile && response.body.count <= Self.consumerDecodeLimit
         }
@@ -92,12 +99,14 @@ extension NetworkClient {
     /// that queue runs on the same thread, so the value reaches the caller's handler without
     /// a second thread hop. A thread blocked in `wait()` never takes on the decode of another
     /// request.
+    @usableFromInline
     static var codingQueue: DispatchQueue { .promises }
 
     /// The largest body that a caller blocked in `wait()` (without a time-out) or awaiting
     /// `value` decodes itself rather than on the coding queue (a download never does): one
     /// thread wake-up less per request, and a decode this small (well under a millisecond)
     /// never holds up the caller's cancellation noticeably.
+    @usableFromInline
     static let consumerDecodeLimit = 64 * 1024
 
     /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry
@@ -107,7 +116,8 @@ extension NetworkClient {
     ///   - number: The attempt's number, from 1: the interceptors see it, and
     ///     `maxRetryCount` caps it.
     ///   - earlier: The exchanges of the attempts before, for the call's metrics.
-    private func attempt(
+    @usableFromInline
+    func attempt(
         _ request: URLRequest, options: TransferOptions, number: Int, earlier: [RequestMetrics.Exchange] = []
     ) -> Promise<HTTPResponse> {
         guard !configuration.interceptors.isEmpty else {

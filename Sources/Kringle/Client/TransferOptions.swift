@@ -6,6 +6,7 @@ import FoundationNetworking
 
 /// How one call moves bytes that do not fit in memory: a body to stream, a file for the
 /// response body, and whom to tell about progress.
+@usableFromInline
 struct TransferOptions: Sendable {
     var body: StreamedBody?
     /// The download's temporary file, which every hop writes through a descriptor of its own.
@@ -21,7 +22,12 @@ struct TransferOptions: Sendable {
     var bodyChannels: StreamChannels?
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
+    @usableFromInline
     static let none = TransferOptions()
+
+    /// Whether the response body goes to a file rather than into memory.
+    @usableFromInline
+    var writesBodyToFile: Bool { responseBodyFile != nil }
 
     var isStreaming: Bool {
         body != nil || responseBodyFile != nil || progress != nil || bodyChannels != nil

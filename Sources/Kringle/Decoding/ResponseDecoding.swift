@@ -1,12 +1,14 @@
 import Foundation
 
 /// Decodes a response's body.
+@usableFromInline
 enum ResponseDecoding {
     /// The body as a `Value`: the bytes themselves for `Data`, else decoded with the client's
     /// decoder. `response` has passed status validation already.
     ///
     /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
     /// ``Response`` around it would be built only to be taken apart again.
+    @usableFromInline
     static func value<Value: Decodable & Sendable>(
         of response: HTTPResponse,
         as type: Value.Type,
@@ -29,6 +31,7 @@ enum ResponseDecoding {
 
     /// The body decoded as ``value(of:as:configuration:)`` does, with the response's status,
     /// fields and metrics.
+    @usableFromInline
     static func decode<Value: Decodable & Sendable>(
         _ response: HTTPResponse,
         as type: Value.Type,

@@ -8,10 +8,12 @@ import FoundationNetworking
 ///
 /// (Not to be confused with ``RequestBuilder``, the callback API's description of a
 /// request, which is one kind of endpoint this assembles.)
+@usableFromInline
 enum RequestAssembly {
     /// A request, and the body to stream with it when it has one (a multipart form).
+    @usableFromInline
     struct Built: Sendable {
-        var request: URLRequest
+        @usableFromInline var request: URLRequest
         var streamedBody: StreamedBody?
         var credentialHeaders: Set<String>
         var cachePolicy: CachePolicy
@@ -23,6 +25,7 @@ enum RequestAssembly {
 
         /// What the pipeline carries from hop to hop, with the call's own cache policy, when
         /// it has one, over the endpoint's.
+        @usableFromInline
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
                 body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy)
@@ -33,6 +36,7 @@ enum RequestAssembly {
     /// query items, the client's default headers, the encoded body and its `Content-Type`,
     /// the call's own `headers` (what an event stream asks for, say), then the endpoint's own
     /// headers, which win.
+    @usableFromInline
     static func build(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,

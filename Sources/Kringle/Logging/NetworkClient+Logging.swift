@@ -50,6 +50,7 @@ extension NetworkClient {
             ))
     }
 
+    @usableFromInline
     func logFailure(_ request: URLRequest, _ error: any Error) {
         log(.failure(method: request.httpMethod ?? "GET", url: loggedURL(request.url), error: loggedError(error)))
     }
