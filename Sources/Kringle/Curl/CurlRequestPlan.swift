@@ -120,9 +120,7 @@ struct CurlRequestPlan: Sendable {
         lines.reserveCapacity(fields.count + 2)
         var hasExpect = false
         var hasContentType = false
-        // In a stable order; most requests have a header or two, which need no sorting.
-        let ordered = fields.count < 2 ? Array(fields) : fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
-        for (name, value) in ordered {
+        func add(_ name: String, _ value: String) throws(KringleError) {
             guard RequestValidation.isToken(name), !value.utf8.contains(where: isLineBreakOrNull) else {
                 throw .invalidRequest("The header \(name.debugDescription) has a name or value that cannot be sent.")
             }
@@ -130,6 +128,15 @@ struct CurlRequestPlan: Sendable {
             hasContentType = hasContentType || name.equalsIgnoringASCIICase("content-type")
             // "Name:" would tell curl to remove the header; "Name;" sends it empty.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        // In a stable order; most requests have a header or two, which need no sorting (nor
+        // a copy of the fields).
+        if fields.count < 2 {
+            for (name, value) in fields { try add(name, value) }
+        } else {
+            for (name, value) in fields.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+                try add(name, value)
+            }
         }
         if !hasExpect {
             // curl would otherwise add "Expect: 100-continue" to larger bodies and wait up to

@@ -94,6 +94,7 @@ enum RequestAssembly {
                 try RequestValidation.validateField(name: name, value: value)
             }
             dictionary = defaults
+            guard defaults.count > 1 else { return }
             let names = Array(defaults.keys)
             let hasCaseTwins = names.indices.contains { index in
                 names[..<index].contains { $0.equalsIgnoringASCIICase(names[index]) }

@@ -58,9 +58,14 @@ enum URLAssembly {
     /// such as `"../../admin"` interpolated into a path would otherwise let the server (or
     /// libcurl, which removes dot segments, RFC 3986 §5.2.4) reach another resource.
     /// Segments end at `/`, and also at `\`, `%2F` and `%5C`, which some servers decode or
-    /// take for a separator before they route. Byte by byte, as it runs for every request.
+    /// take for a separator before they route. Byte by byte, in place, as it runs for every
+    /// request.
     private static func rejectDotSegments(in path: String) throws {
-        let bytes = Array(path.utf8)
+        var contiguous = path
+        try contiguous.withUTF8 { bytes in try rejectDotSegments(in: bytes, of: path) }
+    }
+
+    private static func rejectDotSegments(in bytes: UnsafeBufferPointer<UInt8>, of path: String) throws {
         var segmentStart = 0
         var index = 0
         while index <= bytes.count {
@@ -81,7 +86,7 @@ enum URLAssembly {
     }
 
     /// The length of the separator at `index` (`/`, `\`, `%2F` or `%5C`), or 0.
-    private static func separatorLength(in bytes: [UInt8], at index: Int) -> Int {
+    private static func separatorLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
         guard index < bytes.count else { return 0 }
         if bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "\\") { return 1 }
         guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count else { return 0 }
@@ -91,7 +96,7 @@ enum URLAssembly {
     }
 
     /// Whether `segment` is one or two dots, each either `.` or `%2E` (either case).
-    private static func isDotSegment(_ segment: ArraySlice<UInt8>) -> Bool {
+    private static func isDotSegment(_ segment: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         var dots = 0
         var index = segment.startIndex
         while index < segment.endIndex {
