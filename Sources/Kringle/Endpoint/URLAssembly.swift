@@ -35,23 +35,60 @@ enum URLAssembly {
     }
 
     /// The same URL, joined as text and parsed once, for the usual base (http or https, a
-    /// host, no query, no fragment); `nil` for any other, which goes through
+    /// host, no user info, query or fragment); `nil` for any other, which goes through
     /// `URLComponents`. Parsing the base into components and the result back costs more
     /// than the rest of building a request.
     private static func joinedText(base: URL, path: String, queryItems: [URLQueryItem]) -> URL? {
-        guard base.query == nil, base.fragment == nil, let scheme = base.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", base.host?.isEmpty == false
-        else { return nil }
-        var text = base.absoluteString
+        let baseText = base.absoluteString
+        guard isPlainHTTPBase(baseText) else { return nil }
         let suffix = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        guard !suffix.isEmpty || !queryItems.isEmpty else { return URL(string: baseText) }
+        let slash = UInt8(ascii: "/")
+        var text = ""
+        text.reserveCapacity(baseText.utf8.count + suffix.utf8.count + 1)
         if !suffix.isEmpty {
-            if text.hasSuffix("/") { text.removeLast() }
-            text += "/" + PercentEncoding.path(String(suffix))
+            // The base's own trailing slash gives way to the one before the path.
+            text += baseText.utf8.last == slash ? Substring(baseText.utf8.dropLast()) : Substring(baseText)
+            text += "/"
+            text += PercentEncoding.path(String(suffix))
+        } else {
+            text += baseText
         }
         if !queryItems.isEmpty {
-            text += "?" + query(queryItems)
+            text += "?"
+            text += query(queryItems)
         }
         return URL(string: text)
+    }
+
+    /// Whether `text` reads `http://` or `https://` (in any case), then an authority that
+    /// starts with its host (no user info, no empty host), then at most a path: no `?` or
+    /// `#` anywhere. Byte by byte, as it runs for every request: asking the `URL` for its
+    /// scheme, host, query and fragment parses each out again.
+    private static func isPlainHTTPBase(_ text: String) -> Bool {
+        let bytes = text.utf8
+        let afterScheme: String.UTF8View.SubSequence
+        if startsCaseInsensitively(bytes, with: "https://") {
+            afterScheme = bytes.dropFirst(8)
+        } else if startsCaseInsensitively(bytes, with: "http://") {
+            afterScheme = bytes.dropFirst(7)
+        } else {
+            return false
+        }
+        let authority = afterScheme.prefix { $0 != UInt8(ascii: "/") }
+        guard let first = authority.first, first != UInt8(ascii: ":"), !authority.contains(UInt8(ascii: "@")) else {
+            return false
+        }
+        return !afterScheme.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+    }
+
+    /// Whether `bytes` start with the lowercase ASCII `prefix`, in any case.
+    private static func startsCaseInsensitively(_ bytes: String.UTF8View, with prefix: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return bytes.count >= expected.count
+            && zip(bytes, expected).allSatisfy { byte, lowercase in
+                byte == lowercase || (byte | 0x20 == lowercase && lowercase >= UInt8(ascii: "a"))
+            }
     }
 
     /// Throws when a segment of `path` is `.` or `..`, plainly or percent-encoded: a value

@@ -55,6 +55,10 @@ struct URLAssemblyTests {
         .init(base: "http://h.example", path: "/a?b#c", expected: "http://h.example/a%3Fb%23c"),
         .init(base: "http://h.example", path: "/100% cat", expected: "http://h.example/100%25%20cat"),
         .init(base: "http://[::1]:8080/api", path: "/cats", expected: "http://[::1]:8080/api/cats"),
+        // Bases off the plain fast path (user info, a fragment) and a scheme in capitals.
+        .init(base: "http://tom:pw@h.example/api", path: "/cats", expected: "http://tom:pw@h.example/api/cats"),
+        .init(base: "http://h.example/api#top", path: "/cats", expected: "http://h.example/api/cats#top"),
+        .init(base: "HTTPS://h.example/api/", path: "cats", expected: "HTTPS://h.example/api/cats"),
         // Query names and values: only RFC 3986 unreserved characters stay as they are.
         .init(
             base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a+b")],
@@ -92,7 +96,8 @@ struct URLAssemblyTests {
     @Test(
         "a base without a scheme and host rejects with invalidRequest",
         arguments: [
-            "file:///tmp/cats", "/relative/only", "cats", "mailto:tom@cats.example", "http:/no-host",
+            "file:///tmp/cats", "/relative/only", "cats", "mailto:tom@cats.example", "http:/no-host", "http://:80/api",
+            "http://tom@/api",
         ])
     func invalidBase(_ base: String) {
         let error = #expect(throws: KringleError.self) {
