@@ -33,9 +33,9 @@ final class JobQueue: Sendable {
     private let queue: DispatchQueue
 
     /// The main queue's jobs: only ever run on the main thread.
-    static let main = JobQueue(queue: .main)
+    @usableFromInline static let main = JobQueue(queue: .main)
     /// The jobs of ``Dispatch/DispatchQueue/promises``: any thread may run them.
-    static let promises = JobQueue(queue: .promises)
+    @usableFromInline static let promises = JobQueue(queue: .promises)
 
     private init(queue: DispatchQueue) {
         self.queue = queue
@@ -52,6 +52,7 @@ final class JobQueue: Sendable {
 
     /// Whether the caller runs on the main thread or inside a main-queue block (after
     /// `dispatchMain()` on Linux, a worker thread may serve the main queue).
+    @usableFromInline
     static var isOnMainQueue: Bool {
         Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
     }
@@ -100,6 +101,7 @@ final class JobQueue: Sendable {
     }
 
     /// Runs the oldest queued job, if any; returns whether there was one.
+    @usableFromInline
     func runOne() -> Bool {
         guard let job = next() else { return false }
         if self === JobQueue.promises {
@@ -112,6 +114,7 @@ final class JobQueue: Sendable {
 
     /// Makes `semaphore` signalled whenever a job is queued on any of `queues`, while
     /// `body` runs.
+    @usableFromInline
     static func whileWaking<T>(_ semaphore: DispatchSemaphore, on queues: [JobQueue], _ body: () throws -> T) rethrows
         -> T
     {

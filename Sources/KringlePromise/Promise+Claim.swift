@@ -28,12 +28,14 @@ final class Claim: @unchecked Sendable {
         }
 
         /// Runs the job here, as the queue would (a promise job on the promises' queue).
+        @usableFromInline
         func run() {
             guard queue === DispatchQueue.promises else { return job() }
             Trampoline.runPromiseJob(job)
         }
 
         /// Sends the job to its queue after all: its consumer left without running it.
+        @usableFromInline
         func dispatch() {
             JobQueue.asyncUnshared(on: queue, job)
         }
@@ -51,6 +53,7 @@ final class Claim: @unchecked Sendable {
     private let wake: @Sendable () -> Void
 
     /// - Parameter wake: Called once, on the thread that offers the job or closes the claim.
+    @usableFromInline
     init(wake: @escaping @Sendable () -> Void) {
         self.wake = wake
     }
@@ -68,6 +71,7 @@ final class Claim: @unchecked Sendable {
     }
 
     /// The offered job, for the consumer to run; `nil` when none was offered.
+    @usableFromInline
     func take() -> Offer? {
         lock.withLock { _ in
             guard case .offered(let offer) = state else { return nil }
@@ -78,6 +82,7 @@ final class Claim: @unchecked Sendable {
 
     /// Closes the claim, waking the consumer if nothing was offered yet; returns an offer
     /// that was made but not taken, which the caller must run or dispatch.
+    @usableFromInline
     func close() -> Offer? {
         let (offer, wakes) = lock.withLock { _ -> (Offer?, Bool) in
             defer { state = .closed }
@@ -95,6 +100,7 @@ final class Claim: @unchecked Sendable {
 extension Promise {
     /// Registers `claim` as the consumer that runs the job settling this promise, if the
     /// promise is pending and has no such consumer yet (one is enough).
+    @usableFromInline
     func register(_ claim: Claim) {
         lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending, state.overflow?.claim == nil else { return }

@@ -16,10 +16,13 @@ extension Promise {
     /// The client hands the decode of a small response to the thread waiting for it, which
     /// is awake for it anyway.
     ///
+    /// (Inlinable, so that it is compiled for `Value` where it is called: generic, it would
+    /// look up type metadata at run time on every call.)
+    ///
     /// - Parameter timeout: Seconds to wait at most; `nil` waits as long as it takes.
     /// - Throws: The rejection error, or ``PromiseError/timedOut`` when `timeout` passes
     ///   first (the promise itself is left untouched).
-    @discardableResult
+    @inlinable @discardableResult
     public func wait(timeout: TimeInterval? = nil) throws -> Value {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
         Trampoline.runDeferredPromiseJobs()

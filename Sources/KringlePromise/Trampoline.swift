@@ -102,6 +102,7 @@ final class Trampoline {
 
     /// Runs the promise jobs this thread has deferred (a thread about to block must not
     /// sit on them).
+    @usableFromInline
     static func runDeferredPromiseJobs() {
         current.runDeferredPromiseJobs()
     }
