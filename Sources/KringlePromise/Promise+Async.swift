@@ -30,6 +30,10 @@ extension Promise {
     /// ```swift
     /// let cats = try await client.get(CatEndpoint.cats, as: [Cat].self).value
     /// ```
+    ///
+    /// (Inlinable, so that it is compiled for `Value` where it is awaited: generic, it would
+    /// look up type metadata at run time on every call.)
+    @inlinable
     public var value: Value {
         get async throws {
             try await withTaskCancellationHandler {
