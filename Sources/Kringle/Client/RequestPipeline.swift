@@ -73,9 +73,12 @@ extension NetworkClient {
         // never held up behind busy decoders. A small decode may run on the consumer waiting
         // for it; a download's last step moves (or appends) a file, which may take long, and
         // never does.
-        let toFile = options.writesBodyToFile
-        let isSmall: @Sendable (HTTPResponse) -> Bool = { response in
-            !toFile && response.body.count <= Self.consumerDecodeLimit
+        // Either closure captures nothing, so making it allocates nothing.
+        let isSmall: @Sendable (HTTPResponse) -> Bool
+        if options.writesBodyToFile {
+            isSmall = { _ in false }
+        } else {
+            isSmall = { response in response.body.count <= Self.consumerDecodeLimit }
         }
         let decoded = attempt(request, options: options, number: 1).mapSuccess(
             on: Self.codingQueue,

@@ -127,7 +127,7 @@ struct CurlRequestPlan: Sendable {
             hasExpect = hasExpect || name.equalsIgnoringASCIICase("expect")
             hasContentType = hasContentType || name.equalsIgnoringASCIICase("content-type")
             // "Name:" would tell curl to remove the header; "Name;" sends it empty.
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            lines.append(value.isEmpty ? name + ";" : name + ": " + value)
         }
         // In a stable order; most requests have a header or two, which need no sorting (nor
         // a copy of the fields).
