@@ -11,7 +11,8 @@ extension NetworkClient {
     /// let client = NetworkClient(configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// Headers sent with every request; an endpoint's own headers win over them.
+        /// Headers sent with every request; an endpoint's own headers win over them (names
+        /// compared in any case, sent as written).
         public var defaultHeaders: [String: String] = ["Accept": "application/json"]
         /// Which headers carry a credential (an API key among ``defaultHeaders``, say): the
         /// client drops them when a redirect leads to another origin, as it always does

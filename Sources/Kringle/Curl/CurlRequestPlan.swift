@@ -121,6 +121,7 @@ struct CurlRequestPlan: Sendable {
         var hasExpect = false
         var hasContentType = false
         func add(_ name: String, _ value: String) throws(KringleError) {
+            // RFC 9110 §5.1: a field name is a token.
             guard RequestValidation.isToken(name), !value.utf8.contains(where: isLineBreakOrNull) else {
                 throw .invalidRequest("The header \(name.debugDescription) has a name or value that cannot be sent.")
             }
@@ -159,7 +160,6 @@ struct CurlRequestPlan: Sendable {
         return max(1, Int(milliseconds))
     }
 
-    /// RFC 9110 §5.1: a field name is a token.
     /// CR, LF or NUL, which would end the header line early (byte by byte: every request
     /// passes here).
     private static func isLineBreakOrNull(_ byte: UInt8) -> Bool {

@@ -32,7 +32,8 @@ public protocol Endpoint: Sendable {
     var path: String { get }
     /// Query items added after the client's defaults; names and values are unencoded.
     var queryItems: [URLQueryItem] { get }
-    /// Headers for this endpoint; they win over the client's default headers.
+    /// Headers for this endpoint; they win over the client's default headers of the same
+    /// name in any case. Names are sent as written.
     var headers: [String: String] { get }
     /// Which of ``headers`` carry a credential: the client drops them when a redirect leads
     /// to another origin, as it always does `Authorization`, `Proxy-Authorization` and
