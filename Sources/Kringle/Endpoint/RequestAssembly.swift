@@ -49,9 +49,12 @@ enum RequestAssembly {
             path: endpoint.path,
             queryItems: configuration.defaultQueryItems + endpoint.queryItems
         )
-        var request = URLRequest(url: url, timeoutInterval: configuration.transportTimeout)
+        var request = URLRequest(url: url)
         // GET is URLRequest's own default; every change to a URLRequest costs.
         if method != .get { request.httpMethod = method.rawValue }
+        // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
+        // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
+        request.timeoutInterval = configuration.transportTimeout
         var fields = try HeaderFields(defaults: configuration.defaultHeaders)
         var streamed: StreamedBody?
         if let body {
@@ -89,20 +92,32 @@ enum RequestAssembly {
 
         /// The client's default fields, checked. A request that adds none shares their
         /// storage.
+        ///
+        /// Defaults that name one field in two cases become one field: the spelling that
+        /// sorts last, byte by byte, wins, so that the outcome does not depend on the
+        /// dictionary's order, which changes from process to process.
         init(defaults: [String: String]) throws {
             for (name, value) in defaults {
                 try RequestValidation.validateField(name: name, value: value)
             }
             dictionary = defaults
-            guard defaults.count > 1 else { return }
-            let names = Array(defaults.keys)
-            let hasCaseTwins = names.indices.contains { index in
-                names[..<index].contains { $0.equalsIgnoringASCIICase(names[index]) }
+            guard Self.hasCaseTwins(defaults) else { return }
+            dictionary = [:]
+            for (name, value) in defaults.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                set(checked: value, for: name)
             }
-            if hasCaseTwins {
-                dictionary = [:]
-                for (name, value) in defaults { set(checked: value, for: name) }
+        }
+
+        /// Whether two of the names differ only in case; compared pair by pair in place, as
+        /// a client has a few defaults and this runs for every request.
+        private static func hasCaseTwins(_ fields: [String: String]) -> Bool {
+            var index = fields.startIndex
+            while index != fields.endIndex {
+                let name = fields[index].key
+                fields.formIndex(after: &index)
+                if fields[index...].contains(where: { $0.key.equalsIgnoringASCIICase(name) }) { return true }
             }
+            return false
         }
 
         var isEmpty: Bool { dictionary.isEmpty }

@@ -45,6 +45,7 @@ enum URLAssembly {
         guard !suffix.isEmpty || !queryItems.isEmpty else { return URL(string: baseText) }
         let slash = UInt8(ascii: "/")
         var text = ""
+        // Room for the usual request: the base, a slash and a path with nothing to encode.
         text.reserveCapacity(baseText.utf8.count + suffix.utf8.count + 1)
         if !suffix.isEmpty {
             // The base's own trailing slash gives way to the one before the path.
@@ -84,11 +85,12 @@ enum URLAssembly {
 
     /// Whether `bytes` start with the lowercase ASCII `prefix`, in any case.
     private static func startsCaseInsensitively(_ bytes: String.UTF8View, with prefix: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        return bytes.count >= expected.count
-            && zip(bytes, expected).allSatisfy { byte, lowercase in
-                byte == lowercase || (byte | 0x20 == lowercase && lowercase >= UInt8(ascii: "a"))
-            }
+        prefix.withUTF8Buffer { expected in
+            bytes.count >= expected.count
+                && zip(bytes, expected).allSatisfy { byte, lowercase in
+                    byte == lowercase || (byte | 0x20 == lowercase && lowercase >= UInt8(ascii: "a"))
+                }
+        }
     }
 
     /// Throws when a segment of `path` is `.` or `..`, plainly or percent-encoded: a value

@@ -48,6 +48,7 @@ import KringleTestSupport
 
     @Test(arguments: [
         ["Bad Name": "v"], ["X": "a\nb"], ["X": "a\rb"], ["": "v"], ["X:Y": "v"], ["X": "nul\0"],
+        ["Ünï": "v"], ["X": "a\r\nInjected: 1"],
     ])
     func unsendableHeadersAreRejected(fields: [String: String]) {
         #expect(throws: KringleError.self) {

@@ -1,4 +1,6 @@
 import Foundation
+import KringleTestSupport
+import KringleTesting
 import Testing
 
 @testable import Kringle
@@ -60,13 +62,51 @@ struct RequestAssemblyTests {
         #expect(contentTypes.count == 1)
     }
 
-    @Test("defaults that name one field in two cases become one field")
+    @Test("defaults that name one field in two cases become one field: the spelling that sorts last")
     func caseTwinsInDefaults() throws {
         let request = try Self.built(defaults: ["Accept": "application/json", "accept": "text/csv", "X-A": "1"])
-        let fields = request.allHTTPHeaderFields ?? [:]
-        #expect(fields.count == 2)
-        #expect(fields.keys.filter { $0.lowercased() == "accept" }.count == 1)
-        #expect(fields["X-A"] == "1")
+        #expect(request.allHTTPHeaderFields == ["accept": "text/csv", "X-A": "1"])
+    }
+
+    @Test("the body's Content-Type replaces a default one in another case")
+    func bodyContentTypeReplacesDefault() throws {
+        let request = try Self.built(defaults: ["content-type": "text/plain"], body: .json(["name": "Tom"]))
+        #expect(request.allHTTPHeaderFields == ["Content-Type": "application/json"])
+    }
+
+    @Test("a multipart body's Content-Length gives way to the endpoint's, named in another case")
+    func streamedContentLengthGivesWay() throws {
+        let request = try Self.built(
+            endpointHeaders: ["content-length": "7"], body: .multipart([.field(name: "name", value: "Tom")]))
+        let lengths = (request.allHTTPHeaderFields ?? [:]).filter { $0.key.lowercased() == "content-length" }
+        #expect(lengths == ["content-length": "7"])
+    }
+
+    /// FoundationNetworking's URLSession takes a request's `timeoutInterval` only when it was
+    /// set after the request was made, not when it was passed to the initialiser.
+    @Test("the request's timeout holds for a URLSession of the caller's own")
+    func timeoutHoldsForAPlainURLSession() throws {
+        let server = try LoopbackServer { _ in
+            .data(Data(count: 100)).withBehavior(.paced([.init(bytes: 1)], afterLast: .holdUntilHangUp))
+        }
+        defer { server.shutdown() }
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = 1
+        let endpoint = ClientTestEndpoint(baseURL: server.baseURL, path: "/stalls")
+        let request = try RequestAssembly.build(.get, endpoint, body: nil, configuration: configuration).request
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = 600
+        let session = URLSession(configuration: sessionConfiguration)
+        defer { session.invalidateAndCancel() }
+        let finished = DispatchSemaphore(value: 0)
+        let failure = Box<URLError.Code?>(nil)
+        session.dataTask(with: request) { _, _, error in
+            failure.withLock { $0 = (error as? URLError)?.code }
+            finished.signal()
+        }.resume()
+        // Not a race against time: the request gives up after 1 s, the session after 600.
+        #expect(finished.wait(timeout: .now() + 60) == .success, "the session's 600 s applied instead")
+        #expect(failure.value == .timedOut)
     }
 
     @Test("a default, call or endpoint field that cannot be sent is an invalid request naming it")

@@ -59,6 +59,8 @@ struct URLAssemblyTests {
         .init(base: "http://tom:pw@h.example/api", path: "/cats", expected: "http://tom:pw@h.example/api/cats"),
         .init(base: "http://h.example/api#top", path: "/cats", expected: "http://h.example/api/cats#top"),
         .init(base: "HTTPS://h.example/api/", path: "cats", expected: "HTTPS://h.example/api/cats"),
+        .init(base: "hTtP://h.example", path: "/cats", expected: "hTtP://h.example/cats"),
+        .init(base: "http://h.example/@me/api", path: "/cats", expected: "http://h.example/@me/api/cats"),
         // Query names and values: only RFC 3986 unreserved characters stay as they are.
         .init(
             base: "http://h.example", path: "/s", query: [Pair(name: "q", value: "a+b")],
