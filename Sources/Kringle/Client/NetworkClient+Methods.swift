@@ -6,7 +6,7 @@ extension NetworkClient {
     /// ```swift
     /// client.get(CatEndpoint.cuddle, as: Cat.self).done { cat in print(cat.name) }
     /// ```
-    @inlinable
+    @inlinable @inline(__always)
     public func get<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
         decoded(.get, endpoint, body: nil, as: type)
     }
@@ -115,7 +115,7 @@ extension NetworkClient {
 
     /// The pipeline for `method`, the response body decoded as `type`. Inlinable, with
     /// the calls above, for the reason given at ``runPipeline(_:_:body:cachePolicy:output:)``.
-    @inlinable
+    @inlinable @inline(__always)
     func decoded<Value: Decodable & Sendable>(
         _ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, as type: Value.Type
     ) -> Promise<Value> {

@@ -27,10 +27,12 @@ extension NetworkClient {
     /// Inlinable, as is ``runPipeline(for:options:output:)``, so that a call such as
     /// `get(_:as:)`, inlinable too, has the promises of its value compiled for the value's
     /// type in the caller's module: generic code there would look up the type metadata of
-    /// the promise's internals at run time, several times per request.
+    /// the promise's internals at run time, several times per request. The part that
+    /// depends on the endpoint's type is a function of its own, so that a caller that is
+    /// generic over the endpoint (or holds an `any Endpoint`) still gets that.
     ///
     /// - Parameter cachePolicy: The call's own policy, over the endpoint's.
-    @inlinable
+    @inlinable @inline(__always)
     func runPipeline<Output: Sendable>(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
@@ -38,23 +40,44 @@ extension NetworkClient {
         cachePolicy: CachePolicy? = nil,
         output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
     ) -> Promise<Output> {
+        switch assemble(method, endpoint, body: body) {
+        case .built(let built):
+            return runPipeline(for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
+        case .failed(let error):
+            return Promise(error: error)
+        case .encoding(let building):
+            return building.flatMapResultInline { result in
+                let built = try result.get()
+                return self.runPipeline(
+                    for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
+            }
+        }
+    }
+
+    /// The request for `method` on `endpoint`, or the promise of it when a JSON body must be
+    /// encoded first (on the coding queue).
+    @usableFromInline
+    func assemble(_ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?) -> Assembly {
         guard case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                let built = try RequestAssembly.build(method, endpoint, body: body, configuration: configuration)
-                return runPipeline(for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
+                return .built(try RequestAssembly.build(method, endpoint, body: body, configuration: configuration))
             } catch {
-                return Promise(error: error)
+                return .failed(error)
             }
         }
-        return Promise(()).map(on: Self.codingQueue) { _ in
-            try RequestAssembly.build(method, endpoint, body: body, configuration: self.configuration)
-        }
-        .flatMapResultInline { result in
-            let built = try result.get()
-            return self.runPipeline(
-                for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
-        }
+        return .encoding(
+            Promise(()).map(on: Self.codingQueue) { _ in
+                try RequestAssembly.build(method, endpoint, body: body, configuration: self.configuration)
+            })
+    }
+
+    /// What ``assemble(_:_:body:)`` gives: the request, why there is none, or its promise.
+    @usableFromInline
+    enum Assembly: Sendable {
+        case built(RequestAssembly.Built)
+        case failed(any Error)
+        case encoding(Promise<RequestAssembly.Built>)
     }
 
     /// Runs a built request through stages 2 to 7, and logs a failure, cancellation
