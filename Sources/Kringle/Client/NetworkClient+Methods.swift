@@ -18,7 +18,7 @@ extension NetworkClient {
     }
 
     /// Posts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func post<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -32,7 +32,7 @@ extension NetworkClient {
     }
 
     /// Posts a form or raw body and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func post<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -46,7 +46,7 @@ extension NetworkClient {
     }
 
     /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func put<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -60,7 +60,7 @@ extension NetworkClient {
     }
 
     /// Puts a form or raw body and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func put<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -74,7 +74,7 @@ extension NetworkClient {
     }
 
     /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func patch<Value: Decodable & Sendable>(
         _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -88,7 +88,7 @@ extension NetworkClient {
     }
 
     /// Patches with a form or raw body and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func patch<Value: Decodable & Sendable>(
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
@@ -102,7 +102,7 @@ extension NetworkClient {
     }
 
     /// Deletes `endpoint` and decodes the response.
-    @inlinable
+    @inlinable @inline(__always)
     public func delete<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
         decoded(.delete, endpoint, body: nil, as: type)
     }

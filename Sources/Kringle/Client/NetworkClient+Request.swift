@@ -23,7 +23,7 @@ extension NetworkClient {
     ///   - type: What to decode the body into (off the caller's thread).
     /// - Returns: A promise of the decoded response. It rejects with a ``KringleError`` (or
     ///   ``/KringlePromise/PromiseError/cancelled`` when cancelled).
-    @inlinable
+    @inlinable @inline(__always)
     public func request<Value: Decodable & Sendable>(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
