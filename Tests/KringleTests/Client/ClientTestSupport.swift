@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 // Helpers for the client tests. Names are distinct from the cookie tests' `TestSupport`, since
@@ -244,4 +244,24 @@ func patternedData(count: Int) -> Data {
 /// parallel, may be handed that port next.
 func refusedEndpoint(_ path: String, query: [URLQueryItem] = []) -> ClientTestEndpoint {
     ClientTestEndpoint(baseURL: URL(string: "http://127.0.0.1:1")!, path: path, queryItems: query)
+}
+
+/// Times a promise from its creation to its settlement, noting the settlement on a queue of
+/// its own, so that a busy test runner resuming the test late does not count.
+enum SettlementTimer {
+    private static let queue = DispatchQueue(label: "kringle.tests.settlement-timer", qos: .userInteractive)
+
+    static func measure<Value>(
+        within seconds: TimeInterval = 30,
+        _ start: () -> Promise<Value>
+    ) async -> (Result<Value, any Error>, Duration) {
+        let clock = ContinuousClock()
+        let settledAt = Box<ContinuousClock.Instant?>(nil)
+        let began = clock.now
+        let promise = start()
+        let observed = promise.always(on: queue) { settledAt.withLock { $0 = clock.now } }
+        let outcome = await observed.outcome(within: seconds)
+        let end = settledAt.withLock { $0 } ?? clock.now
+        return (outcome, end - began)
+    }
 }

@@ -92,23 +92,3 @@ struct ClientTimeoutTests {
         #expect(elapsed < .seconds(8), "\(elapsed)")
     }
 }
-
-/// Times a promise from its creation to its settlement, noting the settlement on a queue of
-/// its own, so that a busy test runner resuming the test late does not count.
-enum SettlementTimer {
-    private static let queue = DispatchQueue(label: "kringle.tests.settlement-timer", qos: .userInteractive)
-
-    static func measure<Value>(
-        within seconds: TimeInterval = 30,
-        _ start: () -> Promise<Value>
-    ) async -> (Result<Value, any Error>, Duration) {
-        let clock = ContinuousClock()
-        let settledAt = Box<ContinuousClock.Instant?>(nil)
-        let began = clock.now
-        let promise = start()
-        let observed = promise.always(on: queue) { settledAt.withLock { $0 = clock.now } }
-        let outcome = await observed.outcome(within: seconds)
-        let end = settledAt.withLock { $0 } ?? clock.now
-        return (outcome, end - began)
-    }
-}

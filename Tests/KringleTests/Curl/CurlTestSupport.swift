@@ -61,20 +61,6 @@ extension LoopbackServer {
     }
 }
 
-/// Runs `body` on a thread of its own (it may block) and returns its result with the time
-/// it took.
-func timedOnThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> (Value, Duration) {
-    await withCheckedContinuation { (continuation: CheckedContinuation<(Value, Duration), Never>) in
-        let thread = Thread {
-            let clock = ContinuousClock()
-            let start = clock.now
-            let value = body()
-            continuation.resume(returning: (value, clock.now - start))
-        }
-        thread.start()
-    }
-}
-
 /// A port on 127.0.0.1 where nothing listens: a server's port just after it shut down.
 func refusedPort() throws -> Int {
     let server = try LoopbackServer { _ in .status(204) }
