@@ -44,7 +44,7 @@ extension NetworkClient {
     {
         let built: RequestAssembly.Built
         do {
-            built = try RequestAssembly.build(builder.method, builder, body: builder.body, configuration: configuration)
+            built = try RequestAssembly.build(builder.method, builder, body: builder.body, for: self)
         } catch {
             completion(.failure(error))
             return .disposed()

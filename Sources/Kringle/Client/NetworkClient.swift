@@ -23,6 +23,8 @@ public final class NetworkClient: Sendable {
     /// The same adapter when it takes the client's time limit and response limits itself
     /// (looked up once, not per request).
     let clientSendingTransport: (any ClientSending)?
+    /// The configuration's default headers, checked and merged once for every request.
+    let defaultFields: RequestAssembly.DefaultFields
 
     /// Creates a client.
     ///
@@ -37,5 +39,6 @@ public final class NetworkClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         clientSendingTransport = transport as? any ClientSending
+        defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
     }
 }

@@ -61,14 +61,14 @@ extension NetworkClient {
         guard case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                return .built(try RequestAssembly.build(method, endpoint, body: body, configuration: configuration))
+                return .built(try RequestAssembly.build(method, endpoint, body: body, for: self))
             } catch {
                 return .failed(error)
             }
         }
         return .encoding(
             Promise(()).map(on: Self.codingQueue) { _ in
-                try RequestAssembly.build(method, endpoint, body: body, configuration: self.configuration)
+                try RequestAssembly.build(method, endpoint, body: body, for: self)
             })
     }
 

@@ -42,8 +42,9 @@ enum RequestAssembly {
         _ endpoint: some Endpoint,
         body: RequestBody?,
         headers: [String: String] = [:],
-        configuration: NetworkClient.Configuration
+        for client: NetworkClient
     ) throws -> Built {
+        let configuration = client.configuration
         let url = try URLAssembly.url(
             base: endpoint.baseURL,
             path: endpoint.path,
@@ -55,7 +56,7 @@ enum RequestAssembly {
         // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
         // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
         request.timeoutInterval = configuration.transportTimeout
-        var fields = try HeaderFields(defaults: configuration.defaultHeaders)
+        var fields = try HeaderFields(defaults: client.defaultFields)
         var streamed: StreamedBody?
         if let body {
             let encoded = try body.encoded(with: configuration.encoder)
@@ -90,34 +91,10 @@ enum RequestAssembly {
         /// The fields, no two names equal but for case.
         private(set) var dictionary: [String: String]
 
-        /// The client's default fields, checked. A request that adds none shares their
-        /// storage.
-        ///
-        /// Defaults that name one field in two cases become one field: the spelling that
-        /// sorts last, byte by byte, wins, so that the outcome does not depend on the
-        /// dictionary's order, which changes from process to process.
-        init(defaults: [String: String]) throws {
-            for (name, value) in defaults {
-                try RequestValidation.validateField(name: name, value: value)
-            }
-            dictionary = defaults
-            guard Self.hasCaseTwins(defaults) else { return }
-            dictionary = [:]
-            for (name, value) in defaults.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                set(checked: value, for: name)
-            }
-        }
-
-        /// Whether two of the names differ only in case; compared pair by pair in place, as
-        /// a client has a few defaults and this runs for every request.
-        private static func hasCaseTwins(_ fields: [String: String]) -> Bool {
-            var index = fields.startIndex
-            while index != fields.endIndex {
-                let name = fields[index].key
-                fields.formIndex(after: &index)
-                if fields[index...].contains(where: { $0.key.equalsIgnoringASCIICase(name) }) { return true }
-            }
-            return false
+        /// The client's default fields, checked when the client was made (or the problem
+        /// found then). A request that adds none shares their storage.
+        init(defaults: DefaultFields) throws {
+            dictionary = try defaults.fields.get()
         }
 
         var isEmpty: Bool { dictionary.isEmpty }
@@ -126,14 +103,41 @@ enum RequestAssembly {
         /// line break without a word.
         mutating func set(_ value: String, for name: String) throws {
             try RequestValidation.validateField(name: name, value: value)
-            set(checked: value, for: name)
+            dictionary.set(value, for: name)
         }
+    }
 
-        private mutating func set(checked value: String, for name: String) {
-            if let twin = dictionary.keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
-                dictionary.removeValue(forKey: twin)
+    /// A client's ``NetworkClient/Configuration-swift.struct/defaultHeaders``, checked and
+    /// merged once, when the client is made, rather than for every request.
+    ///
+    /// Defaults that name one field in two cases become one field: the spelling that sorts
+    /// last, byte by byte, wins, so that the outcome does not depend on the dictionary's
+    /// order, which changes from process to process.
+    struct DefaultFields: Sendable {
+        /// The fields, no two names equal but for case; or why one cannot be sent, which
+        /// every request of the client then fails with.
+        let fields: Result<[String: String], any Error>
+
+        init(_ defaults: [String: String]) {
+            fields = Result {
+                var merged: [String: String] = [:]
+                for (name, value) in defaults.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                    try RequestValidation.validateField(name: name, value: value)
+                    merged.set(value, for: name)
+                }
+                return merged
             }
-            dictionary[name] = value
         }
+    }
+}
+
+extension [String: String] {
+    /// Sets `name` to `value`, replacing a field whose name differs at most in case, as
+    /// `URLRequest.setValue` would (but keeping the new spelling).
+    fileprivate mutating func set(_ value: String, for name: String) {
+        if let twin = keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
+            removeValue(forKey: twin)
+        }
+        self[name] = value
     }
 }

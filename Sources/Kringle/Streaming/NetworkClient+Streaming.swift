@@ -121,8 +121,7 @@ extension NetworkClient {
         let configuration = configuration
         let built: RequestAssembly.Built
         do {
-            built = try RequestAssembly.build(
-                method, endpoint, body: body, headers: headers, configuration: configuration)
+            built = try RequestAssembly.build(method, endpoint, body: body, headers: headers, for: self)
         } catch {
             return failed(error)
         }

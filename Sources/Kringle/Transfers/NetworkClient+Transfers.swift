@@ -99,7 +99,7 @@ extension NetworkClient {
         var request: URLRequest
         do {
             body = try StreamedBody.file(fileURL)
-            request = try RequestAssembly.build(method, endpoint, body: nil, configuration: configuration).request
+            request = try RequestAssembly.build(method, endpoint, body: nil, for: self).request
         } catch {
             return Promise(error: error)
         }
@@ -128,7 +128,7 @@ extension NetworkClient {
         let temporary: DownloadTemporaryFile
         var request: URLRequest
         do {
-            request = try RequestAssembly.build(.get, endpoint, body: nil, configuration: configuration).request
+            request = try RequestAssembly.build(.get, endpoint, body: nil, for: self).request
             temporary = try DownloadTemporaryFile(for: destination)
         } catch {
             return Promise(error: error)

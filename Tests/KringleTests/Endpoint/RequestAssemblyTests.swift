@@ -22,9 +22,11 @@ struct RequestAssemblyTests {
         var configuration = NetworkClient.Configuration()
         configuration.defaultHeaders = defaults
         let endpoint = ClientTestEndpoint(baseURL: base, path: "/cats", headers: endpointHeaders)
+        let client = NetworkClient(configuration: configuration, transport: StubTransport())
         return try RequestAssembly.build(
-            body == nil ? .get : .post, endpoint, body: body, headers: callHeaders, configuration: configuration
-        ).request
+            body == nil ? .get : .post, endpoint, body: body, headers: callHeaders, for: client
+        )
+        .request
     }
 
     @Test("the client's defaults alone are the request's fields")
@@ -93,7 +95,8 @@ struct RequestAssemblyTests {
         var configuration = NetworkClient.Configuration()
         configuration.timeout = 1
         let endpoint = ClientTestEndpoint(baseURL: server.baseURL, path: "/stalls")
-        let request = try RequestAssembly.build(.get, endpoint, body: nil, configuration: configuration).request
+        let client = NetworkClient(configuration: configuration, transport: StubTransport())
+        let request = try RequestAssembly.build(.get, endpoint, body: nil, for: client).request
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = 600
         let session = URLSession(configuration: sessionConfiguration)
