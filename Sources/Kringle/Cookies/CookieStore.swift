@@ -21,8 +21,11 @@ struct CookieStore: Sendable {
 
     /// The eviction thresholds (RFC 6265 §6.1).
     let limits: CookieJar.Limits
-    /// The list used to reject public-suffix domains and to pick buckets.
-    let publicSuffixList: PublicSuffixList
+    /// The list used to reject public-suffix domains and to pick buckets. Read when first
+    /// needed, not when the store is made: parsing its rules costs more than everything else
+    /// a new client does, and every `NetworkClient()` makes a jar, which a client whose
+    /// server sets no cookie never needs it for.
+    var publicSuffixList: PublicSuffixList { .shared }
 
     /// Bucket key (registrable domain, or the host itself) → identity → entry.
     /// Mutated only by `CookieStore` and its extensions, which keep ``count`` in step.
@@ -36,9 +39,8 @@ struct CookieStore: Sendable {
     private(set) var latestNow: Date = .distantPast
     private var nextSequence: UInt64 = 0
 
-    init(limits: CookieJar.Limits, publicSuffixList: PublicSuffixList = .shared) {
+    init(limits: CookieJar.Limits) {
         self.limits = limits
-        self.publicSuffixList = publicSuffixList
     }
 
     // MARK: - Keys
