@@ -181,9 +181,7 @@ extension NetworkClient {
     private func hops(
         _ request: URLRequest, options: TransferOptions, attempt: Int, earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
-        hop(
-            request, options: options, userCookie: request.value(forHTTPHeaderField: "Cookie"), redirectsFollowed: 0,
-            attempt: attempt, earlier: earlier)
+        hop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: attempt, earlier: earlier)
     }
 
     /// 2. adapt: the request after every interceptor's `adapt`, in order.
@@ -208,8 +206,10 @@ extension NetworkClient {
     /// validated (5).
     ///
     /// - Parameters:
-    ///   - userCookie: The `Cookie` header the caller set, merged with the jar's on every hop
-    ///     to the original origin.
+    ///   - userCookie: On a redirect's hop, the `Cookie` header the caller set, merged with
+    ///     the jar's on every hop to the original origin. The first hop reads it from
+    ///     `request`, and only when the jar has cookies to add: looking a field up in a
+    ///     `URLRequest` is not free.
     ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
     ///   - attempt: The attempt the hop belongs to.
     ///   - earlier: The call's exchanges before this hop, for its metrics.
@@ -222,19 +222,26 @@ extension NetworkClient {
         earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
         var sent = request
+        // The request as assembled, checked then, unless an interceptor, the jar or a
+        // redirect changes it.
+        var isChecked = options.requestIsChecked && redirectsFollowed == 0 && configuration.interceptors.isEmpty
         if let url = request.url {
             let jarCookie = configuration.cookieJar?.cookieHeader(for: url, now: configuration.clock.now)
             // The first hop already carries the caller's cookie: without the jar's there is
             // nothing to change (and changing a URLRequest copies it).
             if jarCookie != nil || redirectsFollowed > 0 {
+                let userCookie = redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : userCookie
                 let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
                 sent.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
+                isChecked = false
             }
         }
-        do {
-            try RequestValidation.validate(sent)
-        } catch {
-            return Promise(error: error)
+        if !isChecked {
+            do {
+                try RequestValidation.validate(sent)
+            } catch {
+                return Promise(error: error)
+            }
         }
         return answer(sent, options: options).flatMapResultInline { result in
             var response: HTTPResponse
@@ -288,7 +295,8 @@ extension NetworkClient {
             return self.hop(
                 redirect.request,
                 options: redirect.carrying(options),
-                userCookie: redirect.keepsUserCookie ? userCookie : nil,
+                userCookie: redirect.keepsUserCookie
+                    ? (redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : userCookie) : nil,
                 redirectsFollowed: redirectsFollowed + 1,
                 attempt: attempt,
                 earlier: earlier + [response.exchange]

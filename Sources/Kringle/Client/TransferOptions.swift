@@ -20,6 +20,10 @@ struct TransferOptions: Sendable {
     /// For a response body that goes to the caller as it arrives: where each hop's transfer
     /// gets its ``ResponseBodyChannel`` (the final response carries its own).
     var bodyChannels: StreamChannels?
+    /// Whether the request the call starts with was built by `RequestAssembly`, which checks
+    /// its method and every field as it sets them: then its first hop needs no second check
+    /// (`RequestValidation`) unless something changed it on the way.
+    var requestIsChecked = false
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
     @usableFromInline

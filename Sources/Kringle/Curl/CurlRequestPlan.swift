@@ -122,7 +122,8 @@ struct CurlRequestPlan: Sendable {
         var hasContentType = false
         func add(_ name: String, _ value: String) throws(KringleError) {
             // RFC 9110 §5.1: a field name is a token.
-            guard RequestValidation.isToken(name), !value.utf8.contains(where: isLineBreakOrNull) else {
+            guard RequestValidation.isToken(name), !value.withContiguousUTF8({ $0.contains(where: isLineBreakOrNull) })
+            else {
                 throw .invalidRequest("The header \(name.debugDescription) has a name or value that cannot be sent.")
             }
             hasExpect = hasExpect || name.equalsIgnoringASCIICase("expect")

@@ -246,7 +246,9 @@ final class CurlTransfer {
     private func configureHeaders(_ lines: [String]) throws(CurlError) {
         var list: OpaquePointer?
         for line in lines {
-            guard let longer = kcurl_slist_append(list, line) else {
+            // `withCString` lends a native string's own bytes; passing `line` as a C string
+            // argument would copy them into a new array first.
+            guard let longer = line.withCString({ kcurl_slist_append(list, $0) }) else {
                 if let list { kcurl_slist_free_all(list) }
                 throw CurlError(code: CurlError.failedInitialization, message: "out of memory building the header list")
             }

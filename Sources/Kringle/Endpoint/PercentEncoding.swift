@@ -29,7 +29,7 @@ enum PercentEncoding {
     /// digits is an escape already there (from `\(pathSegment:)`, say) and is kept, any
     /// other `%` is encoded. Byte by byte: what follows an escape is encoded on its own.
     static func path(_ string: String) -> String {
-        guard string.utf8.contains(UInt8(ascii: "%")) else {
+        guard string.withContiguousUTF8({ $0.contains(UInt8(ascii: "%")) }) else {
             return pathAllowed.encoding(string)
         }
         let bytes = Array(string.utf8)
@@ -104,7 +104,7 @@ enum PercentEncoding {
         /// trip through `NSString`: that saved 3 µs of a 65 µs request over curl.
         func encoding(_ string: String) -> String {
             // A closure, not the method itself: that would capture `self` in an allocation.
-            if string.utf8.allSatisfy({ contains($0) }) { return string }
+            if string.withContiguousUTF8({ $0.allSatisfy { contains($0) } }) { return string }
             return string.addingPercentEncoding(withAllowedCharacters: characters) ?? ""
         }
     }

@@ -28,7 +28,8 @@ enum RequestAssembly {
         @usableFromInline
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
-                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy)
+                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy,
+                requestIsChecked: true)
         }
     }
 
@@ -52,7 +53,10 @@ enum RequestAssembly {
         )
         var request = URLRequest(url: url)
         // GET is URLRequest's own default; every change to a URLRequest costs.
-        if method != .get { request.httpMethod = method.rawValue }
+        if method != .get {
+            try RequestValidation.validateMethod(method.rawValue)
+            request.httpMethod = method.rawValue
+        }
         // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
         // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
         request.timeoutInterval = configuration.transportTimeout

@@ -41,25 +41,43 @@ enum URLAssembly {
     private static func joinedText(base: URL, path: String, queryItems: [URLQueryItem]) -> URL? {
         let baseText = base.absoluteString
         guard isPlainHTTPBase(baseText) else { return nil }
-        let suffix = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
-        guard !suffix.isEmpty || !queryItems.isEmpty else { return URL(string: baseText) }
+        // A leading slash is kept by the encoding, so the whole path is encoded (a suffix
+        // would be copied into a string of its own first).
+        let encodedPath = PercentEncoding.path(path)
+        let queryText = queryItems.isEmpty ? "" : query(queryItems)
         let slash = UInt8(ascii: "/")
-        var text = ""
-        // Room for the usual request: the base, a slash and a path with nothing to encode.
-        text.reserveCapacity(baseText.utf8.count + suffix.utf8.count + 1)
-        if !suffix.isEmpty {
-            // The base's own trailing slash gives way to the one before the path.
-            text += baseText.utf8.last == slash ? Substring(baseText.utf8.dropLast()) : Substring(baseText)
-            text += "/"
-            text += PercentEncoding.path(String(suffix))
-        } else {
-            text += baseText
+        let text = baseText.withContiguousUTF8 { base in
+            encodedPath.withContiguousUTF8 { encoded in
+                queryText.withContiguousUTF8 { query -> String? in
+                    let path = encoded.first == slash ? encoded.dropFirst() : encoded[...]
+                    guard !path.isEmpty || !query.isEmpty else { return nil }
+                    // The base's own trailing slash gives way to the one before the path.
+                    let basePart = !path.isEmpty && base.last == slash ? base.dropLast() : base[...]
+                    let question = UInt8(ascii: "?")
+                    let count =
+                        basePart.count + (path.isEmpty ? 0 : 1 + path.count) + (query.isEmpty ? 0 : 1 + query.count)
+                    // One allocation, the bytes copied once.
+                    return String(unsafeUninitializedCapacity: count) { buffer in
+                        var written = 0
+                        func append(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, after separator: UInt8?) {
+                            if let separator {
+                                buffer[written] = separator
+                                written += 1
+                            }
+                            for byte in bytes {
+                                buffer[written] = byte
+                                written += 1
+                            }
+                        }
+                        append(basePart, after: nil)
+                        if !path.isEmpty { append(path, after: slash) }
+                        if !query.isEmpty { append(query[...], after: question) }
+                        return written
+                    }
+                }
+            }
         }
-        if !queryItems.isEmpty {
-            text += "?"
-            text += query(queryItems)
-        }
-        return URL(string: text)
+        return URL(string: text ?? baseText)
     }
 
     /// Whether `text` reads `http://` or `https://` (in any case), then an authority that
@@ -67,29 +85,38 @@ enum URLAssembly {
     /// `#` anywhere. Byte by byte, as it runs for every request: asking the `URL` for its
     /// scheme, host, query and fragment parses each out again.
     private static func isPlainHTTPBase(_ text: String) -> Bool {
-        let bytes = text.utf8
-        let afterScheme: String.UTF8View.SubSequence
-        if startsCaseInsensitively(bytes, with: "https://") {
-            afterScheme = bytes.dropFirst(8)
-        } else if startsCaseInsensitively(bytes, with: "http://") {
-            afterScheme = bytes.dropFirst(7)
-        } else {
-            return false
+        text.withContiguousUTF8 { bytes in
+            let schemeLength: Int
+            if starts(bytes, caseInsensitivelyWith: "https://") {
+                schemeLength = 8
+            } else if starts(bytes, caseInsensitivelyWith: "http://") {
+                schemeLength = 7
+            } else {
+                return false
+            }
+            let afterScheme = bytes[schemeLength...]
+            let authority = afterScheme.prefix { $0 != UInt8(ascii: "/") }
+            guard let first = authority.first, first != UInt8(ascii: ":"), !authority.contains(UInt8(ascii: "@"))
+            else {
+                return false
+            }
+            return !afterScheme.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
         }
-        let authority = afterScheme.prefix { $0 != UInt8(ascii: "/") }
-        guard let first = authority.first, first != UInt8(ascii: ":"), !authority.contains(UInt8(ascii: "@")) else {
-            return false
-        }
-        return !afterScheme.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
     }
 
     /// Whether `bytes` start with the lowercase ASCII `prefix`, in any case.
-    private static func startsCaseInsensitively(_ bytes: String.UTF8View, with prefix: StaticString) -> Bool {
+    private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, caseInsensitivelyWith prefix: StaticString) -> Bool
+    {
         prefix.withUTF8Buffer { expected in
-            bytes.count >= expected.count
-                && zip(bytes, expected).allSatisfy { byte, lowercase in
-                    byte == lowercase || (byte | 0x20 == lowercase && lowercase >= UInt8(ascii: "a"))
+            guard bytes.count >= expected.count else { return false }
+            for index in 0..<expected.count {
+                let byte = bytes[index]
+                let lowercase = expected[index]
+                guard byte == lowercase || (byte | 0x20 == lowercase && lowercase >= UInt8(ascii: "a")) else {
+                    return false
                 }
+            }
+            return true
         }
     }
 
@@ -100,8 +127,7 @@ enum URLAssembly {
     /// take for a separator before they route. Byte by byte, in place, as it runs for every
     /// request.
     private static func rejectDotSegments(in path: String) throws {
-        var contiguous = path
-        try contiguous.withUTF8 { bytes in try rejectDotSegments(in: bytes, of: path) }
+        try path.withContiguousUTF8 { bytes in try rejectDotSegments(in: bytes, of: path) }
     }
 
     private static func rejectDotSegments(in bytes: UnsafeBufferPointer<UInt8>, of path: String) throws {

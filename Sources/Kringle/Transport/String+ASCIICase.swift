@@ -3,7 +3,15 @@ extension String {
     /// HTTP compares field names (RFC 9110 §5.1). Byte by byte, without building lower-case
     /// copies: header names are compared on every request.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        utf8.count == other.utf8.count && zip(utf8, other.utf8).allSatisfy { $0.asciiLowercased == $1.asciiLowercased }
+        withContiguousUTF8 { bytes in
+            other.withContiguousUTF8 { otherBytes in
+                guard bytes.count == otherBytes.count else { return false }
+                for index in 0..<bytes.count where bytes[index].asciiLowercased != otherBytes[index].asciiLowercased {
+                    return false
+                }
+                return true
+            }
+        }
     }
 }
 

@@ -83,6 +83,17 @@ struct URLAssemblyTests {
         .init(
             base: "http://h.example", path: "/s", query: [Pair(name: "x", value: "1"), Pair(name: "x", value: "2")],
             expected: "http://h.example/s?x=1&x=2"),
+        // A query with no path: the base's own trailing slash, or its absence, is kept.
+        .init(
+            base: "http://h.example/api/", path: "", query: [Pair(name: "q", value: "1")],
+            expected: "http://h.example/api/?q=1"),
+        .init(
+            base: "http://h.example/api", path: "/", query: [Pair(name: "q", value: "1")],
+            expected: "http://h.example/api?q=1"),
+        // An escape already in the path is kept, before a query.
+        .init(
+            base: "http://h.example/", path: "/a%20b", query: [Pair(name: "q", value: "1")],
+            expected: "http://h.example/a%20b?q=1"),
         // A query already in the base comes first.
         .init(
             base: "http://h.example/api?key=k", path: "/cats", query: [Pair(name: "q", value: "1")],
