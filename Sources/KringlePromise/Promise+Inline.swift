@@ -40,6 +40,32 @@ extension Promise {
         return next
     }
 
+    /// The promise that settles as `body` decides, `body` run on the settling thread: with
+    /// a result at once (``Outcome/settle(_:)``), which costs no promise of its own, or as
+    /// a promise does (``Outcome/adopt(_:)``). For a step that usually has its answer at
+    /// once and sometimes starts more work, as a hop that may be redirected.
+    ///
+    /// The adopted promise must not wait for the returned one, as for
+    /// ``flatMapResultInline(_:)``.
+    @inlinable
+    package func continueInline<Next: Sendable>(
+        _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Outcome<Next>
+    ) -> Promise<Next> {
+        let next = Promise<Next>(dependingOn: self)
+        observeInline { result in
+            guard next.isPending else { return }
+            do {
+                switch try body(result) {
+                case .settle(let outcome): next.settle(outcome)
+                case .adopt(let inner): next.adopt(inner, checkingForCycles: false)
+                }
+            } catch {
+                next.settle(.failure(error))
+            }
+        }
+        return next
+    }
+
     /// The promise of `body`'s result, `body` run on `queue` once this promise is fulfilled;
     /// a rejection passes on at once, on the settling thread, so that a time-out or a
     /// cancellation never waits for `queue`.

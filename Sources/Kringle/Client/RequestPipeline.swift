@@ -243,7 +243,7 @@ extension NetworkClient {
                 return Promise(error: error)
             }
         }
-        return answer(sent, options: options).flatMapResultInline { result in
+        return answer(sent, options: options).continueInline { result in
             var response: HTTPResponse
             do {
                 response = try result.get()
@@ -274,14 +274,15 @@ extension NetworkClient {
                     // A streamed body's start, for the error, as any other request keeps it.
                     let start = channel.collect(
                         upTo: limit, within: self.configuration.timeout, clock: self.configuration.clock)
-                    return start.then { [response] start in
-                        var failed = response
-                        failed.body = start
-                        failed.bodyChannel = nil
-                        throw unacceptable(failed)
-                    }
+                    return .adopt(
+                        start.then { [response] start in
+                            var failed = response
+                            failed.body = start
+                            failed.bodyChannel = nil
+                            throw unacceptable(failed)
+                        })
                 }
-                return Promise(response)
+                return .settle(.success(response))
             }
             response.bodyChannel?.cancel()  // a redirect's body is not the caller's
             guard redirectsFollowed < self.configuration.maximumRedirects else {
@@ -292,15 +293,16 @@ extension NetworkClient {
             {
                 throw KringleError.insecureRedirect(from: response.url, to: target)
             }
-            return self.hop(
-                redirect.request,
-                options: redirect.carrying(options),
-                userCookie: redirect.keepsUserCookie
-                    ? (redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : userCookie) : nil,
-                redirectsFollowed: redirectsFollowed + 1,
-                attempt: attempt,
-                earlier: earlier + [response.exchange]
-            )
+            return .adopt(
+                self.hop(
+                    redirect.request,
+                    options: redirect.carrying(options),
+                    userCookie: redirect.keepsUserCookie
+                        ? (redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : userCookie) : nil,
+                    redirectsFollowed: redirectsFollowed + 1,
+                    attempt: attempt,
+                    earlier: earlier + [response.exchange]
+                ))
         }
     }
 

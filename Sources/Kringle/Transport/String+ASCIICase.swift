@@ -3,9 +3,10 @@ extension String {
     /// HTTP compares field names (RFC 9110 §5.1). Byte by byte, without building lower-case
     /// copies: header names are compared on every request.
     func equalsIgnoringASCIICase(_ other: String) -> Bool {
-        withContiguousUTF8 { bytes in
+        // Most names differ in length, which a native string knows without reading it.
+        guard utf8.count == other.utf8.count else { return false }
+        return withContiguousUTF8 { bytes in
             other.withContiguousUTF8 { otherBytes in
-                guard bytes.count == otherBytes.count else { return false }
                 for index in 0..<bytes.count where bytes[index].asciiLowercased != otherBytes[index].asciiLowercased {
                     return false
                 }
