@@ -45,11 +45,12 @@ enum RequestAssembly {
         headers: [String: String] = [:],
         for client: NetworkClient
     ) throws -> Built {
-        let configuration = client.configuration
+        // The configuration is read through the client, never copied: a copy retains and
+        // releases every reference it holds.
         let url = try URLAssembly.url(
             base: endpoint.baseURL,
             path: endpoint.path,
-            queryItems: configuration.defaultQueryItems + endpoint.queryItems
+            queryItems: client.configuration.defaultQueryItems + endpoint.queryItems
         )
         var request = URLRequest(url: url)
         // GET is URLRequest's own default; every change to a URLRequest costs.
@@ -59,11 +60,11 @@ enum RequestAssembly {
         }
         // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
         // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
-        request.timeoutInterval = configuration.transportTimeout
+        request.timeoutInterval = client.configuration.transportTimeout
         var fields = try HeaderFields(defaults: client.defaultFields)
         var streamed: StreamedBody?
         if let body {
-            let encoded = try body.encoded(with: configuration.encoder)
+            let encoded = try body.encoded(with: client.configuration.encoder)
             switch encoded.body {
             case .data(let data): request.httpBody = data
             case .streamed(let body):
