@@ -1,4 +1,5 @@
 import AllocationCounter
+import ChildProcess
 import Foundation
 import Kringle
 import KringleTesting
@@ -26,43 +27,81 @@ import FoundationNetworking
 ///
 /// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]`
 /// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
+///
+/// The table is printed twice: as the machine schedules the threads, then from a child
+/// process (`overhead --one-core`) whose threads, and nginx's, all run on one core. On a
+/// small virtual machine most of a sequential request's time in the first table is threads
+/// waking each other across cores, which varies by tens of microseconds from process to
+/// process and hour to hour; on one core that cost is gone and the same numbers repeat to
+/// about a microsecond, so the second table shows what the client's own work costs.
 func runOverheadBenchmarks(_ arguments: [String] = []) throws {
-    let server = try OverheadServer.start()
-    defer { server.stop() }
-    if !arguments.isEmpty { return try Overhead.profile(arguments, server: server) }
-    print(
-        "## Client overhead against \(server.name): \(Overhead.requests) GETs per run, medians of \(Overhead.rounds)\n")
-    if kac_counts_allocations() == 0 { print("(allocations are not counted on this platform)\n") }
-    let table = Table(
-        "transport", "mode", "style", "wall µs/req", "CPU µs/req", "allocs/req", "new conns/run", "wall vs floor",
-        "CPU vs floor", "wall vs raw URLSession")
-    for transportName in ["CurlTransport", "URLSessionTransport"] {
-        for inFlight in [1, 8] {
-            let transport: any Transport = transportName == "CurlTransport" ? CurlTransport() : URLSessionTransport()
-            let runs = Overhead.measure(transport: transport, inFlight: inFlight, server: server)
-            let floor = runs[.floor]!
-            let raw = runs[.rawURLSession]!
-            for style in Overhead.Style.allCases {
-                guard let run = runs[style] else { continue }
-                let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
-                table.row(
-                    style.isRaw ? "–" : transportName,
-                    inFlight == 1 ? "sequential" : "\(inFlight) in flight",
-                    style.rawValue + failures,
-                    Overhead.perRequest(run.wall), Overhead.perRequest(run.cpu),
-                    kac_counts_allocations() == 0 ? "n/a" : String(format: "%.0f", run.allocationsPerRequest),
-                    run.connections.map(String.init) ?? "n/a",
-                    style.isRaw ? "" : ratio(run.wall, floor.wall),
-                    style.isRaw ? "" : ratio(run.cpu, floor.cpu),
-                    style.isRaw ? "" : ratio(run.wall, raw.wall))
-            }
-        }
+    if arguments == [Overhead.oneCoreFlag] {
+        return try Overhead.table(
+            transports: ["CurlTransport"], heading: "on one core (this process and nginx on CPU 0)")
     }
-    print("")
+    if !arguments.isEmpty {
+        let server = try OverheadServer.start()
+        defer { server.stop() }
+        return try Overhead.profile(arguments, server: server)
+    }
+    try Overhead.table(
+        transports: ["CurlTransport", "URLSessionTransport"], heading: "threads where the system puts them")
+    // taskset (util-linux) binds the child to CPU 0; the threads it starts, and nginx, which
+    // it starts, inherit that.
+    let taskset = "/usr/bin/taskset"
+    if FileManager.default.isExecutableFile(atPath: taskset) {
+        fflush(nil)  // every stream: the child writes to the same output
+        let child = try ChildProcess(taskset, ["-c", "0", CommandLine.arguments[0], "overhead", Overhead.oneCoreFlag])
+        let status = child.waitForExit()
+        if status != 0 { print("(the one-core run failed with status \(status))\n") }
+    } else {
+        print("(the one-core table needs \(taskset), from util-linux)\n")
+    }
     print(
         "Targets: over CurlTransport, handler ≤ 1.10x floor, await and wait ≤ 1.15x; handler ≤ 0.3x raw URLSession"
             + " sequentially and ≤ 0.15x with 8 in flight (nginx). Over URLSessionTransport, handler ≤ 1.05x raw"
             + " URLSession. At most 8 new connections per run with 8 in flight.\n")
+}
+
+extension Overhead {
+    /// The argument that makes `overhead` print the one-core table.
+    static let oneCoreFlag = "--one-core"
+
+    /// Measures every style over each of `transports`, one request at a time and 8 in
+    /// flight, and prints the table.
+    static func table(transports: [String], heading: String) throws {
+        let server = try OverheadServer.start()
+        defer { server.stop() }
+        print("## Client overhead against \(server.name), \(heading): \(requests) GETs per run, medians of \(rounds)\n")
+        if kac_counts_allocations() == 0 { print("(allocations are not counted on this platform)\n") }
+        let table = Table(
+            "transport", "mode", "style", "wall µs/req", "CPU µs/req", "allocs/req", "new conns/run", "wall vs floor",
+            "CPU vs floor", "wall vs raw URLSession")
+        for transportName in transports {
+            for inFlight in [1, 8] {
+                let transport: any Transport =
+                    transportName == "CurlTransport" ? CurlTransport() : URLSessionTransport()
+                let runs = measure(transport: transport, inFlight: inFlight, server: server)
+                let floor = runs[.floor]!
+                let raw = runs[.rawURLSession]!
+                for style in Style.allCases {
+                    guard let run = runs[style] else { continue }
+                    let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
+                    table.row(
+                        style.isRaw ? "–" : transportName,
+                        inFlight == 1 ? "sequential" : "\(inFlight) in flight",
+                        style.rawValue + failures,
+                        perRequest(run.wall), perRequest(run.cpu),
+                        kac_counts_allocations() == 0 ? "n/a" : String(format: "%.0f", run.allocationsPerRequest),
+                        run.connections.map(String.init) ?? "n/a",
+                        style.isRaw ? "" : ratio(run.wall, floor.wall),
+                        style.isRaw ? "" : ratio(run.cpu, floor.cpu),
+                        style.isRaw ? "" : ratio(run.wall, raw.wall))
+                }
+            }
+        }
+        print("")
+    }
 }
 
 enum Overhead {
