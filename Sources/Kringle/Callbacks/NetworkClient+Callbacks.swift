@@ -26,7 +26,7 @@ extension NetworkClient {
     public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void)
         -> Disposable
     {
-        deliver(runPipeline(for: request) { response, _ in Response(response) }, to: completion)
+        deliver(runPipeline(for: request) { response in Response(response) }, to: completion)
     }
 
     /// Builds a request from `builder` (with the client's default headers and query items)
@@ -51,7 +51,7 @@ extension NetworkClient {
         }
         let options = built.options
         return deliver(
-            runPipeline(for: built.request, options: options) { response, _ in Response(response) }, to: completion)
+            runPipeline(for: built.request, options: options) { response in Response(response) }, to: completion)
     }
 
     /// Calls `completion` exactly once with the outcome of `sending`; disposing cancels it.

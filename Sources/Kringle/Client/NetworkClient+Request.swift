@@ -31,8 +31,8 @@ extension NetworkClient {
         cachePolicy: CachePolicy? = nil,
         as type: Value.Type
     ) -> Promise<Response<Value>> {
-        runPipeline(method, endpoint, body: body, cachePolicy: cachePolicy) { response, configuration in
-            try ResponseDecoding.decode(response, as: type, configuration: configuration)
+        runPipeline(method, endpoint, body: body, cachePolicy: cachePolicy) { [self] response in
+            try ResponseDecoding.decode(response, as: Value.self, configuration: configuration)
         }
     }
 }

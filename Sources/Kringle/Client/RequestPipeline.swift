@@ -38,7 +38,7 @@ extension NetworkClient {
         _ endpoint: some Endpoint,
         body: RequestBody?,
         cachePolicy: CachePolicy? = nil,
-        output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
+        output: @escaping @Sendable (HTTPResponse) throws -> Output
     ) -> Promise<Output> {
         switch assemble(method, endpoint, body: body) {
         case .built(let built):
@@ -90,7 +90,7 @@ extension NetworkClient {
     func runPipeline<Output: Sendable>(
         for request: URLRequest,
         options: TransferOptions = .none,
-        output: @escaping @Sendable (HTTPResponse, Configuration) throws -> Output
+        output: @escaping @Sendable (HTTPResponse) throws -> Output
     ) -> Promise<Output> {
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders. A small decode may run on the consumer waiting
@@ -106,7 +106,7 @@ extension NetworkClient {
         let decoded = attempt(request, options: options, number: 1).mapSuccess(
             on: Self.codingQueue,
             consumerMayRun: isSmall,
-            { response in try output(response, self.configuration) }
+            output
         )
         guard configuration.logger != nil else { return decoded }
         let logged = decoded.mapResultInline { result in

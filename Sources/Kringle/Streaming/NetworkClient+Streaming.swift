@@ -131,7 +131,7 @@ extension NetworkClient {
         let request = built.request
         var options = built.options
         options.bodyChannels = channels
-        let started = runPipeline(for: request, options: options) { response, _ in
+        let started = runPipeline(for: request, options: options) { response in
             guard let channel = response.bodyChannel else {
                 // Not reachable: every hop of a stream gets a channel.
                 throw KringleError.invalidRequest("the transport delivered no body channel")

@@ -111,7 +111,7 @@ extension NetworkClient {
             ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0)
         }
         let options = TransferOptions(body: body, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
-        let uploaded = runPipeline(for: request, options: options) { response, configuration in
+        let uploaded = runPipeline(for: request, options: options) { [self] response in
             reporter?.finish(completed: body.length)
             return try ResponseDecoding.value(of: response, as: type, configuration: configuration)
         }
@@ -145,7 +145,7 @@ extension NetworkClient {
         let reporter = progress.map { ProgressReporter(.download, clock: configuration.clock, callback: $0) }
         let options = TransferOptions(
             responseBodyFile: temporary, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
-        let transferred = runPipeline(for: request, options: options) { response, _ in
+        let transferred = runPipeline(for: request, options: options) { response in
             let resumed = resumeOffset > 0 && response.statusCode == 206
             // RFC 9110 §15.3.7: a 206 answers a Range request only; moved into place, its
             // part of the file would pass for the whole.
