@@ -130,7 +130,7 @@ public final class Promise<Value: Sendable>:
     @inlinable
     func observeInline(_ handler: @escaping Handler) {
         if let result = settledResult {
-            Trampoline.schedule { handler(result) }
+            Trampoline.run(handler, with: result)
             return
         }
         let settled: Bool = lock.withLock { _ in
@@ -139,7 +139,7 @@ public final class Promise<Value: Sendable>:
             return false
         }
         if settled, let result = settledResult {
-            Trampoline.schedule { handler(result) }
+            Trampoline.run(handler, with: result)
         }
     }
 
@@ -185,12 +185,12 @@ public final class Promise<Value: Sendable>:
         case .drain(let drain):
             start(drain.kind, on: drain.queue)
         case .inline(let handler):
-            Trampoline.schedule { handler(result) }
+            Trampoline.run(handler, with: result)
         case .many(let list):
             for wakeUp in list {
                 switch wakeUp {
                 case .drain(let drain): start(drain.kind, on: drain.queue)
-                case .inline(let observer): Trampoline.schedule { observer.handler(result) }
+                case .inline(let observer): Trampoline.run(observer.handler, with: result)
                 case .cancelHandler: break
                 }
             }

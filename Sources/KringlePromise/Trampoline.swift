@@ -38,6 +38,30 @@ final class Trampoline {
         let run: @Sendable () -> Void
     }
 
+    /// Runs `job` now, when this thread is draining nothing, and returns `true`; returns
+    /// `false`, without running it, while a drain is under way (then ``schedule(_:)`` it).
+    ///
+    /// The same order as ``schedule(_:)``, without its allocation: a closure that escapes
+    /// into the queue is copied to the heap with what it captures (for a promise's inline
+    /// observer, the whole result), one that runs at once stays on the stack.
+    @usableFromInline
+    static func runIfIdle(_ job: () -> Void) -> Bool {
+        let trampoline = current
+        guard !trampoline.isDraining else { return false }
+        trampoline.isDraining = true
+        job()
+        // What `job` scheduled, and what it released, waited for the drain.
+        trampoline.drain()
+        return true
+    }
+
+    /// `handler(result)` now or, while a drain is under way, after it: ``runIfIdle(_:)``,
+    /// else ``schedule(_:)``.
+    @inlinable
+    static func run<Argument>(_ handler: @escaping (Argument) -> Void, with result: Argument) {
+        if !runIfIdle({ handler(result) }) { schedule { handler(result) } }
+    }
+
     /// Runs `job` now, or after the work this thread is already draining.
     @usableFromInline
     static func schedule(_ job: @escaping () -> Void) {
