@@ -86,18 +86,66 @@ extension Promise {
         let next = Promise<Next>(dependingOn: self)
         observeInline { result in
             guard next.isPending else { return }
-            switch result {
-            case .failure(let error):
-                next.settle(.failure(error))
-            case .success(let value):
-                let job: @Sendable () -> Void = {
-                    guard next.isPending else { return }
-                    next.settle(Trampoline.withoutDeferral { Result { try body(value) } })
-                }
-                if consumerMayRun(value), next.handOff(Claim.Offer(queue: queue, job: job)) { return }
-                JobQueue.asyncUnshared(on: queue, job)
-            }
+            next.settle(result, runningOn: queue, consumerMayRun: consumerMayRun, body)
         }
         return next
+    }
+
+    /// ``mapSuccess(on:consumerMayRun:_:)`` after a decision on the settling thread, in one
+    /// step: `decide` gives the value for `body` at once (``Outcome/settle(_:)``), or a
+    /// promise of it (``Outcome/adopt(_:)``) that `body` then follows. For a stage that
+    /// usually decides at once, as the client's last hop before the decode: one promise
+    /// fewer than `continueInline` followed by `mapSuccess`.
+    @inlinable
+    package func mapSuccess<Decided: Sendable, Next: Sendable>(
+        deciding decide: @escaping @Sendable (Result<Value, any Error>) throws -> Outcome<Decided>,
+        on queue: DispatchQueue,
+        consumerMayRun: @escaping @Sendable (Decided) -> Bool = { _ in false },
+        _ body: @escaping @Sendable (Decided) throws -> Next
+    ) -> Promise<Next> {
+        let next = Promise<Next>(dependingOn: self)
+        observeInline { result in
+            guard next.isPending else { return }
+            let decided: Result<Decided, any Error>
+            do {
+                switch try decide(result) {
+                case .settle(let outcome):
+                    decided = outcome
+                case .adopt(let inner):
+                    let mapped = inner.mapSuccess(on: queue, consumerMayRun: consumerMayRun, body)
+                    next.adopt(mapped, checkingForCycles: false)
+                    return
+                }
+            } catch {
+                decided = .failure(error)
+            }
+            next.settle(decided, runningOn: queue, consumerMayRun: consumerMayRun, body)
+        }
+        return next
+    }
+}
+
+extension Promise {
+    /// Settles this pending promise with `body`'s result for the value in `result`, `body`
+    /// run on `queue` (or by a consumer waiting for this promise, when `consumerMayRun`
+    /// says so), or at once with the failure in `result`. The two `mapSuccess` share it.
+    @inlinable
+    func settle<Argument: Sendable>(
+        _ result: Result<Argument, any Error>,
+        runningOn queue: DispatchQueue,
+        consumerMayRun: @escaping @Sendable (Argument) -> Bool,
+        _ body: @escaping @Sendable (Argument) throws -> Value
+    ) {
+        switch result {
+        case .failure(let error):
+            settle(.failure(error))
+        case .success(let value):
+            let job: @Sendable () -> Void = {
+                guard self.isPending else { return }
+                self.settle(Trampoline.withoutDeferral { Result { try body(value) } })
+            }
+            if consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }
+            JobQueue.asyncUnshared(on: queue, job)
+        }
     }
 }

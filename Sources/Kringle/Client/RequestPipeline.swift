@@ -19,7 +19,9 @@ import FoundationNetworking
 // 7. decode     the final response becomes the caller's value, on the coding queue.
 //
 // The bookkeeping between stages (cookies, redirect decisions, validation) runs on the
-// thread that delivered the response: it is quick, and saves a queue hop per request.
+// thread that delivered the response: it is quick, and saves a queue hop per request. A
+// client without interceptors has nothing to adapt or retry: its first hop's decision and
+// the decode are then one step (one promise fewer per request).
 
 extension NetworkClient {
     /// Builds the request (1), then runs the rest of the pipeline.
@@ -103,11 +105,17 @@ extension NetworkClient {
         } else {
             isSmall = { response in response.body.count <= Self.consumerDecodeLimit }
         }
-        let decoded = attempt(request, options: options, number: 1).mapSuccess(
-            on: Self.codingQueue,
-            consumerMayRun: isSmall,
-            output
-        )
+        let decoded: Promise<Output>
+        if configuration.interceptors.isEmpty {
+            // One attempt, as nothing can ask for a retry: its first hop's decision and the
+            // decode are one step, which saves a promise per request.
+            let hop = startOnlyAttempt(request, options: options)
+            decoded = hop.answer.mapSuccess(
+                deciding: hop.decide, on: Self.codingQueue, consumerMayRun: isSmall, output)
+        } else {
+            decoded = attempt(request, options: options, number: 1).mapSuccess(
+                on: Self.codingQueue, consumerMayRun: isSmall, output)
+        }
         guard configuration.logger != nil else { return decoded }
         let logged = decoded.mapResultInline { result in
             if case .failure(let error) = result { self.logFailure(request, error) }
@@ -135,8 +143,10 @@ extension NetworkClient {
     @usableFromInline
     static let consumerDecodeLimit = 64 * 1024
 
-    /// One attempt: adapt (2), the hops (3, 4) and validation (5), and on failure the retry
-    /// decision (6), which may start the next attempt.
+    /// One attempt of a client with interceptors: adapt (2), the hops (3, 4) and
+    /// validation (5), and on failure the retry decision (6), which may start the next
+    /// attempt. (Without interceptors nothing adapts or retries: see
+    /// ``startOnlyAttempt(_:options:)``.)
     ///
     /// - Parameters:
     ///   - number: The attempt's number, from 1: the interceptors see it, and
@@ -146,10 +156,7 @@ extension NetworkClient {
     func attempt(
         _ request: URLRequest, options: TransferOptions, number: Int, earlier: [RequestMetrics.Exchange] = []
     ) -> Promise<HTTPResponse> {
-        guard !configuration.interceptors.isEmpty else {
-            return hops(request, options: options, attempt: number, earlier: earlier)
-        }
-        return adapted(request).flatMapResultInline { adapted in
+        adapted(request).flatMapResultInline { adapted in
             let sent = try adapted.get()
             // 6. retry?
             return self.hops(sent, options: options, attempt: number, earlier: earlier).recoverWith { error in
@@ -221,6 +228,40 @@ extension NetworkClient {
         attempt: Int,
         earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
+        let started = startHop(
+            request, options: options, userCookie: userCookie, redirectsFollowed: redirectsFollowed, attempt: attempt,
+            earlier: earlier)
+        return started.answer.continueInline(started.decide)
+    }
+
+    /// A hop under way: the answer to come, and what to make of it.
+    @usableFromInline
+    struct StartedHop: Sendable {
+        /// The transport's (or the cache's) answer, or why the request could not be sent.
+        @usableFromInline let answer: Promise<HTTPResponse>
+        /// The hop's decision on its answer, on the thread that delivered it: the final
+        /// response (``Outcome/settle(_:)``, validated) or the promise of the next hop's
+        /// (``Outcome/adopt(_:)``, a redirect or a streamed error body being read).
+        @usableFromInline let decide: @Sendable (Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse>
+    }
+
+    /// The first hop of a call's only attempt (a client without interceptors never
+    /// retries), for ``runPipeline(for:options:output:)``, which decodes after its decision
+    /// in the same step.
+    @usableFromInline
+    func startOnlyAttempt(_ request: URLRequest, options: TransferOptions) -> StartedHop {
+        startHop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: 1, earlier: [])
+    }
+
+    /// Starts a hop (3): the jar's cookies added, the request checked, then sent.
+    private func startHop(
+        _ request: URLRequest,
+        options: TransferOptions,
+        userCookie: String?,
+        redirectsFollowed: Int,
+        attempt: Int,
+        earlier: [RequestMetrics.Exchange]
+    ) -> StartedHop {
         var sent = request
         // The request as assembled, checked then, unless an interceptor, the jar or a
         // redirect changes it.
@@ -236,14 +277,14 @@ extension NetworkClient {
                 isChecked = false
             }
         }
-        if !isChecked {
-            do {
-                try RequestValidation.validate(sent)
-            } catch {
-                return Promise(error: error)
-            }
+        let answer: Promise<HTTPResponse>
+        do {
+            if !isChecked { try RequestValidation.validate(sent) }
+            answer = self.answer(sent, options: options)
+        } catch {
+            answer = Promise(error: error)
         }
-        return answer(sent, options: options).continueInline { result in
+        return StartedHop(answer: answer) { result in
             var response: HTTPResponse
             do {
                 response = try result.get()

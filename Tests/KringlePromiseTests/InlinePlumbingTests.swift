@@ -1,0 +1,108 @@
+import Foundation
+import KringlePromise
+import KringleTestSupport
+import Testing
+
+/// `continueInline` and `mapSuccess(deciding:)`, the client pipeline's plumbing for a step
+/// that usually has its answer at once (a hop) and sometimes starts more work (a redirect's
+/// next hop), the second followed by a decode on a queue in the same step.
+@Suite("Inline plumbing")
+struct InlinePlumbingTests {
+    @Test func aResultAtOnceSettlesOnTheSettlingThread() throws {
+        let upstream = Promise<Int>.pending()
+        let next = upstream.continueInline { result in .settle(.success(try result.get() * 2)) }
+        upstream.fulfill(21)
+        // No queue hop: settled before `fulfill` returned.
+        #expect(try next.result?.get() == 42)
+    }
+
+    @Test func anAdoptedPromiseDecides() async throws {
+        let upstream = Promise<Int>.pending()
+        let inner = Promise<Int>.pending()
+        let next = upstream.continueInline { _ in .adopt(inner) }
+        upstream.fulfill(1)
+        #expect(next.isPending)
+        inner.fulfill(7)
+        #expect(try await next.valueWithin() == 7)
+    }
+
+    @Test func aThrowAndAnUpstreamFailureReject() async {
+        let thrown = Promise(1).continueInline { _ -> Outcome<Int> in throw TestError(code: 1) }
+        #expect(throws: TestError(code: 1)) { try thrown.result?.get() }
+        let passed = Promise<Int>(error: TestError(code: 2)).continueInline { result in .settle(result) }
+        #expect(throws: TestError(code: 2)) { try passed.result?.get() }
+    }
+
+    @Test func cancellingTravelsUpstreamAndToTheAdoptedPromise() async {
+        let upstream = Promise<Int>.pending()
+        let inner = Promise<Int>.pending()
+        let next = upstream.continueInline { _ in .adopt(inner) }
+        next.cancel()
+        #expect(upstream.isCancelled)
+
+        let second = Promise<Int>.pending()
+        let adopting = second.continueInline { _ in .adopt(inner) }
+        second.fulfill(1)
+        adopting.cancel()
+        #expect(inner.isCancelled)
+    }
+
+    @Test func aDecisionAtOnceRunsTheBodyOnItsQueue() async throws {
+        let upstream = Promise<Int>.pending()
+        let queue = DispatchQueue(label: "decode")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let ranOnQueue = Flag()
+        let next = upstream.mapSuccess(deciding: { result in .settle(result.map { $0 + 1 }) }, on: queue) { value in
+            if DispatchQueue.getSpecific(key: key) == true { ranOnQueue.set() }
+            return value * 10
+        }
+        upstream.fulfill(1)
+        #expect(try await next.valueWithin() == 20)
+        #expect(ranOnQueue.isSet)
+    }
+
+    @Test func aDecisionToFollowAPromiseRunsTheBodyOnItsValue() async throws {
+        let upstream = Promise<Int>.pending()
+        let inner = Promise<Int>.pending()
+        let next = upstream.mapSuccess(deciding: { _ in .adopt(inner) }, on: .promises) { "\($0)" }
+        upstream.fulfill(1)
+        #expect(next.isPending)
+        inner.fulfill(7)
+        #expect(try await next.valueWithin() == "7")
+    }
+
+    @Test func aFailedDecisionRejectsAtOnceWithoutTheBody() {
+        let ran = Flag()
+        let thrown = Promise(1).mapSuccess(
+            deciding: { _ -> Outcome<Int> in throw TestError(code: 3) }, on: .promises
+        ) { value -> Int in
+            ran.set()
+            return value
+        }
+        // On the settling thread, not after a queue hop.
+        #expect(throws: TestError(code: 3)) { try thrown.result?.get() }
+        let upstream = Promise<Int>.pending()
+        let passed = upstream.mapSuccess(deciding: { .settle($0) }, on: .promises) { value -> Int in
+            ran.set()
+            return value
+        }
+        upstream.reject(TestError(code: 4))
+        #expect(throws: TestError(code: 4)) { try passed.result?.get() }
+        #expect(!ran.isSet)
+    }
+
+    @Test func cancellingTheMappedPromiseReachesUpstreamAndTheFollowedPromise() {
+        let upstream = Promise<Int>.pending()
+        let mapped = upstream.mapSuccess(deciding: { .settle($0) }, on: .promises) { $0 }
+        mapped.cancel()
+        #expect(upstream.isCancelled)
+
+        let second = Promise<Int>.pending()
+        let inner = Promise<Int>.pending()
+        let following = second.mapSuccess(deciding: { _ in .adopt(inner) }, on: .promises) { $0 }
+        second.fulfill(1)
+        following.cancel()
+        #expect(inner.isCancelled)
+    }
+}
