@@ -8,6 +8,10 @@ import Testing
 /// next hop), the second followed by a decode on a queue in the same step.
 @Suite("Inline plumbing")
 struct InlinePlumbingTests {
+    typealias Decision = @Sendable (Result<Int, any Error>) throws -> Outcome<Int>
+
+    static let asItIs: Decision = { .settle($0) }
+
     @Test func aResultAtOnceSettlesOnTheSettlingThread() throws {
         let upstream = Promise<Int>.pending()
         let next = upstream.continueInline { result in .settle(.success(try result.get() * 2)) }
@@ -53,7 +57,8 @@ struct InlinePlumbingTests {
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)
         let ranOnQueue = Flag()
-        let next = upstream.mapSuccess(deciding: { result in .settle(result.map { $0 + 1 }) }, on: queue) { value in
+        let addOne: Decision = { result in .settle(result.map { $0 + 1 }) }
+        let next = upstream.mapSuccess(deciding: addOne, on: queue) { value in
             if DispatchQueue.getSpecific(key: key) == true { ranOnQueue.set() }
             return value * 10
         }
@@ -65,7 +70,8 @@ struct InlinePlumbingTests {
     @Test func aDecisionToFollowAPromiseRunsTheBodyOnItsValue() async throws {
         let upstream = Promise<Int>.pending()
         let inner = Promise<Int>.pending()
-        let next = upstream.mapSuccess(deciding: { _ in .adopt(inner) }, on: .promises) { "\($0)" }
+        let follow: Decision = { _ in .adopt(inner) }
+        let next = upstream.mapSuccess(deciding: follow, on: .promises) { "\($0)" }
         upstream.fulfill(1)
         #expect(next.isPending)
         inner.fulfill(7)
@@ -74,16 +80,15 @@ struct InlinePlumbingTests {
 
     @Test func aFailedDecisionRejectsAtOnceWithoutTheBody() {
         let ran = Flag()
-        let thrown = Promise(1).mapSuccess(
-            deciding: { _ -> Outcome<Int> in throw TestError(code: 3) }, on: .promises
-        ) { value -> Int in
+        let fail: Decision = { _ in throw TestError(code: 3) }
+        let thrown = Promise(1).mapSuccess(deciding: fail, on: .promises) { value -> Int in
             ran.set()
             return value
         }
         // On the settling thread, not after a queue hop.
         #expect(throws: TestError(code: 3)) { try thrown.result?.get() }
         let upstream = Promise<Int>.pending()
-        let passed = upstream.mapSuccess(deciding: { .settle($0) }, on: .promises) { value -> Int in
+        let passed = upstream.mapSuccess(deciding: Self.asItIs, on: .promises) { value -> Int in
             ran.set()
             return value
         }
@@ -94,13 +99,14 @@ struct InlinePlumbingTests {
 
     @Test func cancellingTheMappedPromiseReachesUpstreamAndTheFollowedPromise() {
         let upstream = Promise<Int>.pending()
-        let mapped = upstream.mapSuccess(deciding: { .settle($0) }, on: .promises) { $0 }
+        let mapped = upstream.mapSuccess(deciding: Self.asItIs, on: .promises) { $0 }
         mapped.cancel()
         #expect(upstream.isCancelled)
 
         let second = Promise<Int>.pending()
         let inner = Promise<Int>.pending()
-        let following = second.mapSuccess(deciding: { _ in .adopt(inner) }, on: .promises) { $0 }
+        let follow: Decision = { _ in .adopt(inner) }
+        let following = second.mapSuccess(deciding: follow, on: .promises) { $0 }
         second.fulfill(1)
         following.cancel()
         #expect(inner.isCancelled)
