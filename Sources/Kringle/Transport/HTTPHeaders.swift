@@ -51,7 +51,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Every value for `name` (case-insensitive), in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.same($0.name, name) }.map(\.value)
+        // A loop rather than `filter` and `map`: it runs for every response (`Set-Cookie`),
+        // and usually finds nothing, which then costs no array.
+        var values: [String] = []
+        for field in fields where Self.same(field.name, name) {
+            values.append(field.value)
+        }
+        return values
     }
 
     /// Whether a field named `name` (case-insensitive) exists.
