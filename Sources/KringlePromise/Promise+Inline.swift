@@ -112,8 +112,15 @@ extension Promise {
                 case .settle(let outcome):
                     decided = outcome
                 case .adopt(let inner):
-                    let mapped = inner.mapSuccess(on: queue, consumerMayRun: consumerMayRun, body)
-                    next.adopt(mapped, checkingForCycles: false)
+                    // Followed directly rather than through a promise of its own, so that a
+                    // consumer waiting for `next` can still take the job (`handOff`).
+                    next.addDependency(inner)
+                    inner.observeInline { result in
+                        guard next.isPending else { return }
+                        next.settle(result, runningOn: queue, consumerMayRun: consumerMayRun, body)
+                    }
+                    // Cancelled while `decide` ran: the dependency came too late to carry it.
+                    if next.isCancelled { inner.cancel() }
                     return
                 }
             } catch {

@@ -46,6 +46,26 @@ struct HandOffTests {
         #expect(ranOn.value.map { pthread_equal($0, waiter) != 0 } == true)
     }
 
+    @Test("a thread blocked in wait() runs the job after a decision to follow another promise")
+    func waitRunsTheJobAfterAnAdoption() async throws {
+        let source = Promise<Int>.pending()
+        let followed = Promise<Int>.pending()
+        let ranOn = Box<pthread_t?>(nil)
+        let follow: @Sendable (Result<Int, any Error>) throws -> Outcome<Int> = { _ in .adopt(followed) }
+        let mayRun: @Sendable (Int) -> Bool = { _ in true }
+        let mapped = source.mapSuccess(deciding: follow, on: .promises, consumerMayRun: mayRun) { value in
+            ranOn.withLock { $0 = pthread_self() }
+            return value + 1
+        }
+        async let waited = onOwnThread { (try mapped.wait(), pthread_self()) }
+        try await Self.waitUntilClaimed(mapped)
+        source.fulfill(1)
+        followed.fulfill(41)
+        let (value, waiter) = try await waited
+        #expect(value == 42)
+        #expect(ranOn.value.map { pthread_equal($0, waiter) != 0 } == true)
+    }
+
     @Test("a job the consumer may not run goes to its queue")
     func jobsNotHandedOffRunOnTheQueue() async throws {
         let (source, mapped, ranOn) = Self.mapped(consumerMayRun: false)

@@ -30,7 +30,7 @@ struct InlinePlumbingTests {
         #expect(try await next.valueWithin() == 7)
     }
 
-    @Test func aThrowAndAnUpstreamFailureReject() async {
+    @Test func aThrowAndAnUpstreamFailureReject() {
         let thrown = Promise(1).continueInline { _ -> Outcome<Int> in throw TestError(code: 1) }
         #expect(throws: TestError(code: 1)) { try thrown.result?.get() }
         let passed = Promise<Int>(error: TestError(code: 2)).continueInline { result in .settle(result) }
@@ -110,5 +110,28 @@ struct InlinePlumbingTests {
         second.fulfill(1)
         following.cancel()
         #expect(inner.isCancelled)
+    }
+
+    /// An inline step that settles another promise runs to its end before that promise's
+    /// own inline step starts, as when every step went through the trampoline's queue:
+    /// nested settlements never recurse.
+    @Test func aNestedInlineStepWaitsForTheOneRunning() throws {
+        let first = Promise<Int>.pending()
+        let second = Promise<Int>.pending()
+        let order = Recorder<String>()
+        let firstStep = first.continueInline { result in
+            order.append("first starts")
+            second.fulfill(try result.get() + 1)
+            order.append("first ends")
+            return .settle(result)
+        }
+        let secondStep = second.continueInline { result in
+            order.append("second")
+            return .settle(result)
+        }
+        first.fulfill(1)
+        #expect(order.elements == ["first starts", "first ends", "second"])
+        #expect(try firstStep.result?.get() == 1)
+        #expect(try secondStep.result?.get() == 2)
     }
 }

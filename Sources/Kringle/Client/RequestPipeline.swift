@@ -215,8 +215,9 @@ extension NetworkClient {
     /// - Parameters:
     ///   - userCookie: On a redirect's hop, the `Cookie` header the caller set, merged with
     ///     the jar's on every hop to the original origin. The first hop reads it from
-    ///     `request`, and only when the jar has cookies to add: looking a field up in a
-    ///     `URLRequest` is not free.
+    ///     `request` (``callerCookie(of:redirectsFollowed:carried:)``), and only when it needs
+    ///     it: when the jar has cookies to add, or for the redirect it follows. Looking a
+    ///     field up in a `URLRequest` is not free.
     ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
     ///   - attempt: The attempt the hop belongs to.
     ///   - earlier: The call's exchanges before this hop, for its metrics.
@@ -271,7 +272,7 @@ extension NetworkClient {
             // The first hop already carries the caller's cookie: without the jar's there is
             // nothing to change (and changing a URLRequest copies it).
             if jarCookie != nil || redirectsFollowed > 0 {
-                let userCookie = redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : userCookie
+                let userCookie = callerCookie(of: request, redirectsFollowed: redirectsFollowed, carried: userCookie)
                 let merged = [userCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
                 sent.setValue(merged.isEmpty ? nil : merged, forHTTPHeaderField: "Cookie")
                 isChecked = false
@@ -339,12 +340,19 @@ extension NetworkClient {
                     redirect.request,
                     options: redirect.carrying(options),
                     userCookie: redirect.keepsUserCookie
-                        ? (redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : userCookie) : nil,
+                        ? self.callerCookie(of: request, redirectsFollowed: redirectsFollowed, carried: userCookie)
+                        : nil,
                     redirectsFollowed: redirectsFollowed + 1,
                     attempt: attempt,
                     earlier: earlier + [response.exchange]
                 ))
         }
+    }
+
+    /// The `Cookie` header the caller set: the first hop's own, or the one a redirect's hop
+    /// carries.
+    private func callerCookie(of request: URLRequest, redirectsFollowed: Int, carried: String?) -> String? {
+        redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : carried
     }
 
     /// The transport's exchange, logged when there is a logger: the request as sent, and

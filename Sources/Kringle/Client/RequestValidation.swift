@@ -11,26 +11,21 @@ import FoundationNetworking
 /// The endpoint's and the configuration's headers are checked before they go into the
 /// `URLRequest` (on Linux, `URLRequest.setValue` itself drops a value with CR, LF or NUL);
 /// the whole request, interceptors' changes included, is checked again before each hop,
-/// unless it is the assembled request itself (an endpoint's first hop without interceptors
-/// or cookies from the jar).
+/// unless it is the assembled request itself (an endpoint's first hop, with a method that
+/// is a token, without interceptors or cookies from the jar).
 enum RequestValidation {
     /// Throws ``KringleError/invalidRequest(_:)`` naming the method or header that breaks
     /// RFC 9110's grammar: a method (§9.1) and field names (§5.1) are tokens, and field values
     /// (§5.5) hold no CR, LF, NUL or other control character but horizontal tab.
     static func validate(_ request: URLRequest) throws {
-        if let method = request.httpMethod { try validateMethod(method) }
-        guard let fields = request.allHTTPHeaderFields else { return }
-        for (name, value) in fields {
-            try validateField(name: name, value: value)
-        }
-    }
-
-    /// Throws ``KringleError/invalidRequest(_:)`` when `method` is not a token (RFC 9110 §9.1).
-    static func validateMethod(_ method: String) throws {
-        guard isToken(method) else {
+        if let method = request.httpMethod, !isToken(method) {
             throw KringleError.invalidRequest(
                 "The method \(quoted(method)) is not a token (RFC 9110 §9.1): letters, digits and !#$%&'*+-.^_`|~ only."
             )
+        }
+        guard let fields = request.allHTTPHeaderFields else { return }
+        for (name, value) in fields {
+            try validateField(name: name, value: value)
         }
     }
 

@@ -21,8 +21,8 @@ struct TransferOptions: Sendable {
     /// gets its ``ResponseBodyChannel`` (the final response carries its own).
     var bodyChannels: StreamChannels?
     /// Whether the request the call starts with was built by `RequestAssembly`, which checks
-    /// its method and every field as it sets them: then its first hop needs no second check
-    /// (`RequestValidation`) unless something changed it on the way.
+    /// every field as it sets them, with a method that is a token: then its first hop needs
+    /// no second check (`RequestValidation`) unless something changed it on the way.
     var requestIsChecked = false
 
     /// No streaming: the plain ``Transport/send(_:)`` path.

@@ -17,6 +17,9 @@ enum RequestAssembly {
         var streamedBody: StreamedBody?
         var credentialHeaders: Set<String>
         var cachePolicy: CachePolicy
+        /// Whether the request needs no second check before its first hop (see
+        /// ``TransferOptions/requestIsChecked``).
+        var isChecked: Bool
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
@@ -29,7 +32,7 @@ enum RequestAssembly {
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
                 body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy,
-                requestIsChecked: true)
+                requestIsChecked: isChecked)
         }
     }
 
@@ -54,10 +57,7 @@ enum RequestAssembly {
         )
         var request = URLRequest(url: url)
         // GET is URLRequest's own default; every change to a URLRequest costs.
-        if method != .get {
-            try RequestValidation.validateMethod(method.rawValue)
-            request.httpMethod = method.rawValue
-        }
+        if method != .get { request.httpMethod = method.rawValue }
         // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
         // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
         request.timeoutInterval = client.configuration.transportTimeout
@@ -82,7 +82,11 @@ enum RequestAssembly {
         if !fields.isEmpty { request.allHTTPHeaderFields = fields.dictionary }
         return Built(
             request: request, streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders,
-            cachePolicy: endpoint.cachePolicy)
+            cachePolicy: endpoint.cachePolicy,
+            // Every field was checked as it was set; a method that is no token is rejected by
+            // the check before the first hop, as for any request (after the interceptors'
+            // `adapt`, which may change it, and logged).
+            isChecked: method == .get || RequestValidation.isToken(method.rawValue))
     }
 
     /// The request's header fields as they are assembled: a later field replaces an earlier

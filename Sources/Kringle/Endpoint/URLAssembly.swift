@@ -44,18 +44,20 @@ enum URLAssembly {
         // A leading slash is kept by the encoding, so the whole path is encoded (a suffix
         // would be copied into a string of its own first).
         let encodedPath = PercentEncoding.path(path)
-        let queryText = queryItems.isEmpty ? "" : query(queryItems)
+        // Even items that join to nothing (one nameless item) make a query: the `?` stays.
+        let hasQuery = !queryItems.isEmpty
+        let queryText = hasQuery ? query(queryItems) : ""
         let slash = UInt8(ascii: "/")
         let text = baseText.withContiguousUTF8 { base in
             encodedPath.withContiguousUTF8 { encoded in
                 queryText.withContiguousUTF8 { query -> String? in
                     let path = encoded.first == slash ? encoded.dropFirst() : encoded[...]
-                    guard !path.isEmpty || !query.isEmpty else { return nil }
+                    guard !path.isEmpty || hasQuery else { return nil }
                     // The base's own trailing slash gives way to the one before the path.
                     let basePart = !path.isEmpty && base.last == slash ? base.dropLast() : base[...]
                     let question = UInt8(ascii: "?")
                     let count =
-                        basePart.count + (path.isEmpty ? 0 : 1 + path.count) + (query.isEmpty ? 0 : 1 + query.count)
+                        basePart.count + (path.isEmpty ? 0 : 1 + path.count) + (hasQuery ? 1 + query.count : 0)
                     // One allocation, the bytes copied once.
                     return String(unsafeUninitializedCapacity: count) { buffer in
                         var written = 0
@@ -71,7 +73,7 @@ enum URLAssembly {
                         }
                         append(basePart, after: nil)
                         if !path.isEmpty { append(path, after: slash) }
-                        if !query.isEmpty { append(query[...], after: question) }
+                        if hasQuery { append(query[...], after: question) }
                         return written
                     }
                 }

@@ -51,8 +51,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Every value for `name` (case-insensitive), in order.
     public func values(for name: String) -> [String] {
-        // A loop rather than `filter` and `map`: it runs for every response (`Set-Cookie`),
-        // and usually finds nothing, which then costs no array.
+        // One pass, with no closure between the fields and the comparison: it runs for every
+        // response (`Set-Cookie`).
         var values: [String] = []
         for field in fields where Self.same(field.name, name) {
             values.append(field.value)

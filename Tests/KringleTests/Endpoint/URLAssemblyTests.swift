@@ -90,6 +90,9 @@ struct URLAssemblyTests {
         .init(
             base: "http://h.example/api", path: "/", query: [Pair(name: "q", value: "1")],
             expected: "http://h.example/api?q=1"),
+        // One nameless item joins to nothing, and still makes a query.
+        .init(
+            base: "http://h.example", path: "/x", query: [Pair(name: "", value: nil)], expected: "http://h.example/x?"),
         // An escape already in the path is kept, before a query.
         .init(
             base: "http://h.example/", path: "/a%20b", query: [Pair(name: "q", value: "1")],
