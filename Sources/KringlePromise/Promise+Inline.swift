@@ -32,12 +32,7 @@ extension Promise {
     package func flatMapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Promise<Next>
     ) -> Promise<Next> {
-        let next = Promise<Next>(dependingOn: self)
-        observeInline { result in
-            guard next.isPending else { return }
-            do { next.adopt(try body(result), checkingForCycles: false) } catch { next.settle(.failure(error)) }
-        }
-        return next
+        continueInline { result in .adopt(try body(result)) }
     }
 
     /// The promise that settles as `body` decides, `body` run on the settling thread: with
