@@ -91,6 +91,9 @@ extension Promise {
     /// promise of it (``Outcome/adopt(_:)``) that `body` then follows. For a stage that
     /// usually decides at once, as the client's last hop before the decode: one promise
     /// fewer than `continueInline` followed by `mapSuccess`.
+    ///
+    /// The followed promise must not wait for the returned one, as for
+    /// ``flatMapResultInline(_:)``.
     @inlinable
     package func mapSuccess<Decided: Sendable, Next: Sendable>(
         deciding decide: @escaping @Sendable (Result<Value, any Error>) throws -> Outcome<Decided>,
