@@ -78,12 +78,8 @@ extension Promise {
         consumerMayRun: @escaping @Sendable (Value) -> Bool = { _ in false },
         _ body: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
-        let next = Promise<Next>(dependingOn: self)
-        observeInline { result in
-            guard next.isPending else { return }
-            next.settle(result, runningOn: queue, consumerMayRun: consumerMayRun, body)
-        }
-        return next
+        // The decision passes the result on; capturing nothing, it costs no allocation.
+        mapSuccess(deciding: { .settle($0) }, on: queue, consumerMayRun: consumerMayRun, body)
     }
 
     /// ``mapSuccess(on:consumerMayRun:_:)`` after a decision on the settling thread, in one
@@ -133,7 +129,7 @@ extension Promise {
 extension Promise {
     /// Settles this pending promise with `body`'s result for the value in `result`, `body`
     /// run on `queue` (or by a consumer waiting for this promise, when `consumerMayRun`
-    /// says so), or at once with the failure in `result`. The two `mapSuccess` share it.
+    /// says so), or at once with the failure in `result`.
     @inlinable
     func settle<Argument: Sendable>(
         _ result: Result<Argument, any Error>,

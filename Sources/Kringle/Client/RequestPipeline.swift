@@ -188,7 +188,8 @@ extension NetworkClient {
     private func hops(
         _ request: URLRequest, options: TransferOptions, attempt: Int, earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
-        hop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: attempt, earlier: earlier)
+        startHop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: attempt, earlier: earlier)
+            .response
     }
 
     /// 2. adapt: the request after every interceptor's `adapt`, in order.
@@ -208,33 +209,6 @@ extension NetworkClient {
         }
     }
 
-    /// 3. hop: one request to the transport with the jar's cookies, then the response's
-    /// cookies stored and, for a redirect (4), the next hop; the final response is
-    /// validated (5).
-    ///
-    /// - Parameters:
-    ///   - userCookie: On a redirect's hop, the `Cookie` header the caller set, merged with
-    ///     the jar's on every hop to the original origin. The first hop reads it from
-    ///     `request` (``callerCookie(of:redirectsFollowed:carried:)``), and only when it needs
-    ///     it: when the jar has cookies to add, or for the redirect it follows. Looking a
-    ///     field up in a `URLRequest` is not free.
-    ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
-    ///   - attempt: The attempt the hop belongs to.
-    ///   - earlier: The call's exchanges before this hop, for its metrics.
-    private func hop(
-        _ request: URLRequest,
-        options: TransferOptions,
-        userCookie: String?,
-        redirectsFollowed: Int,
-        attempt: Int,
-        earlier: [RequestMetrics.Exchange]
-    ) -> Promise<HTTPResponse> {
-        let started = startHop(
-            request, options: options, userCookie: userCookie, redirectsFollowed: redirectsFollowed, attempt: attempt,
-            earlier: earlier)
-        return started.answer.continueInline(started.decide)
-    }
-
     /// A hop under way: the answer to come, and what to make of it.
     @usableFromInline
     struct StartedHop: Sendable {
@@ -244,6 +218,9 @@ extension NetworkClient {
         /// response (``Outcome/settle(_:)``, validated) or the promise of the next hop's
         /// (``Outcome/adopt(_:)``, a redirect or a streamed error body being read).
         @usableFromInline let decide: @Sendable (Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse>
+
+        /// The hop's final response, as decided, on its own promise.
+        var response: Promise<HTTPResponse> { answer.continueInline(decide) }
     }
 
     /// The first hop of a call's only attempt (a client without interceptors never
@@ -254,7 +231,19 @@ extension NetworkClient {
         startHop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: 1, earlier: [])
     }
 
-    /// Starts a hop (3): the jar's cookies added, the request checked, then sent.
+    /// 3. hop, started: one request to the transport with the jar's cookies; its decision
+    /// then stores the response's cookies and, for a redirect (4), starts the next hop, or
+    /// validates the final response (5).
+    ///
+    /// - Parameters:
+    ///   - userCookie: On a redirect's hop, the `Cookie` header the caller set, merged with
+    ///     the jar's on every hop to the original origin. The first hop reads it from
+    ///     `request` (``callerCookie(of:redirectsFollowed:carried:)``), and only when it needs
+    ///     it: when the jar has cookies to add, or for the redirect it follows. Looking a
+    ///     field up in a `URLRequest` is not free.
+    ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
+    ///   - attempt: The attempt the hop belongs to.
+    ///   - earlier: The call's exchanges before this hop, for its metrics.
     private func startHop(
         _ request: URLRequest,
         options: TransferOptions,
@@ -336,7 +325,7 @@ extension NetworkClient {
                 throw KringleError.insecureRedirect(from: response.url, to: target)
             }
             return .adopt(
-                self.hop(
+                self.startHop(
                     redirect.request,
                     options: redirect.carrying(options),
                     userCookie: redirect.keepsUserCookie
@@ -345,7 +334,7 @@ extension NetworkClient {
                     redirectsFollowed: redirectsFollowed + 1,
                     attempt: attempt,
                     earlier: earlier + [response.exchange]
-                ))
+                ).response)
         }
     }
 
