@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func clientDownloadsThroughTheTransport() async throws {
-        let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let bytes = patternedData(count: 300_000)
         let server = try LoopbackServer { _ in .data(bytes) }
         defer { server.shutdown() }
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -44,7 +44,7 @@ import Testing
         }
         defer { server.shutdown() }
         // Large enough that curl would otherwise add "Expect: 100-continue".
-        let body = Data((0..<2_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let body = patternedData(count: 2_000_000)
 
         let response = try await CurlTransport().send(makeRequest(server.url("/upload"), method: "POST", body: body))
             .valueWithin()

@@ -104,7 +104,7 @@ struct RequestInterceptorTests {
 
     @Test("retry is asked only once the whole response, body included, has arrived")
     func retryAfterWholeResponse() async throws {
-        let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let body = patternedData(count: 200_000)
         let server = try LoopbackServer { _ in
             LoopbackServer.Response.data(body, status: 503).withBehavior(.chunked(chunkSize: 1_000))
         }

@@ -13,14 +13,9 @@ import FoundationNetworking
 /// every transport.
 @Suite("Streaming responses end to end")
 struct StreamingEndToEndTests {
-    /// A body of `count` bytes that differ from one position to the next.
-    static func body(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
-    }
-
     @Test("the chunks arrive in order and complete, the head before the first", arguments: TransportUnderTest.allCases)
     func chunks(_ transport: TransportUnderTest) async throws {
-        let payload = Self.body(300_000)
+        let payload = patternedData(count: 300_000)
         let released = LoopbackServer.Gate()
         let server = try LoopbackServer { _ in
             .data(payload).withBehavior(.paced([.init(bytes: 1_000, then: .until(released))], afterLast: .sendRest))
@@ -141,7 +136,7 @@ struct StreamingEndToEndTests {
 
     @Test("the promise form hands every chunk over in order, then the response", arguments: TransportUnderTest.allCases)
     func promiseForm(_ transport: TransportUnderTest) async throws {
-        let payload = Self.body(200_000)
+        let payload = patternedData(count: 200_000)
         let server = try LoopbackServer { _ in .data(payload).withBehavior(.chunked(chunkSize: 7_000)) }
         let received = Box(Data())
         let response = try await transport.client()
@@ -199,7 +194,7 @@ extension LoopbackServer.Response {
     /// (``LoopbackServer/Statistics/connectionsClosedByPeer``). More than the socket buffers
     /// hold, when the test needs the client's transport itself to be holding back.
     static func endless(sending bytes: Int) -> Self {
-        .data(StreamingEndToEndTests.body(2 * bytes)).withBehavior(
+        .data(patternedData(count: 2 * bytes)).withBehavior(
             .paced([.init(bytes: bytes)], afterLast: .holdUntilHangUp))
     }
 }

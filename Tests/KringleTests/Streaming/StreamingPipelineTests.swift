@@ -83,7 +83,7 @@ struct StreamingPipelineTests {
         "a slow reader holds the transfer back: a body many times the channel arrives whole, and leaving while paused stops it",
         arguments: TransportUnderTest.allCases)
     func backpressure(_ transport: TransportUnderTest) async throws {
-        let payload = Data((0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let payload = patternedData(count: 600_000)
         let server = try LoopbackServer { request in
             guard request.path == "/held" else { return .data(payload) }
             return .endless(sending: 4_000_000)
