@@ -39,6 +39,7 @@ public struct Response<Value: Sendable>: Sendable {
     }
 
     /// `value` with the status, fields and URL of a transport's response, and `body`.
+    @usableFromInline
     init(value: Value, body: Data, of response: HTTPResponse) {
         self.init(
             value: value, statusCode: response.statusCode, headers: response.headers, trailers: response.trailers,

@@ -8,30 +8,44 @@ enum ResponseDecoding {
     ///
     /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
     /// ``Response`` around it would be built only to be taken apart again.
-    @usableFromInline
+    ///
+    /// Inlinable, so that it is compiled for the caller's `Value`: run as generic code, it
+    /// looked up the metadata of `Value?` on every request, and `as? Value` alone was a
+    /// run-time cast (`swift_dynamicCast`); specialised, the `Data` check is a constant.
+    @inlinable
     static func value<Value: Decodable & Sendable>(
         of response: HTTPResponse,
         as type: Value.Type,
         configuration: NetworkClient.Configuration
     ) throws -> Value {
-        if let raw = response.body as? Value { return raw }
+        if Value.self == Data.self, let raw = response.body as? Value { return raw }
         do {
-            guard !response.body.isEmpty else {
-                throw DecodingError.dataCorrupted(
-                    DecodingError.Context(
-                        codingPath: [],
-                        debugDescription: "The response body was empty, so no \(Value.self) could be decoded."
-                    ))
-            }
+            guard !response.body.isEmpty else { throw emptyBody(Value.self) }
             return try configuration.decoder.decode(Value.self, from: response.body)
         } catch let error as DecodingError {
-            throw KringleError.decodingFailed(error, Response(response, redaction: configuration.redaction))
+            throw decodingFailed(error, response, configuration: configuration)
         }
+    }
+
+    /// Why no `type` could be decoded from an empty body.
+    @usableFromInline
+    static func emptyBody(_ type: Any.Type) -> DecodingError {
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [], debugDescription: "The response body was empty, so no \(type) could be decoded."))
+    }
+
+    /// `error` with the response it came from, described as `configuration` redacts it.
+    @usableFromInline
+    static func decodingFailed(
+        _ error: DecodingError, _ response: HTTPResponse, configuration: NetworkClient.Configuration
+    ) -> KringleError {
+        KringleError.decodingFailed(error, Response(response, redaction: configuration.redaction))
     }
 
     /// The body decoded as ``value(of:as:configuration:)`` does, with the response's status,
     /// fields and metrics.
-    @usableFromInline
+    @inlinable
     static func decode<Value: Decodable & Sendable>(
         _ response: HTTPResponse,
         as type: Value.Type,
