@@ -88,8 +88,15 @@ public final class Promise<Value: Sendable>:
 
     deinit {
         // Nobody else holds the promise any more, so no lock is needed. Most promises hold
-        // no observer by now and skip everything.
-        guard state.first != nil || state.overflow != nil else { return }
+        // no observer by now and skip everything. So does a settled one with an overflow (a
+        // consumer's claim, cancel handlers, several observers): its observers have all run,
+        // as each drain holds the promise until it is done, so what the overflow still holds
+        // is released as any property is. Leftovers' path below costs several look-ups of
+        // generic metadata, which a consumer blocked in `wait()` or awaiting `value` paid on
+        // every request.
+        guard state.first != nil || (state.overflow != nil && phase.load(ordering: .relaxed) == .pending) else {
+            return
+        }
         // A dropped pending chain frees its links one by one, not recursively (rule 7/8):
         // what the observers hold is moved out, for the trampoline to release.
         Trampoline.release(Leftovers(first: state.first.take(), overflow: state.overflow.take()))
