@@ -21,9 +21,12 @@ import FoundationNetworking
 /// and raw URLSession with `JSONDecoder` in its completion handler, the usual baseline, both
 /// from the same pump as (2) and from `inFlight` threads blocked until each task completes,
 /// the pattern of (4): URLSession's connection reuse differs between the two.
-/// Rounds alternate between the styles; each style keeps its median run. Prints wall and CPU
-/// (getrusage) µs per request, heap allocations per request, connections the server
-/// accepted per run (nginx only), and the ratios the targets are stated in.
+/// Rounds alternate between the styles. Prints each style's median run: wall and CPU
+/// (getrusage) µs per request, heap allocations per request, connections the server accepted
+/// per run (nginx only); and the ratios the targets are stated in, each the median over the
+/// rounds of one style's run against the baseline's in the same round. Runs of one round
+/// follow each other within a second, so a host that is slower for a while slows both sides of
+/// a ratio: the ratio of two medians, taken from different rounds, moved with that.
 ///
 /// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]`
 /// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
@@ -82,11 +85,12 @@ extension Overhead {
             for inFlight in [1, 8] {
                 let transport: any Transport =
                     transportName == "CurlTransport" ? CurlTransport() : URLSessionTransport()
-                let runs = measure(transport: transport, inFlight: inFlight, server: server, rounds: rounds)
-                let floor = runs[.floor]!
-                let raw = runs[.rawURLSession]!
+                let rounds = measure(transport: transport, inFlight: inFlight, server: server, rounds: rounds)
                 for style in Style.allCases {
-                    guard let run = runs[style] else { continue }
+                    guard let run = rounds.median(style) else { continue }
+                    let ratio = { (baseline: Style, measure: (Run) -> Double) in
+                        style.isRaw ? "" : rounds.ratio(style, to: baseline, measure)
+                    }
                     let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
                     table.row(
                         style.isRaw ? "–" : transportName,
@@ -95,9 +99,7 @@ extension Overhead {
                         perRequest(run.wall), perRequest(run.cpu),
                         kac_counts_allocations() == 0 ? "n/a" : String(format: "%.0f", run.allocationsPerRequest),
                         run.connections.map(String.init) ?? "n/a",
-                        style.isRaw ? "" : ratio(run.wall, floor.wall),
-                        style.isRaw ? "" : ratio(run.cpu, floor.cpu),
-                        style.isRaw ? "" : ratio(run.wall, raw.wall))
+                        ratio(.floor, \.wall), ratio(.floor, \.cpu), ratio(.rawURLSession, \.wall))
                 }
             }
         }
@@ -167,14 +169,16 @@ enum Overhead {
         guard chosen.count == named.count else { throw Usage() }
         let inFlight = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
         let transport: any Transport = arguments[0] == "curl" ? CurlTransport() : URLSessionTransport()
-        let runs = measure(transport: transport, inFlight: inFlight, server: server, styles: chosen, count: count)
+        let rounds = measure(transport: transport, inFlight: inFlight, server: server, styles: chosen, count: count)
         for style in chosen {
-            guard let run = runs[style] else { continue }
+            guard let run = rounds.median(style) else { continue }
             let perRequest = { (value: Double) in String(format: "%.1f", value / Double(count)) }
+            let againstFloor =
+                style != .floor && chosen.contains(.floor) ? ", \(rounds.ratio(style, to: .floor, \.wall)) floor" : ""
             print(
                 "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(perRequest(run.wall * 1e6)) µs wall,"
                     + " \(perRequest(run.cpu * 1e6)) µs CPU, \(perRequest(Double(run.allocations))) allocations per"
-                    + " request, \(run.connections.map(String.init) ?? "n/a") new connections")
+                    + " request, \(run.connections.map(String.init) ?? "n/a") new connections\(againstFloor)")
         }
     }
 
@@ -182,12 +186,30 @@ enum Overhead {
         String(format: "%.1f", seconds / Double(requests) * 1_000_000)
     }
 
-    /// Every style over `transport`, warmed up, then `rounds` alternating runs each; the
-    /// median run (by wall time) of each style.
+    /// Every run of each style, round by round.
+    struct Rounds {
+        let runs: [Style: [Run]]
+
+        /// The style's median run, by wall time.
+        func median(_ style: Style) -> Run? {
+            runs[style].map { $0.sorted { $0.wall < $1.wall }[$0.count / 2] }
+        }
+
+        /// The median over the rounds of `measure` of `style`'s run divided by that of
+        /// `baseline`'s run in the same round, formatted.
+        func ratio(_ style: Style, to baseline: Style, _ measure: (Run) -> Double) -> String {
+            guard let candidates = runs[style], let baselines = runs[baseline] else { return "" }
+            let ratios = zip(candidates, baselines).map { measure($0) / measure($1) }.sorted()
+            return String(format: "%.2fx", ratios[ratios.count / 2])
+        }
+    }
+
+    /// Every style over `transport`, warmed up, then `rounds` rounds, each one run of every
+    /// style in turn.
     static func measure(
         transport: any Transport, inFlight: Int, server: OverheadServer, styles: [Style] = Style.allCases,
         count: Int = requests, rounds: Int = rounds
-    ) -> [Style: Run] {
+    ) -> Rounds {
         let client = NetworkClient(transport: transport)
         let raw = URLSession(configuration: .ephemeral)
         defer { raw.finishTasksAndInvalidate() }
@@ -206,7 +228,7 @@ enum Overhead {
                 runs[style, default: []].append(measureRun(server: server) { work[style]!(count) })
             }
         }
-        return runs.mapValues { $0.sorted { $0.wall < $1.wall }[$0.count / 2] }
+        return Rounds(runs: runs)
     }
 
     /// Wall, CPU, allocations and new connections of `body`, which returns its failures.
