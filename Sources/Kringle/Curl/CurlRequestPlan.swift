@@ -129,7 +129,7 @@ struct CurlRequestPlan: Sendable {
             hasExpect = hasExpect || name.equalsIgnoringASCIICase("expect")
             hasContentType = hasContentType || name.equalsIgnoringASCIICase("content-type")
             // "Name:" would tell curl to remove the header; "Name;" sends it empty.
-            lines.append(value.isEmpty ? name + ";" : name + ": " + value)
+            lines.append(value.isEmpty ? name + ";" : headerLine(name, value))
         }
         // In a stable order; most requests have a header or two, which need no sorting (nor
         // a copy of the fields).
@@ -150,6 +150,21 @@ struct CurlRequestPlan: Sendable {
             lines.append("Content-Type:")
         }
         return lines
+    }
+
+    /// `"name: value"`, written once into storage of its own: `name + ": " + value` builds
+    /// an intermediate string and appends twice, for every field of every request.
+    private static func headerLine(_ name: String, _ value: String) -> String {
+        name.withContiguousUTF8 { name in
+            value.withContiguousUTF8 { value in
+                String(unsafeUninitializedCapacity: name.count + 2 + value.count) { line in
+                    let colon = line.initialize(fromContentsOf: name)
+                    line[colon] = UInt8(ascii: ":")
+                    line[colon + 1] = UInt8(ascii: " ")
+                    return line[(colon + 2)...].initialize(fromContentsOf: value)
+                }
+            }
+        }
     }
 
     /// Seconds to whole milliseconds, rounded up so that 0.0001 s still means "a limit";

@@ -39,6 +39,14 @@ import KringleTestSupport
         #expect(lines == ["x-a: 1", "X-B: 2", "X-Empty;", "Expect:", "Content-Type:"])
     }
 
+    @Test func headerLinesKeepEveryByteOfLongAndUTF8Values() throws {
+        let long = String(repeating: "token-", count: 40)
+        let lines = try CurlRequestPlan.headerLines(
+            ["Authorization": "Bearer " + long, "X-Name": "café ☕"], hasBody: false)
+
+        #expect(lines == ["Authorization: Bearer " + long, "X-Name: café ☕", "Expect:"])
+    }
+
     @Test func givenExpectAndContentTypeAreKept() throws {
         let lines = try CurlRequestPlan.headerLines(
             ["Expect": "100-continue", "Content-Type": "text/plain"], hasBody: true)
