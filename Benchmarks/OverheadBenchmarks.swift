@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 /// For each transport, one request at a time and 8 in flight, 2,000 GETs of a 200-byte JSON
 /// per run, in the styles a user writes:
-/// 1. floor: the transport's `send`, decoded with `JSONDecoder` in one `always` handler;
+/// 1. floor: the transport's `send` of the request the client would send (its default
+///    header fields included), decoded with `JSONDecoder` in one `always` handler;
 /// 2. handler: `client.get(endpoint, as:)` with `done`/`catch` (the README's style);
 /// 3. await: `try await client.get(endpoint, as:).value` from `inFlight` tasks;
 /// 4. wait: `try client.get(endpoint, as:).wait()` from `inFlight` threads;
@@ -214,12 +215,14 @@ enum Overhead {
         let raw = URLSession(configuration: .ephemeral)
         defer { raw.finishTasksAndInvalidate() }
         let work: [Style: (Int) -> Int] = [
-            .floor: { count in floor(transport, server.url, count: count, inFlight: inFlight) },
+            .floor: { count in floor(transport, server.request, count: count, inFlight: inFlight) },
             .handler: { count in handler(client, server.endpoint, count: count, inFlight: inFlight) },
             .await: { count in awaiting(client, server.endpoint, count: count, inFlight: inFlight) },
             .wait: { count in waiting(client, server.endpoint, count: count, inFlight: inFlight) },
-            .rawURLSession: { count in rawURLSession(raw, server.url, count: count, inFlight: inFlight) },
-            .rawURLSessionWaiting: { count in rawURLSessionWaiting(raw, server.url, count: count, inFlight: inFlight) },
+            .rawURLSession: { count in rawURLSession(raw, server.request, count: count, inFlight: inFlight) },
+            .rawURLSessionWaiting: { count in
+                rawURLSessionWaiting(raw, server.request, count: count, inFlight: inFlight)
+            },
         ]
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]
@@ -248,9 +251,8 @@ enum Overhead {
     private static let decoder = JSONDecoder()
 
     /// (1) The transport alone, decoding in its one handler.
-    private static func floor(_ transport: any Transport, _ url: URL, count: Int, inFlight: Int) -> Int {
-        let request = URLRequest(url: url)
-        return CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
+    private static func floor(_ transport: any Transport, _ request: URLRequest, count: Int, inFlight: Int) -> Int {
+        CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
             let promise = transport.send(request)
             promise.always {
                 guard case .success(let response)? = promise.result, response.statusCode == 200 else {
@@ -326,11 +328,13 @@ enum Overhead {
 
     /// Raw URLSession from `inFlight` threads of their own, each blocked on a semaphore
     /// until its data task's completion handler (which decodes) has run.
-    private static func rawURLSessionWaiting(_ session: URLSession, _ url: URL, count: Int, inFlight: Int) -> Int {
+    private static func rawURLSessionWaiting(_ session: URLSession, _ request: URLRequest, count: Int, inFlight: Int)
+        -> Int
+    {
         onBlockedThreads(count: count, inFlight: inFlight) {
             let done = DispatchSemaphore(value: 0)
             let succeeded = Locked(false)
-            session.dataTask(with: url) { data, response, _ in
+            session.dataTask(with: request) { data, response, _ in
                 let decoded = data.flatMap { try? decoder.decode(Item.self, from: $0) }
                 succeeded.set((response as? HTTPURLResponse)?.statusCode == 200 && decoded != nil)
                 done.signal()
@@ -341,9 +345,9 @@ enum Overhead {
     }
 
     /// Raw URLSession, decoding in the completion handler.
-    private static func rawURLSession(_ session: URLSession, _ url: URL, count: Int, inFlight: Int) -> Int {
+    private static func rawURLSession(_ session: URLSession, _ request: URLRequest, count: Int, inFlight: Int) -> Int {
         CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
-            session.dataTask(with: url) { data, response, _ in
+            session.dataTask(with: request) { data, response, _ in
                 guard (response as? HTTPURLResponse)?.statusCode == 200, let data else { return completion(false) }
                 completion((try? decoder.decode(Item.self, from: data)) != nil)
             }.resume()
@@ -356,6 +360,10 @@ enum Overhead {
 final class OverheadServer: Sendable {
     let name: String
     let url: URL
+    /// What the client sends for `endpoint`: a GET of `url` with the client's default
+    /// header fields (`Accept: application/json`). The floor and raw URLSession send the
+    /// same, so that the transport's work for the request is the same in every style.
+    let request: URLRequest
     let endpoint: BenchmarkEndpoint
     private let nginx: NginxServer?
     private let loopback: LoopbackServer?
@@ -364,6 +372,11 @@ final class OverheadServer: Sendable {
         self.name = name
         self.url = url
         endpoint = BenchmarkEndpoint(baseURL: url.deletingLastPathComponent(), path: url.lastPathComponent)
+        var request = URLRequest(url: url)
+        for (name, value) in NetworkClient.Configuration().defaultHeaders {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        self.request = request
         self.nginx = nginx
         self.loopback = loopback
     }
