@@ -81,13 +81,15 @@ final class JobQueue: Sendable {
 
     /// Runs `job` asynchronously on `queue` as a block of its own, out of reach of threads
     /// blocked in `wait()`: for work that may take long (decoding a response), which a
-    /// waiter must not take on for another chain. On ``Dispatch/DispatchQueue/promises`` it
-    /// runs as a promise job, so the handlers it sets off on that queue follow it on the same
-    /// thread.
+    /// waiter must not take on for another chain.
+    ///
+    /// `job` goes to the queue as it is: one for ``Dispatch/DispatchQueue/promises`` runs
+    /// itself as a promise job (`Trampoline.runAsJob(of:_:)`), so that the handlers it sets
+    /// off on that queue follow it on the same thread. Wrapping it here would cost a closure
+    /// context on every decode.
     @usableFromInline
     static func asyncUnshared(on queue: DispatchQueue, _ job: @escaping Job) {
-        guard queue === DispatchQueue.promises else { return queue.async(execute: job) }
-        queue.async { Trampoline.runPromiseJob(job) }
+        queue.async(execute: job)
     }
 
     /// Queues `job`, asks the dispatch queue to run it, and wakes every waiter.

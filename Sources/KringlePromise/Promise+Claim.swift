@@ -16,6 +16,7 @@ import Dispatch
 // Guarded by `lock`: `state` is only touched with it held.
 final class Claim: @unchecked Sendable {
     /// A job that settles the claimed promise when run, with the queue it was bound for.
+    /// The job runs as a job of that queue by itself (as for `JobQueue.asyncUnshared`).
     @usableFromInline
     struct Offer: Sendable {
         @usableFromInline let queue: DispatchQueue
@@ -27,11 +28,10 @@ final class Claim: @unchecked Sendable {
             self.job = job
         }
 
-        /// Runs the job here, as the queue would (a promise job on the promises' queue).
+        /// Runs the job here, as the queue would.
         @usableFromInline
         func run() {
-            guard queue === DispatchQueue.promises else { return job() }
-            Trampoline.runPromiseJob(job)
+            job()
         }
 
         /// Sends the job to its queue after all: its consumer left without running it.

@@ -141,9 +141,12 @@ extension Promise {
         case .failure(let error):
             settle(.failure(error))
         case .success(let value):
+            // A job of the promises' queue, wherever it runs (see `JobQueue.asyncUnshared`).
             let job: @Sendable () -> Void = {
-                guard self.isPending else { return }
-                self.settle(Trampoline.withoutDeferral { Result { try body(value) } })
+                Trampoline.runAsJob(of: queue) {
+                    guard self.isPending else { return }
+                    self.settle(Trampoline.withoutDeferral { Result { try body(value) } })
+                }
             }
             if consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }
             JobQueue.asyncUnshared(on: queue, job)

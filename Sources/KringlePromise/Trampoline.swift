@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -88,7 +90,7 @@ final class Trampoline {
     /// A handler that settles the next link of a chain would otherwise hop through the
     /// dispatch queue once per link; running the follow-up here, after the handler has
     /// returned, keeps handlers asynchronous and ordered while a long chain runs as a loop.
-    static func runPromiseJob(_ job: @Sendable () -> Void) {
+    static func runPromiseJob(_ job: () -> Void) {
         let trampoline = current
         guard !trampoline.isRunningPromiseJob else {
             job()
@@ -98,6 +100,15 @@ final class Trampoline {
         job()
         trampoline.runDeferredPromiseJobs()
         trampoline.isRunningPromiseJob = false
+    }
+
+    /// Runs `job` as ``runPromiseJob(_:)`` does when `queue` is the promises' queue, and
+    /// as it is otherwise: for a job that is sent to `queue` as it is (see
+    /// `JobQueue.asyncUnshared`).
+    @usableFromInline
+    static func runAsJob(of queue: DispatchQueue, _ job: () -> Void) {
+        guard queue === DispatchQueue.promises else { return job() }
+        runPromiseJob(job)
     }
 
     /// How many follow-up jobs one worker runs in a row (about a millisecond's worth)

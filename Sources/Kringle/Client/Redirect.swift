@@ -29,8 +29,12 @@ struct Redirect {
     /// - Parameter credentialHeaders: The headers marked as credentials, asked for only when
     ///   the hop changes origin.
     init?(after response: HTTPResponse, to request: URLRequest, credentialHeaders: () -> Set<String> = { [] }) {
-        guard [301, 302, 303, 307, 308].contains(response.statusCode),
-            let location = response.headers["Location"],
+        // A switch, not a search of an array: every response passes here.
+        switch response.statusCode {
+        case 301, 302, 303, 307, 308: break
+        default: return nil
+        }
+        guard let location = response.headers["Location"],
             let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(),  // RFC 3986 §3.1: case-insensitive
             scheme == "http" || scheme == "https"
