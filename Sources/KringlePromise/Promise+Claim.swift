@@ -103,8 +103,8 @@ extension Promise {
     @usableFromInline
     func register(_ claim: Claim) {
         lock.withLock { _ in
-            guard phase.load(ordering: .relaxed) == .pending, state.overflow?.claim == nil else { return }
-            state.extra().claim = claim
+            guard phase.load(ordering: .relaxed) == .pending, state.claim == nil else { return }
+            state.claim = claim
         }
     }
 
@@ -112,7 +112,7 @@ extension Promise {
     /// `false` when there is none, and the caller must queue the job itself.
     @usableFromInline
     func handOff(_ offer: Claim.Offer) -> Bool {
-        guard let claim = lock.withLock({ _ in state.overflow?.claim.take() }) else { return false }
+        guard let claim = lock.withLock({ _ in state.claim.take() }) else { return false }
         return claim.offer(offer)
     }
 }

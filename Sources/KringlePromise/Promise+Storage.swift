@@ -51,6 +51,11 @@ extension Promise {
         /// only the promise, so starting it allocates nothing; it reads its queue from here.
         @usableFromInline var primaryQueue: DispatchQueue?
         @usableFromInline var overflow: Overflow?
+        /// The consumer that runs the job settling the promise itself, if one claimed it.
+        /// Kept here rather than in the overflow: a consumer blocked in `wait()` or awaiting
+        /// `value` claims every promise it waits for, and an overflow costs an allocation and
+        /// a look-up of its generic metadata; the word fits in the promise's size class.
+        @usableFromInline var claim: Claim?
 
         @inlinable
         init() {}
@@ -156,7 +161,7 @@ extension Promise {
     }
 
     /// The rarely needed part of a promise's state: more than one observer, drains on more
-    /// than one queue, cancel handlers, more than one dependency, a claim.
+    /// than one queue, cancel handlers, more than one dependency.
     @usableFromInline
     // Guarded by the owning promise's lock (details below).
     final class Overflow: @unchecked Sendable {
@@ -173,8 +178,6 @@ extension Promise {
         @usableFromInline @exclusivity(unchecked) var cancelHandlers: [CancelHandler] = []
         /// The dependencies after `Promise.dependency`.
         @usableFromInline @exclusivity(unchecked) var dependencies: [WeakNode] = []
-        /// The consumer that runs the job settling the promise itself, if one claimed it.
-        @usableFromInline @exclusivity(unchecked) var claim: Claim?
 
         @inlinable
         init() {}

@@ -88,12 +88,12 @@ public final class Promise<Value: Sendable>:
 
     deinit {
         // Nobody else holds the promise any more, so no lock is needed. Most promises hold
-        // no observer by now and skip everything. So does a settled one with an overflow (a
-        // consumer's claim, cancel handlers, several observers): its observers have all run,
-        // as each drain holds the promise until it is done, so what the overflow still holds
-        // is released as any property is. Leftovers' path below costs several look-ups of
-        // generic metadata, which a consumer blocked in `wait()` or awaiting `value` paid on
-        // every request.
+        // no observer by now and skip everything. So does a settled one with an overflow
+        // (cancel handlers, several observers): its observers have all run, as each drain
+        // holds the promise until it is done, so what the overflow still holds is released
+        // as any property is. Leftovers' path below costs several look-ups of generic
+        // metadata, which every request paid for its transport's promise (it holds a cancel
+        // handler).
         guard state.first != nil || (state.overflow != nil && phase.load(ordering: .relaxed) == .pending) else {
             return
         }
