@@ -35,7 +35,11 @@ extension Promise {
         let runNow = lock.withLock { _ -> Bool in
             let phase = phase.load(ordering: .relaxed)
             guard phase == .pending else { return phase == .cancelled }
-            state.extra().cancelHandlers.append(CancelHandler(handler))
+            if state.firstCancelHandler == nil {
+                state.firstCancelHandler = CancelHandler(handler)
+            } else {
+                state.extra().cancelHandlers.append(CancelHandler(handler))
+            }
             return false
         }
         if runNow { handler() }

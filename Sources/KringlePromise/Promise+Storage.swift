@@ -56,6 +56,10 @@ extension Promise {
         /// `value` claims every promise it waits for, and an overflow costs an allocation and
         /// a look-up of its generic metadata; the word fits in the promise's size class.
         @usableFromInline var claim: Claim?
+        /// The cancel handler registered first; any others are in `overflow`. Kept here for
+        /// the same reason as `claim`: a transport registers one on the promise of every
+        /// request it sends.
+        @usableFromInline var firstCancelHandler: CancelHandler?
 
         @inlinable
         init() {}
@@ -174,7 +178,8 @@ extension Promise {
         @usableFromInline @exclusivity(unchecked) var observersStart = 0
         /// The queues of the drains other than the primary one; their jobs carry their queue.
         @usableFromInline @exclusivity(unchecked) var otherQueues: [DispatchQueue] = []
-        /// What the producer asked to do if the promise is cancelled.
+        /// What the producer asked to do if the promise is cancelled, after
+        /// `State.firstCancelHandler`.
         @usableFromInline @exclusivity(unchecked) var cancelHandlers: [CancelHandler] = []
         /// The dependencies after `Promise.dependency`.
         @usableFromInline @exclusivity(unchecked) var dependencies: [WeakNode] = []

@@ -64,7 +64,7 @@ public final class Promise<Value: Sendable>:
     /// keep a dropped pending chain alive. Only read while pending, so never cleared. Kept
     /// out of `state` because a weak reference would make `state` address-only, which
     /// Swift destroys through its metadata. An `AnyObject` (one word) rather than an
-    /// `any PromiseNode` (two): it keeps a promise within 96 bytes of memory, and is only
+    /// `any PromiseNode` (two): it keeps a promise within 112 bytes of memory, and is only
     /// read, and cast back, when cancelling or looking for an adoption cycle.
     @usableFromInline @exclusivity(unchecked) weak var dependency: AnyObject?
     @usableFromInline @exclusivity(unchecked) var outcomeReference: OutcomeReference?
@@ -169,7 +169,8 @@ public final class Promise<Value: Sendable>:
         storeOutcome(result)
         phase.store(settled, ordering: .releasing)
         let wakeUps = state.wakeUps()
-        guard let overflow = state.overflow, !overflow.cancelHandlers.isEmpty else { return wakeUps }
+        // Only a promise with a first cancel handler can have more.
+        guard let firstCancelHandler = state.firstCancelHandler.take() else { return wakeUps }
         // Taken out so that they are run (on cancellation) or released outside the lock.
         var all: [WakeUp]
         switch wakeUps {
@@ -178,8 +179,11 @@ public final class Promise<Value: Sendable>:
         case .inline(let handler): all = [.inline(Observer(queue: nil, handler: handler))]
         case .many(let list): all = list
         }
-        all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
-        overflow.cancelHandlers = []
+        all.append(.cancelHandler(firstCancelHandler))
+        if let overflow = state.overflow {
+            all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
+            overflow.cancelHandlers = []
+        }
         return .many(all)
     }
 

@@ -16,6 +16,44 @@ struct CancellationTests {
         #expect(throws: PromiseError.cancelled) { try promise.result?.get() }
     }
 
+    @Test("several cancel handlers run once each, in the order they were added")
+    func severalCancelHandlersRunInOrder() {
+        let promise = Promise<Int>.pending()
+        let order = Recorder<Int>()
+        for index in 1...3 { promise.onCancel { order.append(index) } }
+        promise.cancel()
+        promise.cancel()
+        #expect(order.elements == [1, 2, 3])
+    }
+
+    @Test("a promise fulfilled with cancel handlers runs none and lets go of what they hold")
+    func fulfilledPromiseReleasesItsCancelHandlers() {
+        final class Canary: Sendable {}
+        let promise = Promise<Int>.pending()
+        let ran = Counter()
+        weak var first: Canary?
+        weak var second: Canary?
+        do {
+            let one = Canary()
+            let other = Canary()
+            first = one
+            second = other
+            promise.onCancel { [one] in
+                _ = one
+                ran.increment()
+            }
+            promise.onCancel { [other] in
+                _ = other
+                ran.increment()
+            }
+        }
+        promise.fulfill(1)
+        promise.cancel()
+        #expect(ran.value == 0)
+        #expect(first == nil)
+        #expect(second == nil)
+    }
+
     @Test func cancellingTheEndOfAChainStopsItsStart() async throws {
         let request = Promise<Int>.pending()
         let stopped = Flag()
