@@ -86,11 +86,11 @@ extension Overhead {
             for inFlight in [1, 8] {
                 let transport: any Transport =
                     transportName == "CurlTransport" ? CurlTransport() : URLSessionTransport()
-                let rounds = measure(transport: transport, inFlight: inFlight, server: server, rounds: rounds)
+                let measured = measure(transport: transport, inFlight: inFlight, server: server, rounds: rounds)
                 for style in Style.allCases {
-                    guard let run = rounds.median(style) else { continue }
+                    guard let run = measured.median(style) else { continue }
                     let ratio = { (baseline: Style, measure: (Run) -> Double) in
-                        style.isRaw ? "" : rounds.ratio(style, to: baseline, measure)
+                        style.isRaw ? "" : measured.ratio(style, to: baseline, measure)
                     }
                     let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
                     table.row(
@@ -167,15 +167,16 @@ enum Overhead {
         let named = arguments.count >= 2 ? arguments[1].split(separator: ",").map { styles[String($0)] } : []
         guard arguments.count >= 3, !named.isEmpty, let count = Int(arguments[2]) else { throw Usage() }
         let chosen = named.compactMap { $0 }
-        guard chosen.count == named.count else { throw Usage() }
+        // A style named twice would pair its runs with the wrong rounds.
+        guard chosen.count == named.count, Set(chosen).count == chosen.count else { throw Usage() }
         let inFlight = arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1
         let transport: any Transport = arguments[0] == "curl" ? CurlTransport() : URLSessionTransport()
-        let rounds = measure(transport: transport, inFlight: inFlight, server: server, styles: chosen, count: count)
+        let measured = measure(transport: transport, inFlight: inFlight, server: server, styles: chosen, count: count)
         for style in chosen {
-            guard let run = rounds.median(style) else { continue }
+            guard let run = measured.median(style) else { continue }
             let perRequest = { (value: Double) in String(format: "%.1f", value / Double(count)) }
             let againstFloor =
-                style != .floor && chosen.contains(.floor) ? ", \(rounds.ratio(style, to: .floor, \.wall)) floor" : ""
+                style != .floor && chosen.contains(.floor) ? ", \(measured.ratio(style, to: .floor, \.wall)) floor" : ""
             print(
                 "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(perRequest(run.wall * 1e6)) µs wall,"
                     + " \(perRequest(run.cpu * 1e6)) µs CPU, \(perRequest(Double(run.allocations))) allocations per"

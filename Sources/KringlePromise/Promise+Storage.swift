@@ -52,9 +52,9 @@ extension Promise {
         @usableFromInline var primaryQueue: DispatchQueue?
         @usableFromInline var overflow: Overflow?
         /// The consumer that runs the job settling the promise itself, if one claimed it.
-        /// Kept here rather than in the overflow: a consumer blocked in `wait()` or awaiting
-        /// `value` claims every promise it waits for, and an overflow costs an allocation and
-        /// a look-up of its generic metadata; the word fits in the promise's size class.
+        /// Kept here rather than in the overflow, at a word in every promise: a consumer
+        /// blocked in `wait()` or awaiting `value` claims every promise it waits for, and an
+        /// overflow costs an allocation and a look-up of its generic metadata.
         @usableFromInline var claim: Claim?
         /// The cancel handler registered first; any others are in `overflow`. Kept here for
         /// the same reason as `claim`: a transport registers one on the promise of every
@@ -165,7 +165,7 @@ extension Promise {
     }
 
     /// The rarely needed part of a promise's state: more than one observer, drains on more
-    /// than one queue, cancel handlers, more than one dependency.
+    /// than one queue, cancel handlers after the first, more than one dependency.
     @usableFromInline
     // Guarded by the owning promise's lock (details below).
     final class Overflow: @unchecked Sendable {

@@ -89,11 +89,11 @@ public final class Promise<Value: Sendable>:
     deinit {
         // Nobody else holds the promise any more, so no lock is needed. Most promises hold
         // no observer by now and skip everything. So does a settled one with an overflow
-        // (cancel handlers, several observers): its observers have all run, as each drain
-        // holds the promise until it is done, so what the overflow still holds is released
-        // as any property is. Leftovers' path below costs several look-ups of generic
-        // metadata, which every request paid for its transport's promise (it holds a cancel
-        // handler).
+        // (it had several observers or drains): its observers have all run, as each drain
+        // holds the promise until it is done, so what the overflow still holds (queues, weak
+        // dependencies) is released as any property is; Leftovers' path below would cost
+        // several look-ups of generic metadata. A claim and a first cancel handler, kept in
+        // `state`, are released directly too: neither holds a chain of promises.
         guard state.first != nil || (state.overflow != nil && phase.load(ordering: .relaxed) == .pending) else {
             return
         }

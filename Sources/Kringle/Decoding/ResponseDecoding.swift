@@ -10,15 +10,16 @@ enum ResponseDecoding {
     /// ``Response`` around it would be built only to be taken apart again.
     ///
     /// Inlinable, so that it is compiled for the caller's `Value`: run as generic code, it
-    /// looked up the metadata of `Value?` on every request, and `as? Value` alone was a
-    /// run-time cast (`swift_dynamicCast`); specialised, the `Data` check is a constant.
+    /// looked up the metadata of `Value?` on every request and cast the body at run time
+    /// (`swift_dynamicCast`); specialised, the cast is decided when it is compiled. (`Data?`
+    /// takes the bytes as they are too.)
     @inlinable
     static func value<Value: Decodable & Sendable>(
         of response: HTTPResponse,
         as type: Value.Type,
         configuration: NetworkClient.Configuration
     ) throws -> Value {
-        if Value.self == Data.self, let raw = response.body as? Value { return raw }
+        if let raw = response.body as? Value { return raw }
         do {
             guard !response.body.isEmpty else { throw emptyBody(Value.self) }
             return try configuration.decoder.decode(Value.self, from: response.body)

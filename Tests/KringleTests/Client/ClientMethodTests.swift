@@ -131,6 +131,8 @@ struct ClientMethodTests {
         #expect(response.value == bytes)
         #expect(response.body == bytes)
         #expect(try await client.get(server.clientEndpoint("/blob"), as: Data.self).valueWithin() == bytes)
+        // An optional `Data` is the raw body too, never a JSON decode.
+        #expect(try await client.get(server.clientEndpoint("/blob"), as: Data?.self).valueWithin() == bytes)
     }
 
     @Test("wait() on a thread of its own gives the value", arguments: TransportUnderTest.allCases)

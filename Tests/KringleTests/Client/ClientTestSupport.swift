@@ -222,7 +222,7 @@ func clientURL(_ string: String, sourceLocation: SourceLocation = #_sourceLocati
     return url
 }
 
-/// `count` bytes in which no 64 KiB block repeats another, cheap to make.
+/// `count` bytes in which no 64 KiB block repeats another (below 4 GiB), cheap to make.
 ///
 /// A plain loop over raw bytes: building a body with `(0..<count).map { … }` costs a generic
 /// call per byte in a debug build, and under ThreadSanitizer connection threads doing so at
@@ -232,7 +232,7 @@ func patternedData(count: Int) -> Data {
     data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
         var index = 0
         while index < count {
-            bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8 &+ index >> 16)
+            bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8 &+ index >> 16 &+ index >> 24)
             index += 1
         }
     }
