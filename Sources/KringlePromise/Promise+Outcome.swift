@@ -2,7 +2,7 @@ import Synchronization
 
 extension Promise {
     /// The bytes that hold a small trivial value (see `keepsValueInline`). One word: enough
-    /// for an `Int`, a `Double`, a `Bool`, `Void`, and it keeps a promise within 112 bytes.
+    /// for an `Int`, a `Double`, a `Bool`, `Void`, and it keeps a promise within 104 bytes.
     @usableFromInline typealias InlineValue = UInt64
 
     /// A settled promise's error, or its value when that does not fit in `inlineValue`.

@@ -64,7 +64,7 @@ public final class Promise<Value: Sendable>:
     /// keep a dropped pending chain alive. Only read while pending, so never cleared. Kept
     /// out of `state` because a weak reference would make `state` address-only, which
     /// Swift destroys through its metadata. An `AnyObject` (one word) rather than an
-    /// `any PromiseNode` (two): it keeps a promise within 112 bytes of memory, and is only
+    /// `any PromiseNode` (two): it keeps a promise within 104 bytes of memory, and is only
     /// read, and cast back, when cancelling or looking for an adoption cycle.
     @usableFromInline @exclusivity(unchecked) weak var dependency: AnyObject?
     @usableFromInline @exclusivity(unchecked) var outcomeReference: OutcomeReference?
