@@ -106,11 +106,7 @@ final class JobQueue: Sendable {
     @usableFromInline
     func runOne() -> Bool {
         guard let job = next() else { return false }
-        if self === JobQueue.promises {
-            Trampoline.runPromiseJob(job)
-        } else {
-            job()
-        }
+        Trampoline.runAsJob(of: queue, job)
         return true
     }
 

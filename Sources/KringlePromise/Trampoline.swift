@@ -90,7 +90,7 @@ final class Trampoline {
     /// A handler that settles the next link of a chain would otherwise hop through the
     /// dispatch queue once per link; running the follow-up here, after the handler has
     /// returned, keeps handlers asynchronous and ordered while a long chain runs as a loop.
-    static func runPromiseJob(_ job: () -> Void) {
+    private static func runPromiseJob(_ job: () -> Void) {
         let trampoline = current
         guard !trampoline.isRunningPromiseJob else {
             job()
@@ -103,8 +103,9 @@ final class Trampoline {
     }
 
     /// Runs `job` as ``runPromiseJob(_:)`` does when `queue` is the promises' queue, and
-    /// as it is otherwise: for a job that is sent to `queue` as it is (see
-    /// `JobQueue.asyncUnshared`).
+    /// as it is otherwise: how every job of a queue runs, whether the queue or a waiting
+    /// thread runs it (`JobQueue.runOne()`, and the jobs `JobQueue.asyncUnshared` sends as
+    /// they are).
     @usableFromInline
     static func runAsJob(of queue: DispatchQueue, _ job: () -> Void) {
         guard queue === DispatchQueue.promises else { return job() }
