@@ -6,8 +6,19 @@ enum URLAssembly {
     ///
     /// - Throws: ``KringleError/invalidRequest(_:)`` when no valid absolute URL forms.
     static func url(base: URL, path: String, queryItems: [URLQueryItem]) throws -> URL {
+        let baseText = base.absoluteString
+        return try built.url(for: URLMemo.Key(base: baseText, path: path, queryItems: queryItems)) {
+            try build(base: base, baseText: baseText, path: path, queryItems: queryItems)
+        }
+    }
+
+    /// The URLs built lately: a few hundred, a few dozen kilobytes.
+    static let built = URLMemo(capacity: 256)
+
+    /// ``url(base:path:queryItems:)``, built; `baseText` is `base.absoluteString`.
+    private static func build(base: URL, baseText: String, path: String, queryItems: [URLQueryItem]) throws -> URL {
         try rejectDotSegments(in: path)
-        if let url = joinedText(base: base, path: path, queryItems: queryItems) { return url }
+        if let url = joinedText(base: baseText, path: path, queryItems: queryItems) { return url }
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: true),
             let scheme = components.scheme, !scheme.isEmpty,
             components.host?.isEmpty == false
@@ -38,8 +49,7 @@ enum URLAssembly {
     /// host, no user info, query or fragment); `nil` for any other, which goes through
     /// `URLComponents`. Parsing the base into components and the result back costs more
     /// than the rest of building a request.
-    private static func joinedText(base: URL, path: String, queryItems: [URLQueryItem]) -> URL? {
-        let baseText = base.absoluteString
+    private static func joinedText(base baseText: String, path: String, queryItems: [URLQueryItem]) -> URL? {
         guard isPlainHTTPBase(baseText) else { return nil }
         // A leading slash is kept by the encoding, so the whole path is encoded (a suffix
         // would be copied into a string of its own first).
