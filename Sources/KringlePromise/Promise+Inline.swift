@@ -97,12 +97,25 @@ extension Promise {
         consumerMayRun: @escaping @Sendable (Decided) -> Bool = { _ in false },
         _ body: @escaping @Sendable (Decided) throws -> Next
     ) -> Promise<Next> {
-        let next = Promise<Next>(dependingOn: self)
+        mapSuccess(ClosureStep(decideBody: decide, mayRun: consumerMayRun, body: body), on: queue)
+    }
+
+    /// ``mapSuccess(deciding:on:consumerMayRun:_:)`` for a step written as a type: its
+    /// ``SuccessStep/decide(_:)``, then its ``SuccessStep/run(_:)`` on `queue`.
+    ///
+    /// Compiled for the step's type, this calls the step's methods directly. Closures
+    /// passed to the generic form are each wrapped, for every call, in a thunk that passes
+    /// their arguments the generic way: an allocation per closure per request on the
+    /// client's path.
+    @inlinable
+    package func mapSuccess<Step: SuccessStep>(_ step: Step, on queue: DispatchQueue) -> Promise<Step.Output>
+    where Step.Input == Value {
+        let next = Promise<Step.Output>(dependingOn: self)
         observeInline { result in
             guard next.isPending else { return }
-            let decided: Result<Decided, any Error>
+            let decided: Result<Step.Decided, any Error>
             do {
-                switch try decide(result) {
+                switch try step.decide(result) {
                 case .settle(let outcome):
                     decided = outcome
                 case .adopt(let inner):
@@ -111,7 +124,7 @@ extension Promise {
                     next.addDependency(inner)
                     inner.observeInline { result in
                         guard next.isPending else { return }
-                        next.settle(result, runningOn: queue, consumerMayRun: consumerMayRun, body)
+                        next.settle(result, runningOn: queue, step)
                     }
                     // Cancelled while `decide` ran: the dependency came too late to carry it.
                     if next.isCancelled { inner.cancel() }
@@ -120,23 +133,73 @@ extension Promise {
             } catch {
                 decided = .failure(error)
             }
-            next.settle(decided, runningOn: queue, consumerMayRun: consumerMayRun, body)
+            next.settle(decided, runningOn: queue, step)
         }
         return next
     }
 }
 
+/// A stage of ``Promise/mapSuccess(_:on:)``: a decision on the thread that settles the
+/// promise, then work on a queue with the value decided. Kringle's pipeline writes its last
+/// hop and its decode as one (`package`: not public API).
+@usableFromInline
+package protocol SuccessStep: Sendable {
+    associatedtype Input: Sendable
+    associatedtype Decided: Sendable
+    associatedtype Output: Sendable
+
+    /// The value for ``run(_:)`` (``Outcome/settle(_:)``), or the promise of it
+    /// (``Outcome/adopt(_:)``); on the settling thread, so quick. A failure skips `run`.
+    func decide(_ result: Result<Input, any Error>) throws -> Outcome<Decided>
+    /// Whether a consumer waiting for the step's promise may run ``run(_:)`` for `value`
+    /// itself (see ``Promise/mapSuccess(on:consumerMayRun:_:)``).
+    func consumerMayRun(_ value: Decided) -> Bool
+    /// The work for the value decided, on the step's queue (or by its consumer).
+    func run(_ value: Decided) throws -> Output
+}
+
+/// A ``SuccessStep`` made of closures.
+@usableFromInline
+struct ClosureStep<Input: Sendable, Decided: Sendable, Output: Sendable>: SuccessStep {
+    @usableFromInline let decideBody: @Sendable (Result<Input, any Error>) throws -> Outcome<Decided>
+    @usableFromInline let mayRun: @Sendable (Decided) -> Bool
+    @usableFromInline let body: @Sendable (Decided) throws -> Output
+
+    @inlinable
+    init(
+        decideBody: @escaping @Sendable (Result<Input, any Error>) throws -> Outcome<Decided>,
+        mayRun: @escaping @Sendable (Decided) -> Bool,
+        body: @escaping @Sendable (Decided) throws -> Output
+    ) {
+        self.decideBody = decideBody
+        self.mayRun = mayRun
+        self.body = body
+    }
+
+    @inlinable
+    func decide(_ result: Result<Input, any Error>) throws -> Outcome<Decided> {
+        try decideBody(result)
+    }
+
+    @inlinable
+    func consumerMayRun(_ value: Decided) -> Bool {
+        mayRun(value)
+    }
+
+    @inlinable
+    func run(_ value: Decided) throws -> Output {
+        try body(value)
+    }
+}
+
 extension Promise {
-    /// Settles this pending promise with `body`'s result for the value in `result`, `body`
-    /// run on `queue` (or by a consumer waiting for this promise, when `consumerMayRun`
+    /// Settles this pending promise with `step`'s ``SuccessStep/run(_:)`` for the value in
+    /// `result`, run on `queue` (or by a consumer waiting for this promise, when the step
     /// says so), or at once with the failure in `result`.
     @inlinable
-    func settle<Argument: Sendable>(
-        _ result: Result<Argument, any Error>,
-        runningOn queue: DispatchQueue,
-        consumerMayRun: @escaping @Sendable (Argument) -> Bool,
-        _ body: @escaping @Sendable (Argument) throws -> Value
-    ) {
+    func settle<Step: SuccessStep>(
+        _ result: Result<Step.Decided, any Error>, runningOn queue: DispatchQueue, _ step: Step
+    ) where Step.Output == Value {
         switch result {
         case .failure(let error):
             settle(.failure(error))
@@ -145,10 +208,10 @@ extension Promise {
             let job: @Sendable () -> Void = {
                 Trampoline.runAsJob(of: queue) {
                     guard self.isPending else { return }
-                    self.settle(Trampoline.withoutDeferral { Result { try body(value) } })
+                    self.settle(Trampoline.withoutDeferral { Result { try step.run(value) } })
                 }
             }
-            if consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }
+            if step.consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }
             JobQueue.asyncUnshared(on: queue, job)
         }
     }

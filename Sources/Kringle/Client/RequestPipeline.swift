@@ -95,26 +95,19 @@ extension NetworkClient {
         output: @escaping @Sendable (HTTPResponse) throws -> Output
     ) -> Promise<Output> {
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
-        // never held up behind busy decoders. A small decode may run on the consumer waiting
-        // for it; a download's last step moves (or appends) a file, which may take long, and
-        // never does.
-        // Either closure captures nothing, so making it allocates nothing.
-        let isSmall: @Sendable (HTTPResponse) -> Bool
-        if options.writesBodyToFile {
-            isSmall = { _ in false }
-        } else {
-            isSmall = { response in response.body.count <= Self.consumerDecodeLimit }
-        }
+        // never held up behind busy decoders.
         let decoded: Promise<Output>
         if configuration.interceptors.isEmpty {
             // One attempt, as nothing can ask for a retry: its first hop's decision and the
             // decode are one step, which saves a promise per request.
             let hop = startOnlyAttempt(request, options: options)
             decoded = hop.answer.mapSuccess(
-                deciding: hop.decide, on: Self.codingQueue, consumerMayRun: isSmall, output)
+                DecodeStep(hop: hop.decision, writesBodyToFile: options.writesBodyToFile, output: output),
+                on: Self.codingQueue)
         } else {
             decoded = attempt(request, options: options, number: 1).mapSuccess(
-                on: Self.codingQueue, consumerMayRun: isSmall, output)
+                DecodeStep(hop: nil, writesBodyToFile: options.writesBodyToFile, output: output),
+                on: Self.codingQueue)
         }
         guard configuration.logger != nil else { return decoded }
         let logged = decoded.mapResultInline { result in
@@ -142,6 +135,46 @@ extension NetworkClient {
     /// never holds up the caller's cancellation noticeably.
     @usableFromInline
     static let consumerDecodeLimit = 64 * 1024
+
+    /// Stage 7 as one step of `mapSuccess`: the hop's decision, when it is still to be made,
+    /// then the decode on the coding queue.
+    ///
+    /// A type rather than closures: `mapSuccess` compiled for it calls its methods
+    /// directly, where each closure would be wrapped in a thunk, allocated per request.
+    @usableFromInline
+    struct DecodeStep<Output: Sendable>: SuccessStep {
+        /// The only hop's decision (a client without interceptors), or `nil` when the
+        /// response comes decided already.
+        @usableFromInline let hop: HopDecision?
+        /// A download's last step moves (or appends) a file, which may take long: never
+        /// run by a consumer.
+        @usableFromInline let writesBodyToFile: Bool
+        @usableFromInline let output: @Sendable (HTTPResponse) throws -> Output
+
+        @inlinable
+        init(hop: HopDecision?, writesBodyToFile: Bool, output: @escaping @Sendable (HTTPResponse) throws -> Output) {
+            self.hop = hop
+            self.writesBodyToFile = writesBodyToFile
+            self.output = output
+        }
+
+        @inlinable
+        func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
+            guard let hop else { return .settle(result) }
+            return try hop.decide(result)
+        }
+
+        /// A small decode may run on the consumer waiting for it.
+        @inlinable
+        func consumerMayRun(_ response: HTTPResponse) -> Bool {
+            !writesBodyToFile && response.body.count <= NetworkClient.consumerDecodeLimit
+        }
+
+        @inlinable
+        func run(_ response: HTTPResponse) throws -> Output {
+            try output(response)
+        }
+    }
 
     /// One attempt of a client with interceptors: adapt (2), the hops (3, 4) and
     /// validation (5), and on failure the retry decision (6), which may start the next
@@ -214,13 +247,11 @@ extension NetworkClient {
     struct StartedHop: Sendable {
         /// The transport's (or the cache's) answer, or why the request could not be sent.
         @usableFromInline let answer: Promise<HTTPResponse>
-        /// The hop's decision on its answer, on the thread that delivered it: the final
-        /// response (``Outcome/settle(_:)``, validated) or the promise of the next hop's
-        /// (``Outcome/adopt(_:)``, a redirect or a streamed error body being read).
-        @usableFromInline let decide: @Sendable (Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse>
+        /// The hop's decision on its answer.
+        @usableFromInline let decision: HopDecision
 
         /// The hop's final response, as decided, on its own promise.
-        var response: Promise<HTTPResponse> { answer.continueInline(decide) }
+        var response: Promise<HTTPResponse> { answer.continueInline(decision.decide) }
     }
 
     /// The first hop of a call's only attempt (a client without interceptors never
@@ -244,7 +275,7 @@ extension NetworkClient {
     ///   - redirectsFollowed: Hops so far, against `maximumRedirects`.
     ///   - attempt: The attempt the hop belongs to.
     ///   - earlier: The call's exchanges before this hop, for its metrics.
-    private func startHop(
+    func startHop(
         _ request: URLRequest,
         options: TransferOptions,
         userCookie: String?,
@@ -274,73 +305,16 @@ extension NetworkClient {
         } catch {
             answer = Promise(error: error)
         }
-        return StartedHop(answer: answer) { result in
-            var response: HTTPResponse
-            do {
-                response = try result.get()
-            } catch PromiseError.timedOut {
-                throw KringleError.timedOut
-            }
-            response.attempt = attempt
-            response.earlierExchanges = earlier
-            self.configuration.cookieJar?.store(
-                setCookieHeaders: response.setCookieLines, from: response.url,
-                now: self.configuration.clock.now)
-            // 4. redirect?
-            let redirect = Redirect(after: response, to: request) {
-                options.credentialHeaders.union(self.configuration.credentialHeaders)
-                    .union(self.configuration.interceptors.lazy.flatMap(\.credentialHeaders))
-            }
-            guard let redirect else {
-                // 5. validate
-                guard self.configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                    let limit = self.configuration.responseLimits.maximumErrorBodyBytes
-                    let unacceptable: @Sendable (HTTPResponse) -> KringleError = { response in
-                        KringleError.unacceptableStatusCode(
-                            response.statusCode, Response(response, redaction: self.configuration.redaction))
-                    }
-                    guard let channel = response.bodyChannel else {
-                        throw unacceptable(response.withBody(from: options, limit: limit))
-                    }
-                    // A streamed body's start, for the error, as any other request keeps it.
-                    let start = channel.collect(
-                        upTo: limit, within: self.configuration.timeout, clock: self.configuration.clock)
-                    return .adopt(
-                        start.then { [response] start in
-                            var failed = response
-                            failed.body = start
-                            failed.bodyChannel = nil
-                            throw unacceptable(failed)
-                        })
-                }
-                return .settle(.success(response))
-            }
-            response.bodyChannel?.cancel()  // a redirect's body is not the caller's
-            guard redirectsFollowed < self.configuration.maximumRedirects else {
-                throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
-            }
-            if let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
-                !self.configuration.allowsRedirectsFromHTTPSToHTTP
-            {
-                throw KringleError.insecureRedirect(from: response.url, to: target)
-            }
-            return .adopt(
-                self.startHop(
-                    redirect.request,
-                    options: redirect.carrying(options),
-                    userCookie: redirect.keepsUserCookie
-                        ? self.callerCookie(of: request, redirectsFollowed: redirectsFollowed, carried: userCookie)
-                        : nil,
-                    redirectsFollowed: redirectsFollowed + 1,
-                    attempt: attempt,
-                    earlier: earlier + [response.exchange]
-                ).response)
-        }
+        return StartedHop(
+            answer: answer,
+            decision: HopDecision(
+                client: self, request: request, options: options, userCookie: userCookie,
+                redirectsFollowed: redirectsFollowed, attempt: attempt, earlier: earlier))
     }
 
     /// The `Cookie` header the caller set: the first hop's own, or the one a redirect's hop
     /// carries.
-    private func callerCookie(of request: URLRequest, redirectsFollowed: Int, carried: String?) -> String? {
+    func callerCookie(of request: URLRequest, redirectsFollowed: Int, carried: String?) -> String? {
         redirectsFollowed == 0 ? request.value(forHTTPHeaderField: "Cookie") : carried
     }
 
