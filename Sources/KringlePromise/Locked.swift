@@ -18,7 +18,9 @@ public final class Locked<State: Sendable>:
     // `state` is only read or written between `pthread_mutex_lock` and `pthread_mutex_unlock`.
     @unchecked Sendable
 {
-    @usableFromInline var state: State
+    /// Unchecked for exclusivity: the mutex already serialises every access, and the
+    /// run-time check would add two calls to each.
+    @usableFromInline @exclusivity(unchecked) var state: State
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// A lock guarding `state`.

@@ -153,12 +153,16 @@ public final class Promise<Value: Sendable>:
     /// Settles the promise; returns `false` (and changes nothing) when it had settled already.
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
-        let wakeUps: WakeUps? = lock.withLock { _ in
+        let settled: (wakeUps: WakeUps, cancelHandler: CancelHandler?)? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            return settleLocked(result, as: result.isSuccess ? .fulfilled : .rejected)
+            // Not a cancellation, so a cancel handler is only released, outside the lock.
+            // The usual one (a transport's, with no overflow) is taken out here, which spares
+            // `settleLocked` a list of wake-ups built for it alone.
+            let cancelHandler = state.overflow == nil ? state.firstCancelHandler.take() : nil
+            return (settleLocked(result, as: result.isSuccess ? .fulfilled : .rejected), cancelHandler)
         }
-        guard let wakeUps else { return false }
-        wake(wakeUps, result)
+        guard let settled else { return false }
+        wake(settled.wakeUps, result)
         return true
     }
 

@@ -10,10 +10,11 @@ extension NetworkClient {
     /// response's cookies, then either follows a redirect (4) with the next hop, or
     /// validates the final response (5).
     ///
-    /// A value rather than a closure, so that the pipeline's last step can hold it without
-    /// an allocation of its own (``DecodeStep``).
+    /// A class, not a struct, because the pipeline's last step (``DecodeStep``) and the jobs
+    /// it sets off each keep it: a copy is then one reference, where a struct's would be a
+    /// dozen. (A closure would cost as much to allocate, and its call a thunk.)
     @usableFromInline
-    struct HopDecision: Sendable {
+    final class HopDecision: Sendable {
         let client: NetworkClient
         /// The request the hop sent, as the caller or the redirect before made it.
         let request: URLRequest
@@ -23,6 +24,19 @@ extension NetworkClient {
         let redirectsFollowed: Int
         let attempt: Int
         let earlier: [RequestMetrics.Exchange]
+
+        init(
+            client: NetworkClient, request: URLRequest, options: TransferOptions, userCookie: String?,
+            redirectsFollowed: Int, attempt: Int, earlier: [RequestMetrics.Exchange]
+        ) {
+            self.client = client
+            self.request = request
+            self.options = options
+            self.userCookie = userCookie
+            self.redirectsFollowed = redirectsFollowed
+            self.attempt = attempt
+            self.earlier = earlier
+        }
 
         /// The final response (``Outcome/settle(_:)``, validated), or the promise of the
         /// next hop's (``Outcome/adopt(_:)``, a redirect or a streamed error body being
@@ -35,8 +49,9 @@ extension NetworkClient {
             } catch PromiseError.timedOut {
                 throw KringleError.timedOut
             }
-            response.attempt = attempt
-            response.earlierExchanges = earlier
+            // A first attempt's first hop leaves the defaults as they are.
+            if attempt != 1 { response.attempt = attempt }
+            if !earlier.isEmpty { response.earlierExchanges = earlier }
             client.configuration.cookieJar?.store(
                 setCookieHeaders: response.setCookieLines, from: response.url,
                 now: client.configuration.clock.now)
@@ -49,9 +64,10 @@ extension NetworkClient {
                 // 5. validate
                 guard client.configuration.acceptableStatusCodes.contains(response.statusCode) else {
                     let limit = client.configuration.responseLimits.maximumErrorBodyBytes
+                    let redaction = client.configuration.redaction
                     let unacceptable: @Sendable (HTTPResponse) -> KringleError = { response in
                         KringleError.unacceptableStatusCode(
-                            response.statusCode, Response(response, redaction: client.configuration.redaction))
+                            response.statusCode, Response(response, redaction: redaction))
                     }
                     guard let channel = response.bodyChannel else {
                         throw unacceptable(response.withBody(from: options, limit: limit))

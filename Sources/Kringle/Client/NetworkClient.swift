@@ -25,6 +25,9 @@ public final class NetworkClient: Sendable {
     let clientSendingTransport: (any ClientSending)?
     /// The configuration's default headers, checked and merged once for every request.
     let defaultFields: RequestAssembly.DefaultFields
+    /// Whether the configuration has a logger, looked up once: asking the optional
+    /// existential copies it (and retains what it holds) every time.
+    @usableFromInline let isLogging: Bool
 
     /// Creates a client.
     ///
@@ -40,5 +43,6 @@ public final class NetworkClient: Sendable {
         self.transport = transport
         clientSendingTransport = transport as? any ClientSending
         defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
+        isLogging = configuration.logger != nil
     }
 }

@@ -109,7 +109,7 @@ extension NetworkClient {
                 DecodeStep(hop: nil, writesBodyToFile: options.writesBodyToFile, output: output),
                 on: Self.codingQueue)
         }
-        guard configuration.logger != nil else { return decoded }
+        guard isLogging else { return decoded }
         let logged = decoded.mapResultInline { result in
             if case .failure(let error) = result { self.logFailure(request, error) }
             return try result.get()
@@ -321,7 +321,7 @@ extension NetworkClient {
     /// The transport's exchange, logged when there is a logger: the request as sent, and
     /// the response with the time it took.
     func loggedExchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        guard configuration.logger != nil else { return exchange(request, options: options) }
+        guard isLogging else { return exchange(request, options: options) }
         logSent(request)
         let start = configuration.clock.uptimeNanoseconds
         return exchange(request, options: options).mapResultInline { result in

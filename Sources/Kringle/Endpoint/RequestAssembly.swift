@@ -50,10 +50,12 @@ enum RequestAssembly {
     ) throws -> Built {
         // The configuration is read through the client, never copied: a copy retains and
         // releases every reference it holds.
+        let defaultItems = client.configuration.defaultQueryItems
         let url = try URLAssembly.url(
             base: endpoint.baseURL,
             path: endpoint.path,
-            queryItems: client.configuration.defaultQueryItems + endpoint.queryItems
+            // Joined only when there is something to join: that makes a new array.
+            queryItems: defaultItems.isEmpty ? endpoint.queryItems : defaultItems + endpoint.queryItems
         )
         var request = URLRequest(url: url)
         // GET is URLRequest's own default; every change to a URLRequest costs.

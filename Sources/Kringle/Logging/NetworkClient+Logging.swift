@@ -16,7 +16,7 @@ extension NetworkClient {
     }
 
     func logSent(_ request: URLRequest) {
-        guard configuration.logger != nil else { return }
+        guard isLogging else { return }
         log(
             .requestSent(
                 method: request.httpMethod ?? "GET",
@@ -26,7 +26,7 @@ extension NetworkClient {
     }
 
     func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: UInt64) {
-        guard configuration.logger != nil else { return }
+        guard isLogging else { return }
         log(
             .responseReceived(
                 method: request.httpMethod ?? "GET",
@@ -57,7 +57,7 @@ extension NetworkClient {
 
     /// An error as a log event shows it: its URLs redacted the client's way.
     private func loggedError(_ error: any Error) -> any Error {
-        guard configuration.logger != nil, let error = error as? KringleError else { return error }
+        guard isLogging, let error = error as? KringleError else { return error }
         return error.redacted(with: configuration.redaction)
     }
 }
