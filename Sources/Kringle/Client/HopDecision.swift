@@ -43,48 +43,46 @@ extension NetworkClient {
         /// read).
         @usableFromInline
         func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
-            var response: HTTPResponse
-            do {
-                response = try result.get()
-            } catch PromiseError.timedOut {
-                throw KringleError.timedOut
+            let response: HTTPResponse
+            switch result {
+            case .success(let received): response = received
+            case .failure(PromiseError.timedOut): throw KringleError.timedOut
+            case .failure(let error): throw error
             }
-            // A first attempt's first hop leaves the defaults as they are.
-            if attempt != 1 { response.attempt = attempt }
-            if !earlier.isEmpty { response.earlierExchanges = earlier }
             client.configuration.cookieJar?.store(
                 setCookieHeaders: response.setCookieLines, from: response.url,
                 now: client.configuration.clock.now)
             // 4. redirect?
-            let redirect = Redirect(after: response, to: request) {
-                options.credentialHeaders.union(client.configuration.credentialHeaders)
-                    .union(client.configuration.interceptors.lazy.flatMap(\.credentialHeaders))
+            if let redirect = Redirect(after: response, to: request, credentialHeaders: { allCredentialHeaders() }) {
+                return .adopt(try follow(redirect, after: counted(response)))
             }
-            guard let redirect else {
-                // 5. validate
-                guard client.configuration.acceptableStatusCodes.contains(response.statusCode) else {
-                    let limit = client.configuration.responseLimits.maximumErrorBodyBytes
-                    let redaction = client.configuration.redaction
-                    let unacceptable: @Sendable (HTTPResponse) -> KringleError = { response in
-                        KringleError.unacceptableStatusCode(
-                            response.statusCode, Response(response, redaction: redaction))
-                    }
-                    guard let channel = response.bodyChannel else {
-                        throw unacceptable(response.withBody(from: options, limit: limit))
-                    }
-                    // A streamed body's start, for the error, as any other request keeps it.
-                    let start = channel.collect(
-                        upTo: limit, within: client.configuration.timeout, clock: client.configuration.clock)
-                    return .adopt(
-                        start.then { [response] start in
-                            var failed = response
-                            failed.body = start
-                            failed.bodyChannel = nil
-                            throw unacceptable(failed)
-                        })
-                }
-                return .settle(.success(response))
+            // 5. validate
+            guard client.configuration.acceptableStatusCodes.contains(response.statusCode) else {
+                return try rejection(of: counted(response))
             }
+            // The first hop of a first attempt passes the result on as it came: the response
+            // is not copied to be counted.
+            guard attempt == 1, earlier.isEmpty else { return .settle(.success(counted(response))) }
+            return .settle(result)
+        }
+
+        /// `response` with the attempt it belongs to and the call's exchanges before it.
+        private func counted(_ response: HTTPResponse) -> HTTPResponse {
+            var counted = response
+            counted.attempt = attempt
+            counted.earlierExchanges = earlier
+            return counted
+        }
+
+        /// The headers that are credentials for the redirect rules: the call's, the
+        /// client's and its interceptors'.
+        private func allCredentialHeaders() -> Set<String> {
+            options.credentialHeaders.union(client.configuration.credentialHeaders)
+                .union(client.configuration.interceptors.lazy.flatMap(\.credentialHeaders))
+        }
+
+        /// The next hop's final response, unless the redirect may not be followed.
+        private func follow(_ redirect: Redirect, after response: HTTPResponse) throws -> Promise<HTTPResponse> {
             response.bodyChannel?.cancel()  // a redirect's body is not the caller's
             guard redirectsFollowed < client.configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
@@ -94,17 +92,39 @@ extension NetworkClient {
             {
                 throw KringleError.insecureRedirect(from: response.url, to: target)
             }
+            return client.startHop(
+                redirect.request,
+                options: redirect.carrying(options),
+                userCookie: redirect.keepsUserCookie
+                    ? client.callerCookie(of: request, redirectsFollowed: redirectsFollowed, carried: userCookie)
+                    : nil,
+                redirectsFollowed: redirectsFollowed + 1,
+                attempt: attempt,
+                earlier: earlier + [response.exchange]
+            ).response
+        }
+
+        /// The error for a response whose status is not acceptable, with the start of its
+        /// body, as any other request keeps it: at once, or once a streamed body's start
+        /// has arrived.
+        private func rejection(of response: HTTPResponse) throws -> Outcome<HTTPResponse> {
+            let limit = client.configuration.responseLimits.maximumErrorBodyBytes
+            let redaction = client.configuration.redaction
+            let unacceptable: @Sendable (HTTPResponse) -> KringleError = { response in
+                KringleError.unacceptableStatusCode(response.statusCode, Response(response, redaction: redaction))
+            }
+            guard let channel = response.bodyChannel else {
+                throw unacceptable(response.withBody(from: options, limit: limit))
+            }
+            let start = channel.collect(
+                upTo: limit, within: client.configuration.timeout, clock: client.configuration.clock)
             return .adopt(
-                client.startHop(
-                    redirect.request,
-                    options: redirect.carrying(options),
-                    userCookie: redirect.keepsUserCookie
-                        ? client.callerCookie(of: request, redirectsFollowed: redirectsFollowed, carried: userCookie)
-                        : nil,
-                    redirectsFollowed: redirectsFollowed + 1,
-                    attempt: attempt,
-                    earlier: earlier + [response.exchange]
-                ).response)
+                start.then { start in
+                    var failed = response
+                    failed.body = start
+                    failed.bodyChannel = nil
+                    throw unacceptable(failed)
+                })
         }
     }
 }
