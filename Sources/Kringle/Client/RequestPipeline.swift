@@ -60,7 +60,9 @@ extension NetworkClient {
     /// encoded first (on the coding queue).
     @usableFromInline
     func assemble(_ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?) -> Assembly {
-        guard case .json? = body else {
+        // A body holds an existential, so matching `.json?` copies it, through its metadata:
+        // a call without a body (every GET) is told apart first by a comparison that does not.
+        guard body != nil, case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
                 return .built(try RequestAssembly.build(method, endpoint, body: body, for: self))

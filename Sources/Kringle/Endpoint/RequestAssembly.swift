@@ -65,7 +65,8 @@ enum RequestAssembly {
         request.timeoutInterval = client.configuration.transportTimeout
         var fields = try HeaderFields(defaults: client.defaultFields)
         var streamed: StreamedBody?
-        if let body {
+        // Compared before it is unwrapped: unwrapping copies it (see `NetworkClient.assemble`).
+        if body != nil, let body {
             let encoded = try body.encoded(with: client.configuration.encoder)
             switch encoded.body {
             case .data(let data): request.httpBody = data
