@@ -31,8 +31,8 @@ extension Promise {
         case .success(let value) where Self.keepsValueInline:
             // A trivial value may be copied as bytes, to any address.
             withUnsafeMutableBytes(of: &inlineValue) { $0.storeBytes(of: value, as: Value.self) }
-        case .success(let value):
-            outcomeReference = .boxed(ValueBox(value))
+        case .success:
+            outcomeReference = .boxed(ValueBox(result))
         case .failure(let error):
             outcomeReference = .error(error)
         }
@@ -50,9 +50,28 @@ extension Promise {
             return .success(withUnsafeBytes(of: inlineValue) { $0.loadUnaligned(as: Value.self) })
         case .fulfilled, .rejected, .cancelled:
             switch outcomeReference {
-            case .boxed(let box)?: return .success(box.value)
+            case .boxed(let box)?: return box.result
             case .error(let error)?: return .failure(error)
             case nil: return nil
+            }
+        }
+    }
+
+    /// Runs `body` with the outcome, unless the promise is pending, lent rather than
+    /// copied: a value kept in a box (see `ValueBox`) is passed from the box, where
+    /// ``settledResult`` copies it (a retain of each reference it holds) for every reader.
+    @inlinable
+    func withSettledResult(_ body: (Result<Value, any Error>) -> Void) {
+        switch phase.load(ordering: .acquiring) {
+        case .pending:
+            return
+        case .fulfilled where Self.keepsValueInline:
+            body(.success(withUnsafeBytes(of: inlineValue) { $0.loadUnaligned(as: Value.self) }))
+        case .fulfilled, .rejected, .cancelled:
+            switch outcomeReference {
+            case .boxed(let box)?: body(box.result)
+            case .error(let error)?: body(.failure(error))
+            case nil: return
             }
         }
     }
@@ -60,12 +79,14 @@ extension Promise {
 
 /// A fulfilled promise's value when it is not kept inline (see `Promise.keepsValueInline`).
 /// Destroying it costs a release; its own `deinit` finds `Value` in its metadata directly.
+/// Kept as the promise's whole result, so that readers can be lent it without a copy.
 @usableFromInline
 final class ValueBox<Value: Sendable>: Sendable {
-    @usableFromInline let value: Value
+    /// Always a success: errors are kept in `OutcomeReference.error`.
+    @usableFromInline let result: Result<Value, any Error>
 
     @inlinable
-    init(_ value: Value) {
-        self.value = value
+    init(_ result: Result<Value, any Error>) {
+        self.result = result
     }
 }

@@ -230,9 +230,10 @@ public final class Promise<Value: Sendable>:
     ///   is `State.primaryQueue`.
     @inlinable
     func drain(_ assigned: DispatchQueue?) {
-        guard let result = settledResult else { return }
-        while let observer = lock.withLock({ _ in state.next(for: assigned) }) {
-            observer.handler(result)
+        withSettledResult { result in
+            while let observer = lock.withLock({ _ in state.next(for: assigned) }) {
+                observer.handler(result)
+            }
         }
     }
 }
