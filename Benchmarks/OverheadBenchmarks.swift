@@ -16,20 +16,24 @@ import FoundationNetworking
 /// per run, in the styles a user writes:
 /// 1. floor: the transport's `send` of the request the client would send (its default
 ///    header fields included), decoded with `JSONDecoder` in one `always` handler;
+///    (1b) the same from `inFlight` threads blocked until each handler has run, the
+///    pattern of (4), to show what blocking threads costs by itself;
 /// 2. handler: `client.get(endpoint, as:)` with `done`/`catch` (the README's style);
 /// 3. await: `try await client.get(endpoint, as:).value` from `inFlight` tasks;
 /// 4. wait: `try client.get(endpoint, as:).wait()` from `inFlight` threads;
 /// and raw URLSession with `JSONDecoder` in its completion handler, the usual baseline, both
 /// from the same pump as (2) and from `inFlight` threads blocked until each task completes,
 /// the pattern of (4): URLSession's connection reuse differs between the two.
-/// Rounds alternate between the styles. Prints each style's median run: wall and CPU
-/// (getrusage) µs per request, heap allocations per request, connections the server accepted
-/// per run (nginx only); and the ratios the targets are stated in, each the median over the
-/// rounds of one style's run against the baseline's in the same round. Runs of one round
-/// follow each other within a second, so a host that is slower for a while slows both sides of
-/// a ratio: the ratio of two medians, taken from different rounds, moved with that.
+/// Each round measures every style's run in 8 slices of 250 requests, the styles' slices
+/// taking turns. Prints each style's median run: wall and CPU (getrusage) µs per request,
+/// heap allocations per request, connections the server accepted per run (nginx only); and
+/// the ratios the targets are stated in, each the median over the slices of one style's
+/// slice against the baseline's slice of the same turn, taken within a few tens of
+/// milliseconds of each other. A host that is slower for a while (this one is, for tens
+/// to hundreds of milliseconds at a time) then slows both sides of a ratio alike: ratios of
+/// whole runs, taken seconds apart, moved by ±10% from one process to the next.
 ///
-/// `kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]`
+/// `kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]`
 /// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
 ///
 /// The table is printed twice: as the machine schedules the threads, then from a child
@@ -82,6 +86,7 @@ extension Overhead {
         let table = Table(
             "transport", "mode", "style", "wall µs/req", "CPU µs/req", "allocs/req", "new conns/run", "wall vs floor",
             "CPU vs floor", "wall vs raw URLSession")
+        var waitingAgainstBlockedFloor: [String] = []
         for transportName in transports {
             for inFlight in [1, 8] {
                 let transport: any Transport =
@@ -102,9 +107,13 @@ extension Overhead {
                         run.connections.map(String.init) ?? "n/a",
                         ratio(.floor, \.wall), ratio(.floor, \.cpu), ratio(.rawURLSession, \.wall))
                 }
+                waitingAgainstBlockedFloor.append(
+                    "\(transportName), \(inFlight) in flight: \(measured.ratio(.wait, to: .floorWaiting, \.wall))")
             }
         }
-        print("")
+        print(
+            "\n(4) wait() against (1b), the floor called from blocked threads as wait() is: "
+                + waitingAgainstBlockedFloor.joined(separator: "; ") + ".\n")
     }
 }
 
@@ -126,6 +135,9 @@ enum Overhead {
 
     enum Style: String, CaseIterable {
         case floor = "(1) floor: send + JSONDecoder"
+        /// The floor called as `wait()` calls the client: each thread blocked until its
+        /// request's handler (which decodes) has run. What that pattern costs by itself.
+        case floorWaiting = "(1b) floor from blocked threads"
         case handler = "(2) handler: get(…).done"
         case await = "(3) await get(…).value"
         case wait = "(4) get(…).wait()"
@@ -148,12 +160,22 @@ enum Overhead {
         var failures: Int
 
         var allocationsPerRequest: Double { Double(allocations) / Double(Overhead.requests) }
+
+        static let zero = Run(wall: 0, cpu: 0, allocations: 0, connections: 0, failures: 0)
+
+        /// Two runs as one: a round's slices added up.
+        static func + (lhs: Run, rhs: Run) -> Run {
+            Run(
+                wall: lhs.wall + rhs.wall, cpu: lhs.cpu + rhs.cpu, allocations: lhs.allocations + rhs.allocations,
+                connections: lhs.connections.flatMap { left in rhs.connections.map { left + $0 } },
+                failures: lhs.failures + rhs.failures)
+        }
     }
 
     /// Bad arguments to the profiling form.
     struct Usage: Error, CustomStringConvertible {
         var description: String {
-            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]"
+            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]"
         }
     }
 
@@ -161,7 +183,8 @@ enum Overhead {
     /// transport, `count` requests per run, for a profiler.
     static func profile(_ arguments: [String], server: OverheadServer) throws {
         let styles: [String: Style] = [
-            "floor": .floor, "handler": .handler, "await": .await, "wait": .wait, "raw": .rawURLSession,
+            "floor": .floor, "floorwait": .floorWaiting, "handler": .handler, "await": .await, "wait": .wait,
+            "raw": .rawURLSession,
             "rawwait": .rawURLSessionWaiting,
         ]
         let named = arguments.count >= 2 ? arguments[1].split(separator: ",").map { styles[String($0)] } : []
@@ -188,51 +211,73 @@ enum Overhead {
         String(format: "%.1f", seconds / Double(requests) * 1_000_000)
     }
 
-    /// Every run of each style, round by round.
+    /// Every run of each style, round by round, and the slices they were measured in.
     struct Rounds {
+        /// Each style's runs, one per round: its slices of the round added up.
         let runs: [Style: [Run]]
+        /// Each style's slices, in the order measured: the `i`-th slice of every style was
+        /// measured in the same pass over the styles, within a few tens of milliseconds.
+        let slices: [Style: [Run]]
 
         /// The style's median run, by wall time.
         func median(_ style: Style) -> Run? {
             runs[style].map { $0.sorted { $0.wall < $1.wall }[$0.count / 2] }
         }
 
-        /// The median over the rounds of `measure` of `style`'s run divided by that of
-        /// `baseline`'s run in the same round, formatted.
+        /// The median, over the slices, of `measure` of `style`'s slice divided by that of
+        /// `baseline`'s slice of the same pass, formatted.
         func ratio(_ style: Style, to baseline: Style, _ measure: (Run) -> Double) -> String {
-            guard let candidates = runs[style], let baselines = runs[baseline] else { return "" }
+            guard let candidates = slices[style], let baselines = slices[baseline] else { return "" }
             let ratios = zip(candidates, baselines).map { measure($0) / measure($1) }.sorted()
             return String(format: "%.2fx", ratios[ratios.count / 2])
         }
     }
 
-    /// Every style over `transport`, warmed up, then `rounds` rounds, each one run of every
-    /// style in turn.
+    /// How many slices a run is measured in. Slices of every style take turns, so that a
+    /// host that is slower for a while (this one is, every few hundred milliseconds) slows
+    /// each style's slice of the same pass alike: the ratios are taken slice against slice.
+    static let slicesPerRun = 8
+
+    /// Every style over `transport`, warmed up, then `rounds` rounds. A round measures
+    /// every style's run of `count` requests in `slicesPerRun` slices: one slice of each
+    /// style in turn (starting with a different style on each pass), then the next.
     static func measure(
         transport: any Transport, inFlight: Int, server: OverheadServer, styles: [Style] = Style.allCases,
         count: Int = requests, rounds: Int = rounds
     ) -> Rounds {
         let client = NetworkClient(transport: transport)
         let raw = URLSession(configuration: .ephemeral)
-        defer { raw.finishTasksAndInvalidate() }
+        let lanes = BlockedLanes(count: inFlight)
+        defer {
+            lanes.stop()
+            raw.finishTasksAndInvalidate()
+        }
         let work: [Style: (Int) -> Int] = [
             .floor: { count in floor(transport, server.request, count: count, inFlight: inFlight) },
+            .floorWaiting: { count in floorWaiting(transport, server.request, count: count, on: lanes) },
             .handler: { count in handler(client, server.endpoint, count: count, inFlight: inFlight) },
             .await: { count in awaiting(client, server.endpoint, count: count, inFlight: inFlight) },
-            .wait: { count in waiting(client, server.endpoint, count: count, inFlight: inFlight) },
+            .wait: { count in waiting(client, server.endpoint, count: count, on: lanes) },
             .rawURLSession: { count in rawURLSession(raw, server.request, count: count, inFlight: inFlight) },
-            .rawURLSessionWaiting: { count in
-                rawURLSessionWaiting(raw, server.request, count: count, inFlight: inFlight)
-            },
+            .rawURLSessionWaiting: { count in rawURLSessionWaiting(raw, server.request, count: count, on: lanes) },
         ]
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]
+        var slices: [Style: [Run]] = [:]
         for _ in 0..<rounds {
-            for style in styles {
-                runs[style, default: []].append(measureRun(server: server) { work[style]!(count) })
+            var round: [Style: Run] = [:]
+            for slice in 0..<slicesPerRun {
+                let size = count / slicesPerRun + (slice < count % slicesPerRun ? 1 : 0)
+                for offset in 0..<styles.count {
+                    let style = styles[(slice + offset) % styles.count]
+                    let run = measureRun(server: server) { work[style]!(size) }
+                    slices[style, default: []].append(run)
+                    round[style] = round[style, default: .zero] + run
+                }
             }
+            for (style, run) in round { runs[style, default: []].append(run) }
         }
-        return Rounds(runs: runs)
+        return Rounds(runs: runs, slices: slices)
     }
 
     /// Wall, CPU, allocations and new connections of `body`, which returns its failures.
@@ -261,6 +306,28 @@ enum Overhead {
                 }
                 completion((try? decoder.decode(Item.self, from: response.body)) != nil)
             }
+        }
+    }
+
+    /// (1b) The transport alone from threads of their own, each blocked on a semaphore
+    /// until its request's handler (which decodes) has run.
+    private static func floorWaiting(
+        _ transport: any Transport, _ request: URLRequest, count: Int, on lanes: BlockedLanes
+    )
+        -> Int
+    {
+        lanes.run(count: count) {
+            let done = DispatchSemaphore(value: 0)
+            let succeeded = Locked(false)
+            let promise = transport.send(request)
+            promise.always {
+                if case .success(let response)? = promise.result, response.statusCode == 200 {
+                    succeeded.set((try? decoder.decode(Item.self, from: response.body)) != nil)
+                }
+                done.signal()
+            }
+            done.wait()
+            return succeeded.get()
         }
     }
 
@@ -298,41 +365,22 @@ enum Overhead {
         return failures.get()
     }
 
-    /// (4) `wait()` from `inFlight` threads of their own (Dispatch would give blocked lanes
-    /// no more threads than there are cores).
-    private static func waiting(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int) -> Int {
-        onBlockedThreads(count: count, inFlight: inFlight) {
+    /// (4) `wait()` from threads of their own (Dispatch would give blocked lanes no more
+    /// threads than there are cores).
+    private static func waiting(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, on lanes: BlockedLanes)
+        -> Int
+    {
+        lanes.run(count: count) {
             (try? client.get(endpoint, as: Item.self).wait()) != nil
         }
     }
 
-    /// `count` calls of `request` from `inFlight` threads of their own, each making its
-    /// share one after another; returns how many failed.
-    private static func onBlockedThreads(count: Int, inFlight: Int, _ request: @escaping @Sendable () -> Bool) -> Int {
-        let group = DispatchGroup()
-        let failures = Locked(0)
-        for lane in 0..<inFlight {
-            group.enter()
-            let thread = Thread {
-                var failed = 0
-                for _ in stride(from: lane, to: count, by: inFlight) where !request() {
-                    failed += 1
-                }
-                failures.update { $0 += failed }
-                group.leave()
-            }
-            thread.start()
-        }
-        group.wait()
-        return failures.get()
-    }
-
-    /// Raw URLSession from `inFlight` threads of their own, each blocked on a semaphore
-    /// until its data task's completion handler (which decodes) has run.
-    private static func rawURLSessionWaiting(_ session: URLSession, _ request: URLRequest, count: Int, inFlight: Int)
-        -> Int
-    {
-        onBlockedThreads(count: count, inFlight: inFlight) {
+    /// Raw URLSession from threads of their own, each blocked on a semaphore until its
+    /// data task's completion handler (which decodes) has run.
+    private static func rawURLSessionWaiting(
+        _ session: URLSession, _ request: URLRequest, count: Int, on lanes: BlockedLanes
+    ) -> Int {
+        lanes.run(count: count) {
             let done = DispatchSemaphore(value: 0)
             let succeeded = Locked(false)
             session.dataTask(with: request) { data, response, _ in

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Threads of their own, each making its share of a run's requests one after another and
+/// blocked while each is under way: the pattern of a program that calls `wait()` from
+/// several threads. Kept for a whole measurement, because starting threads for every run
+/// would count their start-up against the styles that use them.
+final class BlockedLanes: Sendable {
+    /// One run: `count` requests in all, each made by `request`, which returns whether it
+    /// succeeded.
+    private struct Job: Sendable {
+        let count: Int
+        let request: @Sendable () -> Bool
+    }
+
+    /// The run under way; `nil` tells the lanes to end.
+    private let job = Locked<Job?>(nil)
+    /// One per lane: signalled when there is a job (or the end) to look at.
+    private let starts: [DispatchSemaphore]
+    /// Signalled by each lane when it has done its share.
+    private let finished = DispatchSemaphore(value: 0)
+    private let failures = Locked(0)
+
+    init(count: Int) {
+        starts = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        for lane in 0..<count {
+            Thread { self.serve(lane) }.start()
+        }
+    }
+
+    /// Makes `count` requests with `request`, lane `i` taking the `i`-th of every
+    /// `lanes` in turn; returns how many failed.
+    func run(count: Int, _ request: @escaping @Sendable () -> Bool) -> Int {
+        failures.set(0)
+        job.set(Job(count: count, request: request))
+        for start in starts { start.signal() }
+        for _ in starts { finished.wait() }
+        return failures.get()
+    }
+
+    /// Ends the lanes' threads, once each has finished.
+    func stop() {
+        job.set(nil)
+        for start in starts { start.signal() }
+        for _ in starts { finished.wait() }
+    }
+
+    private func serve(_ lane: Int) {
+        while true {
+            starts[lane].wait()
+            guard let job = job.get() else {
+                finished.signal()
+                return
+            }
+            var failed = 0
+            for _ in stride(from: lane, to: job.count, by: starts.count) where !job.request() {
+                failed += 1
+            }
+            failures.update { $0 += failed }
+            finished.signal()
+        }
+    }
+}
