@@ -3,15 +3,18 @@
 #
 # -DKRINGLE_TSAN swaps each promise's inline Mutex for a pthread mutex (the modules' shared
 # `Locked` is one already): Synchronization's Mutex waits on raw futexes, which the sanitizer
-# cannot see, so everything it guards would be reported as a race. Long chains are shortened:
-# the sanitizer is about ten times slower, and it checks races, not stack depth.
+# cannot see, so everything it guards would be reported as a race. Long chains are shortened
+# to 20,000 links (still many more than a worker runs in one turn): the sanitizer checks races,
+# not stack depth, and is slower still on a long chain (about 1 ms a link at 100,000, on this
+# two-core machine), so four such chains at once took the cores for minutes, and tests waiting
+# with real-time bounds (a 60 s request time-out, 15 s `eventually`) timed out behind them.
 #
 #   Scripts/tsan.sh [swift test options, e.g. --filter KringlePromiseTests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
 start=$(date +%s)
-KRINGLE_CHAIN_LINKS=${KRINGLE_CHAIN_LINKS:-100000} TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0} \
+KRINGLE_CHAIN_LINKS=${KRINGLE_CHAIN_LINKS:-20000} TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=0} \
     swift test --sanitize=thread -Xswiftc -DKRINGLE_TSAN --scratch-path .build/tsan "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 warnings=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)

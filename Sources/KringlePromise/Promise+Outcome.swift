@@ -39,22 +39,12 @@ extension Promise {
     }
 
     /// The outcome, read without the lock once `phase` says it is settled (it never changes
-    /// after that).
+    /// after that): a copy, for a reader that keeps it.
     @inlinable
     var settledResult: Result<Value, any Error>? {
-        switch phase.load(ordering: .acquiring) {
-        case .pending:
-            return nil
-        case .fulfilled where Self.keepsValueInline:
-            // Read by value: readers run concurrently, so none may take `inout` access.
-            return .success(withUnsafeBytes(of: inlineValue) { $0.loadUnaligned(as: Value.self) })
-        case .fulfilled, .rejected, .cancelled:
-            switch outcomeReference {
-            case .boxed(let box)?: return box.result
-            case .error(let error)?: return .failure(error)
-            case nil: return nil
-            }
-        }
+        var copy: Result<Value, any Error>?
+        withSettledResult { copy = $0 }
+        return copy
     }
 
     /// Runs `body` with the outcome, unless the promise is pending, lent rather than
@@ -66,6 +56,7 @@ extension Promise {
         case .pending:
             return
         case .fulfilled where Self.keepsValueInline:
+            // Read by value: readers run concurrently, so none may take `inout` access.
             body(.success(withUnsafeBytes(of: inlineValue) { $0.loadUnaligned(as: Value.self) }))
         case .fulfilled, .rejected, .cancelled:
             switch outcomeReference {
@@ -77,9 +68,10 @@ extension Promise {
     }
 }
 
-/// A fulfilled promise's value when it is not kept inline (see `Promise.keepsValueInline`).
-/// Destroying it costs a release; its own `deinit` finds `Value` in its metadata directly.
-/// Kept as the promise's whole result, so that readers can be lent it without a copy.
+/// A fulfilled promise's result when its value is not kept inline (see
+/// `Promise.keepsValueInline`): the whole result rather than the value, so that readers can
+/// be lent it without a copy. Destroying it costs a release; its own `deinit` finds `Value`
+/// in its metadata directly.
 @usableFromInline
 final class ValueBox<Value: Sendable>: Sendable {
     /// Always a success: errors are kept in `OutcomeReference.error`.
