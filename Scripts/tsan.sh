@@ -5,9 +5,8 @@
 # `Locked` is one already): Synchronization's Mutex waits on raw futexes, which the sanitizer
 # cannot see, so everything it guards would be reported as a race. Long chains are shortened
 # to 20,000 links (still many more than a worker runs in one turn): the sanitizer checks races,
-# not stack depth, and is slower still on a long chain (about 1 ms a link at 100,000, on this
-# two-core machine), so four such chains at once took the cores for minutes, and tests waiting
-# with real-time bounds (a 60 s request time-out, 15 s `eventually`) timed out behind them.
+# not stack depth, and is slower still on a long chain (about 1 ms a link at 100,000 on this
+# two-core machine, where the four chain tests then held the cores for minutes).
 #
 #   Scripts/tsan.sh [swift test options, e.g. --filter KringlePromiseTests]
 set -uo pipefail
