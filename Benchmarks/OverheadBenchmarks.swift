@@ -234,8 +234,8 @@ enum Overhead {
     }
 
     /// How many slices a run is measured in. Slices of every style take turns, so that a
-    /// host that is slower for a while (this one is, every few hundred milliseconds) slows
-    /// each style's slice of the same pass alike: the ratios are taken slice against slice.
+    /// host that is slower for a while slows each style's slice of the same pass alike: the
+    /// ratios are taken slice against slice (see `runOverheadBenchmarks`).
     static let slicesPerRun = 8
 
     /// Every style over `transport`, warmed up, then `rounds` rounds. A round measures
