@@ -25,7 +25,7 @@ import FoundationNetworking
 /// from the same pump as (2) and from `inFlight` threads blocked until each task completes,
 /// the pattern of (4): URLSession's connection reuse differs between the two.
 /// Each round measures every style's run in 8 slices of 250 requests, the styles' slices
-/// taking turns. Prints each style's median run: wall and CPU (getrusage) µs per request,
+/// taking turns in a shuffled order, each after an unmeasured wave of its own. Prints each style's median run: wall and CPU (getrusage) µs per request,
 /// heap allocations per request, connections the server accepted per run (nginx only); and
 /// the ratios the targets are stated in, each the median over the slices of one style's
 /// slice against the baseline's slice of the same turn, taken within a few tens of
@@ -238,9 +238,14 @@ enum Overhead {
     /// ratios are taken slice against slice (see `runOverheadBenchmarks`).
     static let slicesPerRun = 8
 
+    /// The requests each slice is preceded by, unmeasured: one per lane with 8 in flight.
+    static let sliceWarmUp = 8
+
     /// Every style over `transport`, warmed up, then `rounds` rounds. A round measures
     /// every style's run of `count` requests in `slicesPerRun` slices: one slice of each
-    /// style in turn (starting with a different style on each pass), then the next.
+    /// style in turn, then the next. Each pass takes the styles in an order of its own
+    /// (shuffled): in a fixed order each style followed the same other style every time, and
+    /// on two cores what that style left running (or idle) moved the ratios by up to 0.1x.
     static func measure(
         transport: any Transport, inFlight: Int, server: OverheadServer, styles: [Style] = Style.allCases,
         count: Int = requests, rounds: Int = rounds
@@ -264,12 +269,16 @@ enum Overhead {
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]
         var slices: [Style: [Run]] = [:]
+        // The same orders in every run of the benchmark.
+        var order = SplitMix64(seed: 18)
         for _ in 0..<rounds {
             var round: [Style: Run] = [:]
             for slice in 0..<slicesPerRun {
                 let size = count / slicesPerRun + (slice < count % slicesPerRun ? 1 : 0)
-                for offset in 0..<styles.count {
-                    let style = styles[(slice + offset) % styles.count]
+                for style in styles.shuffled(using: &order) {
+                    // A wave of its own first, unmeasured: the threads the style uses (and
+                    // their caches) may have gone idle during the other styles' slices.
+                    _ = work[style]!(sliceWarmUp)
                     let run = measureRun(server: server) { work[style]!(size) }
                     slices[style, default: []].append(run)
                     round[style] = round[style, default: .zero] + run
@@ -449,5 +458,23 @@ final class OverheadServer: Sendable {
     func stop() {
         nginx?.stop()
         loopback?.shutdown()
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): a small seeded generator, so that the order the
+/// styles take turns in is random but the same in every run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
     }
 }
