@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -22,11 +21,18 @@ import Darwin
 /// `output` (or this process's own standard output), and holds no other descriptor of this
 /// process. Call ``waitForExit()``
 /// from one thread; ``terminate(with:)`` and ``isRunning`` may come from any.
-public final class ChildProcess: Sendable {
+public final class ChildProcess:
+    // `reapedStatus` is only read or written with `lock` held.
+    @unchecked Sendable
+{
     /// The process identifier, which is also its process group's.
     public let identifier: pid_t
+    /// Guards `reapedStatus`. An `NSLock` (a pthread mutex), not Synchronization's `Mutex`,
+    /// which waits on raw futexes that ThreadSanitizer cannot see: it reported the status
+    /// written by `waitForExit()` and read by `terminate(with:)` as a race.
+    private let lock = NSLock()
     /// The wait status once the child has been reaped.
-    private let reaped = Mutex<Int32?>(nil)
+    private var reapedStatus: Int32?
 
     /// Starts `executable` (an absolute path) with `arguments`.
     /// - Parameters:
@@ -63,14 +69,14 @@ public final class ChildProcess: Sendable {
     public func terminate(with signal: Int32 = SIGTERM) {
         // Under the lock, so that a reaped child's identifier (which the system may reuse)
         // is never signalled.
-        reaped.withLock { status in
+        withReapedStatus { status in
             if status == nil { _ = kill(-identifier, signal) }
         }
     }
 
     /// Whether the child has not exited yet (it is reaped when it has).
     public var isRunning: Bool {
-        reaped.withLock { status in
+        withReapedStatus { status in
             if status != nil { return false }
             var waitStatus: Int32 = 0
             guard waitpid(identifier, &waitStatus, WNOHANG) == identifier else { return true }
@@ -83,12 +89,19 @@ public final class ChildProcess: Sendable {
     /// ended it, as a shell reports it.
     @discardableResult
     public func waitForExit() -> Int32 {
-        if let status = reaped.withLock({ $0 }) { return Self.exitCode(of: status) }
+        if let status = withReapedStatus({ $0 }) { return Self.exitCode(of: status) }
         var waitStatus: Int32 = 0
         // Not under the lock: `terminate(with:)` must be able to end a child that hangs.
         while waitpid(identifier, &waitStatus, 0) == -1 && errno == EINTR {}
-        reaped.withLock { $0 = waitStatus }
+        withReapedStatus { $0 = waitStatus }
         return Self.exitCode(of: waitStatus)
+    }
+
+    /// Runs `body` with the wait status, the lock held.
+    private func withReapedStatus<T>(_ body: (inout Int32?) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&reapedStatus)
     }
 
     /// Decodes a `waitpid` status (the `WIFEXITED` family of macros is not visible to Swift).
