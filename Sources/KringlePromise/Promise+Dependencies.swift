@@ -70,15 +70,19 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        let taken = lock.withLock { _ -> (wakeUps: WakeUps, upstream: [any PromiseNode])? in
+        let taken = lock.withLock { _ -> (settled: Settled, upstream: [any PromiseNode])? in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
             let upstream = dependencyNodes
             return (settleLocked(.failure(PromiseError.cancelled), as: .cancelled), upstream)
         }
         guard let taken else { return [] }
-        wake(taken.wakeUps, .failure(PromiseError.cancelled))
-        guard case .many(let wakeUps) = taken.wakeUps else { return taken.upstream }
-        for case .cancelHandler(let handler) in wakeUps { handler.run() }
+        let wakeUps = taken.settled.wakeUps
+        wake(wakeUps, .failure(PromiseError.cancelled))
+        // The cancel handlers, in the order they were registered.
+        taken.settled.firstCancelHandler?.run()
+        if case .many(let list) = wakeUps {
+            for case .cancelHandler(let handler) in list { handler.run() }
+        }
         return taken.upstream
     }
 

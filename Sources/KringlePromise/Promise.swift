@@ -153,29 +153,35 @@ public final class Promise<Value: Sendable>:
     /// Settles the promise; returns `false` (and changes nothing) when it had settled already.
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
-        let settled: (wakeUps: WakeUps, cancelHandler: CancelHandler?)? = lock.withLock { _ in
+        let settled: Settled? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            // Not a cancellation, so a cancel handler is only released, outside the lock.
-            // The usual one (a transport's, with no overflow) is taken out here, which spares
-            // `settleLocked` a list of wake-ups built for it alone.
-            let cancelHandler = state.overflow == nil ? state.firstCancelHandler.take() : nil
-            return (settleLocked(result, as: result.isSuccess ? .fulfilled : .rejected), cancelHandler)
+            return settleLocked(result, as: result.isSuccess ? .fulfilled : .rejected)
         }
         guard let settled else { return false }
         wake(settled.wakeUps, result)
+        // Not a cancellation: the cancel handlers, taken out, are released here, outside the
+        // lock, without running.
         return true
     }
 
-    /// Records the outcome and returns what to set off once the lock is released. Called
+    /// What ``settleLocked(_:as:)`` takes out of the state: what to set off, and the first
+    /// cancel handler (any others are among the wake-ups). A transport's promise holds one
+    /// handler, which then needs no list of wake-ups built for it alone.
+    @usableFromInline
+    typealias Settled = (wakeUps: WakeUps, firstCancelHandler: CancelHandler?)
+
+    /// Records the outcome and takes out what to set off once the lock is released, and the
+    /// cancel handlers, to be run (on cancellation) or released outside the lock. Called
     /// with the lock held, while pending.
     @inlinable
-    func settleLocked(_ result: Result<Value, any Error>, as settled: Phase) -> WakeUps {
+    func settleLocked(_ result: Result<Value, any Error>, as settled: Phase) -> Settled {
         storeOutcome(result)
         phase.store(settled, ordering: .releasing)
         let wakeUps = state.wakeUps()
-        // Only a promise with a first cancel handler can have more.
-        guard let firstCancelHandler = state.firstCancelHandler.take() else { return wakeUps }
-        // Taken out so that they are run (on cancellation) or released outside the lock.
+        let firstCancelHandler = state.firstCancelHandler.take()
+        guard let overflow = state.overflow, !overflow.cancelHandlers.isEmpty else {
+            return (wakeUps, firstCancelHandler)
+        }
         var all: [WakeUp]
         switch wakeUps {
         case .none: all = []
@@ -183,12 +189,9 @@ public final class Promise<Value: Sendable>:
         case .inline(let handler): all = [.inline(Observer(queue: nil, handler: handler))]
         case .many(let list): all = list
         }
-        all.append(.cancelHandler(firstCancelHandler))
-        if let overflow = state.overflow {
-            all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
-            overflow.cancelHandlers = []
-        }
-        return .many(all)
+        all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
+        overflow.cancelHandlers = []
+        return (.many(all), firstCancelHandler)
     }
 
     /// Starts the drains and runs the bookkeeping observers a settlement set off.
