@@ -25,8 +25,9 @@ import FoundationNetworking
 /// from the same pump as (2) and from `inFlight` threads blocked until each task completes,
 /// the pattern of (4): URLSession's connection reuse differs between the two.
 /// Each round measures every style's run in 8 slices of 250 requests, the styles' slices
-/// taking turns in a shuffled order, each after an unmeasured wave of its own. Prints each style's median run: wall and CPU (getrusage) µs per request,
-/// heap allocations per request, connections the server accepted per run (nginx only); and
+/// taking turns in a shuffled order, each after an unmeasured wave of its own. Prints each
+/// style's median run: wall and CPU (getrusage) µs per request, heap allocations per
+/// request, connections the server accepted per run (nginx only); and
 /// the ratios the targets are stated in, each the median over the slices of one style's
 /// slice against the baseline's slice of the same turn, taken within a few tens of
 /// milliseconds of each other. A host that is slower for a while (this one is, for tens
@@ -257,25 +258,25 @@ enum Overhead {
             lanes.stop()
             raw.finishTasksAndInvalidate()
         }
+        let floor = floorRequest(transport, server.request)
+        let rawURLSession = rawRequest(raw, server.request)
         let work: [Style: (Int) -> Int] = [
-            .floor: { count in floor(transport, server.request, count: count, inFlight: inFlight) },
-            .floorWaiting: { count in floorWaiting(transport, server.request, count: count, on: lanes) },
+            .floor: { count in CurlBenchmark.pump(count: count, inFlight: inFlight, start: floor) },
+            .floorWaiting: { count in lanes.run(count: count) { blocking(floor) } },
             .handler: { count in handler(client, server.endpoint, count: count, inFlight: inFlight) },
             .await: { count in awaiting(client, server.endpoint, count: count, inFlight: inFlight) },
             .wait: { count in waiting(client, server.endpoint, count: count, on: lanes) },
-            .rawURLSession: { count in rawURLSession(raw, server.request, count: count, inFlight: inFlight) },
-            .rawURLSessionWaiting: { count in rawURLSessionWaiting(raw, server.request, count: count, on: lanes) },
+            .rawURLSession: { count in CurlBenchmark.pump(count: count, inFlight: inFlight, start: rawURLSession) },
+            .rawURLSessionWaiting: { count in lanes.run(count: count) { blocking(rawURLSession) } },
         ]
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]
         var slices: [Style: [Run]] = [:]
-        // The same orders in every run of the benchmark.
-        var order = SplitMix64(seed: 18)
         for _ in 0..<rounds {
             var round: [Style: Run] = [:]
             for slice in 0..<slicesPerRun {
                 let size = count / slicesPerRun + (slice < count % slicesPerRun ? 1 : 0)
-                for style in styles.shuffled(using: &order) {
+                for style in styles.shuffled() {
                     // A wave of its own first, unmeasured: the threads the style uses (and
                     // their caches) may have gone idle during the other styles' slices.
                     _ = work[style]!(sliceWarmUp)
@@ -304,41 +305,6 @@ enum Overhead {
     }
 
     private static let decoder = JSONDecoder()
-
-    /// (1) The transport alone, decoding in its one handler.
-    private static func floor(_ transport: any Transport, _ request: URLRequest, count: Int, inFlight: Int) -> Int {
-        CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
-            let promise = transport.send(request)
-            promise.always {
-                guard case .success(let response)? = promise.result, response.statusCode == 200 else {
-                    return completion(false)
-                }
-                completion((try? decoder.decode(Item.self, from: response.body)) != nil)
-            }
-        }
-    }
-
-    /// (1b) The transport alone from threads of their own, each blocked on a semaphore
-    /// until its request's handler (which decodes) has run.
-    private static func floorWaiting(
-        _ transport: any Transport, _ request: URLRequest, count: Int, on lanes: BlockedLanes
-    )
-        -> Int
-    {
-        lanes.run(count: count) {
-            let done = DispatchSemaphore(value: 0)
-            let succeeded = Locked(false)
-            let promise = transport.send(request)
-            promise.always {
-                if case .success(let response)? = promise.result, response.statusCode == 200 {
-                    succeeded.set((try? decoder.decode(Item.self, from: response.body)) != nil)
-                }
-                done.signal()
-            }
-            done.wait()
-            return succeeded.get()
-        }
-    }
 
     /// (2) The README's style: a typed `get` and a handler.
     private static func handler(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int) -> Int {
@@ -384,32 +350,40 @@ enum Overhead {
         }
     }
 
-    /// Raw URLSession from threads of their own, each blocked on a semaphore until its
-    /// data task's completion handler (which decodes) has run.
-    private static func rawURLSessionWaiting(
-        _ session: URLSession, _ request: URLRequest, count: Int, on lanes: BlockedLanes
-    ) -> Int {
-        lanes.run(count: count) {
-            let done = DispatchSemaphore(value: 0)
-            let succeeded = Locked(false)
-            session.dataTask(with: request) { data, response, _ in
-                let decoded = data.flatMap { try? decoder.decode(Item.self, from: $0) }
-                succeeded.set((response as? HTTPURLResponse)?.statusCode == 200 && decoded != nil)
-                done.signal()
-            }.resume()
-            done.wait()
-            return succeeded.get()
+    /// (1) The transport alone: its `send`, decoded in its one handler.
+    private static func floorRequest(_ transport: any Transport, _ request: URLRequest) -> CurlBenchmark.Pump.Start {
+        { completion in
+            let promise = transport.send(request)
+            promise.always {
+                guard case .success(let response)? = promise.result, response.statusCode == 200 else {
+                    return completion(false)
+                }
+                completion((try? decoder.decode(Item.self, from: response.body)) != nil)
+            }
         }
     }
 
-    /// Raw URLSession, decoding in the completion handler.
-    private static func rawURLSession(_ session: URLSession, _ request: URLRequest, count: Int, inFlight: Int) -> Int {
-        CurlBenchmark.pump(count: count, inFlight: inFlight) { completion in
+    /// Raw URLSession: a data task, decoded in its completion handler.
+    private static func rawRequest(_ session: URLSession, _ request: URLRequest) -> CurlBenchmark.Pump.Start {
+        { completion in
             session.dataTask(with: request) { data, response, _ in
                 guard (response as? HTTPURLResponse)?.statusCode == 200, let data else { return completion(false) }
                 completion((try? decoder.decode(Item.self, from: data)) != nil)
             }.resume()
         }
+    }
+
+    /// Makes `start`'s request on this thread and blocks it until the completion has run, as
+    /// `wait()` blocks: the pattern of (1b) and raw URLSession from blocked threads.
+    private static func blocking(_ start: CurlBenchmark.Pump.Start) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let succeeded = Locked(false)
+        start { success in
+            succeeded.set(success)
+            done.signal()
+        }
+        done.wait()
+        return succeeded.get()
     }
 }
 
@@ -458,23 +432,5 @@ final class OverheadServer: Sendable {
     func stop() {
         nginx?.stop()
         loopback?.shutdown()
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, 2014): a small seeded generator, so that the order the
-/// styles take turns in is random but the same in every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }
