@@ -67,12 +67,14 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// Creates a transport with its own session.
     ///
     /// - Parameters:
-    ///   - configuration: A base configuration (ephemeral by default); cookie and cache
-    ///     settings are overridden as described above.
+    ///   - configuration: A base configuration, ``defaultConfiguration`` when none is
+    ///     given; cookie and cache settings are overridden as described above. On Linux, one
+    ///     that allows more than 4 connections per host reopens connections under load (see
+    ///     ``defaultConfiguration``).
     ///   - serverTrust: Private authorities and pinned keys, applied on Apple platforms; on
     ///     Linux every request is then rejected with ``TLSFailure/unsupportedConfiguration``
     ///     (see ``ServerTrust``). `nil` by default: the platform's trust.
-    public init(configuration: URLSessionConfiguration = .ephemeral, serverTrust: ServerTrust? = nil) {
+    public init(configuration: URLSessionConfiguration = defaultConfiguration, serverTrust: ServerTrust? = nil) {
         self.serverTrust = serverTrust
         let configuration = configuration
         // On Linux anything less than all three still stores or sends cookies.
