@@ -9,9 +9,9 @@ extension URLSessionTransport {
     /// `.ephemeral` configuration each time, which on Linux opens at most 4 connections to one
     /// host (`httpMaximumConnectionsPerHost`; FoundationNetworking's default is 6).
     ///
-    /// On Linux, URLSession keeps at most four idle connections for each transfer it is
-    /// running, and closes the oldest beyond that: with 6 connections to one host, each
-    /// moment at which only one transfer runs closes two, and the next requests open them
+    /// On Linux, URLSession keeps at most four open connections for each transfer it is
+    /// running, and closes the oldest idle one beyond that: with 6 connections to one host,
+    /// each moment at which only one transfer runs closes two, and the next requests open them
     /// again. With 4 none is ever closed for want of room.
     ///
     /// Start from it to change something else and keep connections reused:
@@ -39,9 +39,9 @@ extension URLSessionTransport {
     /// its own request) closes two, and the next wave opens them again: 200 new connections
     /// per 2,000 requests with 8 in flight from blocked threads, on Swift 6.3 with curl 7.88.
     /// At 4, the pool's smallest size while any transfer runs (curl 7.88's
-    /// `Curl_conncache_return_conn`; curl 8 keeps every connection when none runs), no
-    /// connection is ever closed for room, and the same run opened none, no slower
-    /// (`kringle-benchmarks overhead`). Requests beyond 4 to one host wait in curl's queue
+    /// `Curl_conncache_return_conn`; current curl's `Curl_cpool_conn_now_idle` sizes it the
+    /// same way), no connection is ever closed for room, and the same run opened none, no
+    /// slower (`kringle-benchmarks overhead`). Requests beyond 4 to one host wait in curl's queue
     /// for a free connection, as they wait beyond 6 otherwise.
     static let linuxConnectionsPerHost = 4
 }
