@@ -31,15 +31,18 @@ final class BlockedLanes: Sendable {
     /// `lanes` in turn; returns how many failed.
     func run(count: Int, _ request: @escaping @Sendable () -> Bool) -> Int {
         failures.set(0)
-        job.set(Job(count: count, request: request))
-        for start in starts { start.signal() }
-        for _ in starts { finished.wait() }
+        post(Job(count: count, request: request))
         return failures.get()
     }
 
     /// Ends the lanes' threads, once each has finished.
     func stop() {
-        job.set(nil)
+        post(nil)
+    }
+
+    /// Hands every lane `job` and waits until each is done with it.
+    private func post(_ job: Job?) {
+        self.job.set(job)
         for start in starts { start.signal() }
         for _ in starts { finished.wait() }
     }
@@ -52,8 +55,8 @@ final class BlockedLanes: Sendable {
                 return
             }
             var failed = 0
-            for _ in stride(from: lane, to: job.count, by: starts.count) where !job.request() {
-                failed += 1
+            for _ in stride(from: lane, to: job.count, by: starts.count) {
+                if !job.request() { failed += 1 }
             }
             failures.update { $0 += failed }
             finished.signal()

@@ -69,18 +69,18 @@ public final class ChildProcess:
     public func terminate(with signal: Int32 = SIGTERM) {
         // Under the lock, so that a reaped child's identifier (which the system may reuse)
         // is never signalled.
-        withReapedStatus { status in
-            if status == nil { _ = kill(-identifier, signal) }
+        lock.withLock {
+            if reapedStatus == nil { _ = kill(-identifier, signal) }
         }
     }
 
     /// Whether the child has not exited yet (it is reaped when it has).
     public var isRunning: Bool {
-        withReapedStatus { status in
-            if status != nil { return false }
+        lock.withLock {
+            if reapedStatus != nil { return false }
             var waitStatus: Int32 = 0
             guard waitpid(identifier, &waitStatus, WNOHANG) == identifier else { return true }
-            status = waitStatus
+            reapedStatus = waitStatus
             return false
         }
     }
@@ -89,19 +89,12 @@ public final class ChildProcess:
     /// ended it, as a shell reports it.
     @discardableResult
     public func waitForExit() -> Int32 {
-        if let status = withReapedStatus({ $0 }) { return Self.exitCode(of: status) }
+        if let status = lock.withLock({ reapedStatus }) { return Self.exitCode(of: status) }
         var waitStatus: Int32 = 0
         // Not under the lock: `terminate(with:)` must be able to end a child that hangs.
         while waitpid(identifier, &waitStatus, 0) == -1 && errno == EINTR {}
-        withReapedStatus { $0 = waitStatus }
+        lock.withLock { reapedStatus = waitStatus }
         return Self.exitCode(of: waitStatus)
-    }
-
-    /// Runs `body` with the wait status, the lock held.
-    private func withReapedStatus<T>(_ body: (inout Int32?) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&reapedStatus)
     }
 
     /// Decodes a `waitpid` status (the `WIFEXITED` family of macros is not visible to Swift).
