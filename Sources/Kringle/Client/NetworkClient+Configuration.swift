@@ -37,8 +37,14 @@ extension NetworkClient {
         /// changeable by anyone on the path; such a redirect rejects with
         /// ``KringleError/insecureRedirect(from:to:)``.
         public var allowsRedirectsFromHTTPSToHTTP = false
-        /// Seconds one request may take (each redirect hop anew), with sub-second
-        /// precision; then it is cancelled and rejects with ``KringleError/timedOut``.
+        /// Seconds one attempt at a request may take, with sub-second precision; then it is
+        /// cancelled and rejects with ``KringleError/timedOut``. Zero or less sets no limit.
+        ///
+        /// The time runs from the call (or from a retry's start, for each retry) across
+        /// everything the request waits for: a place in the transport's queue for a
+        /// connection, DNS, connecting, TLS, the exchange and every redirect hop. A
+        /// download, an upload or a streamed body is limited by silence instead: it fails
+        /// once nothing has moved for this long.
         public var timeout: TimeInterval = 60
         /// Stores cookies from every response (redirect hops included) and sends them with
         /// every request; `nil` turns cookies off. An in-memory jar by default.

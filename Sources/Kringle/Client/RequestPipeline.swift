@@ -223,8 +223,24 @@ extension NetworkClient {
     private func hops(
         _ request: URLRequest, options: TransferOptions, attempt: Int, earlier: [RequestMetrics.Exchange]
     ) -> Promise<HTTPResponse> {
-        startHop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: attempt, earlier: earlier)
-            .response
+        startHop(
+            request, options: timed(options), userCookie: nil, redirectsFollowed: 0, attempt: attempt, earlier: earlier
+        )
+        .response
+    }
+
+    /// `options` with the deadline of an attempt starting now: the client's timeout runs
+    /// from here across the attempt's hops, waits for a connection included. A retry is a
+    /// new attempt with a new deadline.
+    private func timed(_ options: TransferOptions) -> TransferOptions {
+        let timeout = configuration.timeout
+        guard !options.isStreaming, timeout > 0 else { return options }
+        let now = configuration.clock.uptimeNanoseconds
+        // A timeout too long to count in nanoseconds (centuries) is no limit.
+        guard timeout * 1e9 < Double(UInt64.max - now) else { return options }
+        var timed = options
+        timed.deadline = now + UInt64(timeout * 1e9)
+        return timed
     }
 
     /// 2. adapt: the request after every interceptor's `adapt`, in order.
@@ -261,7 +277,7 @@ extension NetworkClient {
     /// in the same step.
     @usableFromInline
     func startOnlyAttempt(_ request: URLRequest, options: TransferOptions) -> StartedHop {
-        startHop(request, options: options, userCookie: nil, redirectsFollowed: 0, attempt: 1, earlier: [])
+        startHop(request, options: timed(options), userCookie: nil, redirectsFollowed: 0, attempt: 1, earlier: [])
     }
 
     /// 3. hop, started: one request to the transport with the jar's cookies; its decision
@@ -332,22 +348,30 @@ extension NetworkClient {
         }
     }
 
-    /// The transport's exchange for one hop, within the client's timeout: the whole
-    /// exchange for a buffered request, the longest time without progress for a transfer.
+    /// The transport's exchange for one hop, within the client's timeout: what is left of
+    /// the attempt's for a buffered request, the longest time without progress for a
+    /// transfer.
     private func exchange(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let limits = configuration.responseLimits
         guard options.isStreaming else {
+            var timeLeft: TimeInterval?
+            if let deadline = options.deadline {
+                let now = configuration.clock.uptimeNanoseconds
+                // A redirect that came as the time ran out goes no further.
+                guard deadline > now else { return Promise(error: KringleError.timedOut) }
+                timeLeft = TimeInterval(deadline - now) / 1e9
+            }
             guard let sending = clientSendingTransport else {
-                return transport.send(request).timeout(configuration.timeout, clock: configuration.clock)
+                return transport.send(request).timeout(within: timeLeft, clock: configuration.clock)
                     .mapResultInline { result in try Self.checked(result.get(), against: limits) }
             }
-            if sending.enforcesTimeLimits, configuration.clock.measuresRealTime, configuration.timeout > 0,
-                configuration.timeout.isFinite
-            {
-                return sending.send(request, timeLimit: configuration.timeout, limits: limits)
+            // The transport keeps the time itself (the whole of it, a wait for a connection
+            // included) when it can and the clock is the real one.
+            if sending.enforcesTimeLimits, configuration.clock.measuresRealTime, let timeLeft {
+                return sending.send(request, timeLimit: timeLeft, limits: limits)
             }
             return sending.send(request, timeLimit: nil, limits: limits)
-                .timeout(configuration.timeout, clock: configuration.clock)
+                .timeout(within: timeLeft, clock: configuration.clock)
         }
         let responseBodyHandle: FileHandle?
         do {
@@ -396,5 +420,14 @@ extension NetworkClient {
             throw KringleError.responseTooLarge(response.url, limit: crossed)
         }
         return response
+    }
+}
+
+extension Promise {
+    /// This promise, rejected with `PromiseError.timedOut` unless it settles within
+    /// `seconds`; this promise itself when there is no limit (`nil`).
+    fileprivate func timeout(within seconds: TimeInterval?, clock: any KringleClock) -> Promise<Value> {
+        guard let seconds else { return self }
+        return timeout(seconds, clock: clock)
     }
 }

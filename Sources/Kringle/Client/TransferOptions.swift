@@ -24,6 +24,11 @@ struct TransferOptions: Sendable {
     /// every field as it sets them, with a method that is a token: then its first hop needs
     /// no second check (`RequestValidation`) unless something changed it on the way.
     var requestIsChecked = false
+    /// When the attempt must be over, on the client's clock (its `uptimeNanoseconds`): the
+    /// client's timeout, set as the attempt starts, bounds its every hop and every wait
+    /// for a connection. `nil` for no limit, and for streamed calls, whose timeout bounds
+    /// silence instead.
+    var deadline: UInt64?
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
     @usableFromInline

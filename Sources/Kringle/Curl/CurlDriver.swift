@@ -11,16 +11,32 @@ final class CurlDriver {
     private let multi: OpaquePointer
     private var transfers: [UInt64: CurlTransfer] = [:]
     private var idsByHandle: [OpaquePointer: UInt64] = [:]
+    /// Which requests may start, and the ones that wait for their turn.
+    private var admission: CurlAdmission
+    /// The timers that end waiting requests at their deadlines, by request.
+    private var waitTimers: [UInt64: ClockTimer] = [:]
+    private let clock = SystemClock()
     /// Reset easy handles kept for the next transfers (creating one costs more than a reset).
     private var idleHandles: [EasyHandle] = []
     private let idleHandleLimit = 16
-    /// How long one wait may last when curl has no earlier deadline of its own; only bounds
-    /// how often an idle thread wakes up, since submissions interrupt the wait.
-    private let waitMilliseconds: Int32 = 10_000
+    /// How long one wait may last when curl has no earlier deadline of its own and no
+    /// transfer runs; only bounds how often an idle thread wakes up, since commands
+    /// interrupt the wait.
+    private let idleWaitMilliseconds: Int32 = 10_000
+    /// The same while transfers run: a backstop for libcurl before 8.1, which can lose the
+    /// wake-up of a transfer that waited inside libcurl for a connection (its
+    /// `curl_multi_perform` sweeps away the timer that would run it, and the transfer
+    /// then moves only when some later call looks at it; 8.1.0's commit 843b3baa fixed
+    /// it). Waits inside libcurl no longer happen for connection limits, which are
+    /// ``CurlAdmission``'s, but an HTTP/2 request still waits there for its connection to
+    /// be known to multiplex (`CURLOPT_PIPEWAIT`).
+    private let busyWaitMilliseconds: Int32 = 1_000
 
     init(engine: CurlEngine) {
         self.engine = engine
         multi = engine.multi.pointer
+        admission = CurlAdmission(
+            perHost: engine.configuration.maximumConnectionsPerHost, total: engine.configuration.maximumConnections)
     }
 
     /// Runs until the engine is shut down and every transfer has finished.
@@ -29,21 +45,25 @@ final class CurlDriver {
             let (commands, isShuttingDown) = engine.takeCommands()
             for command in commands {
                 switch command {
-                case .start(let submission): start(submission)
+                case .start(let submission): arrive(submission)
                 case .cancel(let id): cancel(id)
+                case .expire(let id): expire(id)
                 case .resume(let id): resume(id)
                 }
             }
-            if isShuttingDown, transfers.isEmpty {
+            if isShuttingDown, admission.isIdle {
                 if engine.finishIfIdle() { break }
                 continue
             }
             performAndCollect()
-            if isShuttingDown, transfers.isEmpty { continue }
+            // Transfers that ended made room: start the next ones, and let curl begin them
+            // before this thread sleeps.
+            if startWaiting() { continue }
+            if isShuttingDown, admission.isIdle { continue }
             // Announce the wait, so that commands from now on wake this thread; commands
             // that came while it was busy are picked up without any wake-up.
             guard engine.beginWait(knownShuttingDown: isShuttingDown) else { continue }
-            let code = kcurl_multi_poll(multi, waitMilliseconds)
+            let code = kcurl_multi_poll(multi, transfers.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds)
             if code != 0 {
                 failAll(because: code)
             }
@@ -52,10 +72,55 @@ final class CurlDriver {
         idleHandles.removeAll()
     }
 
-    private func start(_ submission: CurlSubmission) {
-        // Cancelled (or otherwise settled) while queued: nothing to send.
+    /// Starts a new request, or queues it behind the connection limits until a transfer
+    /// ends or its deadline passes.
+    private func arrive(_ submission: CurlSubmission) {
+        // Cancelled (or otherwise settled) in the inbox: nothing to send.
         guard submission.promise.isPending else { return }
+        guard admission.arrive(submission) else {
+            if let deadline = submission.deadline {
+                let now = clock.uptimeNanoseconds
+                let seconds = deadline > now ? TimeInterval(deadline - now) / 1e9 : 0
+                waitTimers[submission.id] = clock.schedule(after: seconds) { [weak engine] in
+                    engine?.expire(submission.id)
+                }
+            }
+            return
+        }
+        start(submission)
+    }
+
+    /// Starts every waiting request there is room for; `true` when any started.
+    private func startWaiting() -> Bool {
+        var started = false
+        while let submission = admission.next() {
+            if let timer = waitTimers.removeValue(forKey: submission.id) { clock.cancel(timer) }
+            started = true
+            start(submission)
+        }
+        return started
+    }
+
+    /// Hands a request that may start to curl, with what is left of its time; counts it as
+    /// ended again when it cannot start.
+    private func start(_ admitted: CurlSubmission) {
+        var submission = admitted
+        guard submission.promise.isPending else {
+            admission.end(hostKey: submission.hostKey)
+            return
+        }
+        if let deadline = submission.deadline {
+            let now = clock.uptimeNanoseconds
+            guard deadline > now else {
+                admission.end(hostKey: submission.hostKey)
+                submission.promise.reject(KringleError.timedOut)
+                return
+            }
+            // Rounded up: curl takes 0 for "no limit".
+            submission.plan.timeoutMilliseconds = Int((deadline - now + 999_999) / 1_000_000)
+        }
         guard let easy = idleHandles.popLast() ?? EasyHandle() else {
+            admission.end(hostKey: submission.hostKey)
             reject(
                 submission.promise, CurlError(code: CurlError.failedInitialization, message: "curl_easy_init failed"))
             return
@@ -65,16 +130,19 @@ final class CurlDriver {
             try transfer.configure(engine.configuration)
         } catch let error as KringleError {
             recycle(easy)
+            admission.end(hostKey: submission.hostKey)
             submission.promise.reject(error)
             return
         } catch {
             recycle(easy)
+            admission.end(hostKey: submission.hostKey)
             reject(submission.promise, error)
             return
         }
         let code = kcurl_multi_add(multi, easy.pointer)
         guard code == 0 else {
             recycle(easy)
+            admission.end(hostKey: submission.hostKey)
             let reason = String(cString: kcurl_multi_strerror(code))
             reject(
                 submission.promise,
@@ -85,16 +153,32 @@ final class CurlDriver {
         idsByHandle[easy.pointer] = submission.id
     }
 
-    /// Stops a transfer whose promise was cancelled (and so already rejected).
+    /// Stops a transfer whose promise was cancelled (and so already rejected), or takes it
+    /// out of its queue.
     private func cancel(_ id: UInt64) {
+        if let waiting = admission.remove(id) {
+            if let timer = waitTimers.removeValue(forKey: id) { clock.cancel(timer) }
+            waiting.promise.reject(PromiseError.cancelled)
+            waiting.channel?.finish(throwing: PromiseError.cancelled)
+            return
+        }
         // Not found: it finished first, or was never started; either way nothing to do.
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
         kcurl_multi_remove(multi, transfer.easy.pointer)
         recycle(transfer.easy)
+        admission.end(hostKey: transfer.submission.hostKey)
         // A body's reader that left before the head came: the head's promise ends too.
         transfer.submission.promise.reject(PromiseError.cancelled)
         transfer.collector.channel?.finish(throwing: PromiseError.cancelled)
+    }
+
+    /// Rejects a waiting request whose deadline passed before its turn came; one that
+    /// started meanwhile is curl's to time out.
+    private func expire(_ id: UInt64) {
+        guard let waiting = admission.remove(id) else { return }
+        waitTimers.removeValue(forKey: id)
+        waiting.promise.reject(KringleError.timedOut)
     }
 
     /// Unpauses a transfer whose body channel has room again. curl may deliver the bytes it
@@ -139,6 +223,7 @@ final class CurlDriver {
         }
         kcurl_multi_remove(multi, transfer.easy.pointer)
         recycle(transfer.easy)
+        admission.end(hostKey: transfer.submission.hostKey)
     }
 
     /// Rejects every transfer after the wait itself failed (curl found the multi handle or
@@ -146,10 +231,14 @@ final class CurlDriver {
     private func failAll(because code: Int32) {
         let reason = String(cString: kcurl_multi_strerror(code))
         let error = CurlError(code: CurlError.failedInitialization, message: "curl_multi_poll failed: \(reason)")
+        for waiting in admission.removeAllWaiting() {
+            if let timer = waitTimers.removeValue(forKey: waiting.id) { clock.cancel(timer) }
+            reject(waiting.promise, error)
+        }
         for id in Array(transfers.keys) {
             guard let transfer = transfers[id] else { continue }
-            cancel(id)
             reject(transfer.submission.promise, error)
+            cancel(id)
         }
         // Pace a failure that repeats, instead of spinning on it.
         Thread.sleep(forTimeInterval: 0.01)

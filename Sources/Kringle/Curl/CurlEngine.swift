@@ -18,6 +18,8 @@ final class CurlEngine: Sendable {
     enum Command: Sendable {
         case start(CurlSubmission)
         case cancel(UInt64)
+        /// A waiting request's time ran out (``CurlAdmission``).
+        case expire(UInt64)
         /// Go on with a transfer its body's reader paused.
         case resume(UInt64)
     }
@@ -84,9 +86,16 @@ final class CurlEngine: Sendable {
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
+        // The time limit runs from here, while the request waits for its turn too; a
+        // transfer's limit is on silence instead, which waiting does not break.
+        var deadline: UInt64?
+        if !plan.timeoutIsIdle, channel == nil, plan.timeoutMilliseconds > 0 {
+            deadline = DispatchTime.now().uptimeNanoseconds + UInt64(plan.timeoutMilliseconds) * 1_000_000
+        }
         let submission = CurlSubmission(
-            id: id, plan: plan, promise: promise, responseBodyFile: responseBodyFile,
-            responseBodyHandle: responseBodyHandle, progress: progress, limits: limits, channel: channel)
+            id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.url), deadline: deadline,
+            responseBodyFile: responseBodyFile, responseBodyHandle: responseBodyHandle, progress: progress,
+            limits: limits, channel: channel)
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))
@@ -108,6 +117,11 @@ final class CurlEngine: Sendable {
         channel?.onCancel { [weak self] in
             self?.enqueue(.cancel(id))
         }
+    }
+
+    /// Tells the driving thread that the waiting request `id` is out of time (from a timer).
+    func expire(_ id: UInt64) {
+        enqueue(.expire(id))
     }
 
     /// Lets the driving thread exit once the transfers in flight have finished.
@@ -187,21 +201,16 @@ final class CurlEngine: Sendable {
         return true
     }
 
-    /// Applies the connection limits; a limit this libcurl does not know is ignored.
+    /// Sizes curl's cache of idle connections. The limits on connections in use are the
+    /// driver's (``CurlAdmission``): curl is never handed more transfers than they allow, so
+    /// none waits inside libcurl, where a waiting transfer holds a whole handle and libcurl
+    /// 7.88 neither times it out nor reliably wakes it (see ``CurlDriver``).
     private func applyLimits() {
-        if let total = configuration.maximumConnections, total > 0 {
-            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAX_TOTAL_CONNECTIONS, total)
-            // Keep that many idle connections cached for reuse too.
-            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, total)
-        } else {
-            // curl's default cache holds four idle connections per transfer in progress, so
-            // a lull between two bursts (one transfer left of eight) closes connections the
-            // next burst must open again.
-            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, Self.idleConnectionsKept)
-        }
-        if let perHost = configuration.maximumConnectionsPerHost, perHost > 0 {
-            kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAX_HOST_CONNECTIONS, perHost)
-        }
+        let total = configuration.maximumConnections.flatMap { $0 > 0 ? $0 : nil }
+        // curl's default cache holds four idle connections per transfer in progress, so a
+        // lull between two bursts (one transfer left of eight) would close connections the
+        // next burst must open again.
+        kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, total ?? Self.idleConnectionsKept)
     }
 }
 

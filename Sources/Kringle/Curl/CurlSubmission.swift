@@ -5,8 +5,15 @@ import Foundation
 struct CurlSubmission: Sendable {
     /// Names the transfer in cancellation commands.
     let id: UInt64
-    let plan: CurlRequestPlan
+    var plan: CurlRequestPlan
     let promise: Promise<HTTPResponse>
+    /// The server it goes to, for the connection limits (``CurlAdmission/hostKey(ofURL:)``),
+    /// worked out on the caller's thread rather than the driving thread's.
+    let hostKey: String
+    /// When the whole exchange must be over, in `DispatchTime` uptime nanoseconds, counted
+    /// from the submission: a request that waits for its turn spends its time too. `nil`
+    /// for no limit, and for transfers, whose limit is on silence.
+    var deadline: UInt64?
     /// Where the response body goes instead of memory (``Transport/transfer(_:)``).
     var responseBodyFile: URL?
     /// A descriptor to write the response body through; preferred to opening

@@ -13,19 +13,40 @@ extension CurlTransport {
     /// let client = NetworkClient(transport: CurlTransport(configuration: configuration))
     /// ```
     public struct Configuration: Sendable, Hashable {
-        /// The most connections open at once across all hosts (`CURLMOPT_MAX_TOTAL_CONNECTIONS`);
-        /// `nil` sets no limit. Transfers beyond the limit wait for a free connection.
+        /// The most requests in progress at once across all hosts; 64 by default, which
+        /// also bounds the idle connections kept for reuse (`CURLMOPT_MAXCONNECTS`), so that
+        /// open descriptors stay bounded however many hosts a client talks to. `nil` sets
+        /// no limit on requests (and keeps 64 idle connections).
+        ///
+        /// Requests beyond a limit (this one or ``maximumConnectionsPerHost``) wait in the
+        /// transport's own queue, first in, first out, each holding only its request and
+        /// its promise (no curl handle, buffer or connection), and start as requests in
+        /// progress end. A waiting request's time limit runs while it waits: it rejects
+        /// with `KringleError.timedOut` at its deadline, and cancelling it takes it out of
+        /// the queue. When this limit is what holds requests back, hosts take turns.
         public var maximumConnections: Int?
 
-        /// The most connections open at once to one host (`CURLMOPT_MAX_HOST_CONNECTIONS`);
-        /// 6 by default, like URLSession and browsers; `nil` sets no limit.
+        /// The most requests in progress at once to one host (scheme, host and port); 6 by
+        /// default, like browsers and URLSession on Apple platforms; `nil` sets no limit.
+        ///
+        /// Over HTTP/1.1 each request in progress has a connection of its own, so this is
+        /// also the most connections to the host. Over HTTP/2 the requests share one
+        /// connection as streams, and this still caps how many run at once. Requests beyond
+        /// it wait as ``maximumConnections`` describes.
+        ///
+        /// For comparison: URLSession queues requests beyond its
+        /// `httpMaximumConnectionsPerHost` too (6 on Apple platforms; ``URLSessionTransport``
+        /// sets 4 on Linux), and `NetworkClient`'s timer bounds them while they wait there.
+        /// AsyncHTTPClient opens up to 8 HTTP/1.1 connections per host by default and queues
+        /// the rest, failing one whose deadline passes while it waits, as this transport does.
         public var maximumConnectionsPerHost: Int?
 
         /// Seconds a request may take in total when its `timeoutInterval` is still
         /// URLRequest's default of 60; 60 by default. Zero or less means no limit.
         ///
         /// A request with any other `timeoutInterval` uses its own value, with millisecond
-        /// precision (`CURLOPT_TIMEOUT_MS`).
+        /// precision. The time runs from ``CurlTransport/send(_:)``, through any wait for a
+        /// connection (see ``maximumConnections``), to the end of the response.
         public var defaultTimeout: TimeInterval
 
         /// Which proxy to use; ``Proxy/environment`` by default.
@@ -75,7 +96,7 @@ extension CurlTransport {
 
         /// Creates a configuration; every parameter has the default described on its property.
         public init(
-            maximumConnections: Int? = nil,
+            maximumConnections: Int? = 64,
             maximumConnectionsPerHost: Int? = 6,
             defaultTimeout: TimeInterval = 60,
             proxy: Proxy = .environment,

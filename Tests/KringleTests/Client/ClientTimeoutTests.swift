@@ -28,18 +28,16 @@ struct ClientTimeoutTests {
         #expect(server.statistics.responsesCompleted == 0)
     }
 
-    @Test("the timeout applies to each redirect hop anew", arguments: TransportUnderTest.allCases)
-    func timeoutPerHop(_ transport: TransportUnderTest) async throws {
-        // Two hops of 1.5 s each: 3 s in all, more than the 2.5 s timeout, but each hop is within.
+    @Test("the timeout runs across every redirect hop", arguments: TransportUnderTest.allCases)
+    func timeoutAcrossHops(_ transport: TransportUnderTest) async throws {
+        // Two hops of 1.5 s each: each is within the 2.5 s timeout, the two are not.
         let firstAnswer = LoopbackServer.Gate()
-        let secondAnswer = LoopbackServer.Gate()
         let server = try LoopbackServer { request in
             request.path == "/first"
                 ? LoopbackServer.Response(
                     status: 302, headers: [("Location", "/second")], body: Data("x".utf8),
                     behavior: .paced([.init(bytes: 0, then: .until(firstAnswer))], afterLast: .sendRest))
-                : LoopbackServer.Response.text("made it")
-                    .withBehavior(.paced([.init(bytes: 0, then: .until(secondAnswer))], afterLast: .sendRest))
+                : LoopbackServer.Response.text("too late").heldUntilHangUp()
         }
         defer { server.shutdown() }
         let clock = ManualClock()
@@ -48,13 +46,39 @@ struct ClientTimeoutTests {
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         clock.advance(by: 1.5)
         firstAnswer.open()
-        // The second hop has its own 2.5 s.
+        // The second hop has what is left: 1 s.
         #expect(await server.awaitStatistics { $0.requestsReceived == 2 })
-        #expect(await eventually { clock.pendingDelays == [2.5] }, "\(clock.pendingDelays)")
-        clock.advance(by: 1.5)
-        secondAnswer.open()
-        let body = try await call.valueWithin()
-        #expect(String(decoding: body, as: UTF8.self) == "made it")
+        #expect(await eventually { clock.pendingDelays == [1] }, "\(clock.pendingDelays)")
+        let outcome = await call.outcome(at: 1, on: clock)
+        #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 }, "\(server.statistics)")
+    }
+
+    @Test("a retry starts with the whole timeout again")
+    func retryHasItsOwnTimeout() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(clock: clock)
+        transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = 2
+        configuration.clock = clock
+        configuration.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
+        configuration.maxRetryCount = 1
+        let client = NetworkClient(configuration: configuration, transport: transport)
+        let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow")
+        let call = client.get(endpoint)
+        await clock.untilTimersPending(2)
+        #expect(clock.pendingDelays == [2, 5])
+        clock.advance(by: 2)
+        // The retry's backoff of 0 s, then the retry with its own 2 s, not what is left of
+        // the first attempt's (nothing).
+        await clock.untilTimersPending(1)
+        clock.advance(by: 0)
+        await clock.untilTimersPending(2)
+        #expect(clock.pendingDelays == [2, 5], "\(clock.pendingDelays)")
+        let outcome = await call.outcome(at: 2, on: clock)
+        #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
+        #expect(transport.requests.count == 2)
     }
 
     @Test("StubTransport: a sub-second timeout rejects with timedOut on time, cancelling the stub's delay")
