@@ -167,7 +167,7 @@ final class Connection {
         switch response.behavior {
         case .closeWithoutResponse: return .abrupt
         case .resetWithoutResponse: return .reset
-        case .normal, .chunked, .closeMidBody, .paced: break
+        case .normal, .chunked, .closeMidBody, .resetMidBody, .paced: break
         }
         let plan = ResponseSerializer.plan(
             for: response,
@@ -178,10 +178,10 @@ final class Connection {
         )
         do throws(WriteFailure) {
             try writer.write(plan.head)
-            if response.behavior == .closeMidBody {
+            if response.behavior == .closeMidBody || response.behavior == .resetMidBody {
                 if plan.sendsBody { try writer.write(response.body.prefix(response.body.count / 2)) }
                 try writer.flush()
-                return .abrupt
+                return response.behavior == .closeMidBody ? .abrupt : .reset
             }
             if case .paced(let steps, let ending) = response.behavior, plan.sendsBody {
                 if let early = try sendPaced(response.body, steps, ending) { return early }

@@ -27,6 +27,13 @@ extension LoopbackServer {
         /// non-empty body, otherwise nothing is missing.
         case closeMidBody
 
+        /// Like ``closeMidBody``, but the connection ends with a reset (TCP RST) instead of an
+        /// orderly close: the header section with the full `Content-Length`, the first half
+        /// of the body, then the reset. (The bytes sent before it still reach the client:
+        /// the server's socket sends every segment at once, and a reset does not overtake
+        /// data already queued at the receiver.)
+        case resetMidBody
+
         /// Close the connection (orderly FIN) without sending anything.
         case closeWithoutResponse
 

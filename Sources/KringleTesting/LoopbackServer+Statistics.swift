@@ -17,7 +17,7 @@ extension LoopbackServer {
         public var requestsReceived: Int
 
         /// Responses whose last byte was handed to the kernel without error. Responses sent
-        /// with ``Behavior/closeMidBody`` and friends are not counted.
+        /// with ``Behavior/closeMidBody``, ``Behavior/resetMidBody`` and friends are not counted.
         public var responsesCompleted: Int
 
         /// Connections the client closed or reset while it still had something outstanding: in

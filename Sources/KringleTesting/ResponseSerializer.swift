@@ -76,14 +76,14 @@ enum ResponseSerializer {
         }
         if !hasDate { text += "Date: \(date)\r\n" }
 
-        let closesConnection =
-            !clientKeepsAlive || handlerCloses || closeDelimited
-            || response.behavior == .closeMidBody
+        let diesMidBody = response.behavior == .closeMidBody || response.behavior == .resetMidBody
+        let closesConnection = !clientKeepsAlive || handlerCloses || closeDelimited || diesMidBody
         if !hasConnection {
-            // closeMidBody imitates a server that dies mid-response, so it does not announce
-            // the close. RFC 9112 §9.6: otherwise a server that is about to close SHOULD
-            // send `close`; an HTTP/1.0 client needs `keep-alive` echoed to keep it open (§9.3).
-            if closesConnection && response.behavior != .closeMidBody {
+            // closeMidBody and resetMidBody imitate a server that dies mid-response, so they
+            // do not announce the close. RFC 9112 §9.6: otherwise a server that is about to
+            // close SHOULD send `close`; an HTTP/1.0 client needs `keep-alive` echoed to keep
+            // it open (§9.3).
+            if closesConnection && !diesMidBody {
                 text += "Connection: close\r\n"
             } else if !closesConnection && minorVersion == 0 {
                 text += "Connection: keep-alive\r\n"

@@ -120,6 +120,16 @@ struct LoopbackServerResponseTests {
         #expect(result.output.isEmpty)
     }
 
+    @Test func resetMidBodySendsHalfTheBodyThenResets() async throws {
+        let body = String(repeating: "x", count: 1000)
+        let server = try LoopbackServer { _ in .text(body).withBehavior(.resetMidBody) }
+        defer { server.shutdown() }
+        let result = try runCurl([server.url("/").absoluteString])
+        #expect(result.status == 56, "curl reports 'failure receiving network data' for a reset")  // CURLE_RECV_ERROR
+        #expect(result.output.count == 500)
+        #expect(server.statistics.responsesCompleted == 0)
+    }
+
     @Test func invalidStatusFromHandlerBecomes500() throws {
         let server = try LoopbackServer { _ in .status(42) }
         defer { server.shutdown() }

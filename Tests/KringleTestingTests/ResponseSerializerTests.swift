@@ -55,6 +55,13 @@ struct ResponseSerializerTests {
         #expect(plan.closesConnection)
     }
 
+    @Test func resetMidBodyDoesNotAnnounceTheClose() {
+        let (head, plan) = plan(.text("abcd").withBehavior(.resetMidBody))
+        #expect(head.contains("Content-Length: 4\r\n"))
+        #expect(!head.contains("Connection"))
+        #expect(plan.closesConnection)
+    }
+
     @Test func rejectionIsACompleteClosingResponse() {
         let text = String(decoding: ResponseSerializer.rejection(.badRequest("nope"), date: date), as: UTF8.self)
         #expect(

@@ -22,7 +22,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// ``KringleError/FileSizeChanged``).
     case file(URL, underlying: any Error)
     /// No response arrived: connection refused or reset, DNS… The underlying error is the
-    /// transport's own. TLS failures have a case of their own, ``tls(_:_:underlying:)``.
+    /// transport's own. TLS failures have a case of their own, ``tls(_:_:underlying:)``; a
+    /// response that began and then broke off, ``incompleteResponse(_:received:expected:underlying:)``.
     case transport(any Error)
     /// The TLS connection to the URL failed, and the failure says which part (an expired
     /// certificate, a host name mismatch, a pin…); the underlying error is the transport's
@@ -41,8 +42,23 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// What the server sent could not be read as an HTTP response at all, so there is no
     /// status or body to keep: a status line such as `Http/1.1 200 OK` (RFC 9112 §2.3 makes
     /// `HTTP` case-sensitive) or `HTTP/1.1 20`. The URL is the request's, the reason says
-    /// what was wrong. Not retried: the same server would send the same bytes again.
+    /// what was wrong. ``RetryPolicy`` retries it for idempotent methods (a middlebox or a
+    /// poisoned keep-alive connection may be to blame; a server that always answers so is
+    /// retried only `maxRetryCount` times).
     case malformedResponse(URL, reason: String)
+    /// The response from the URL began (its head arrived) but the connection ended before
+    /// it was complete: closed or reset after the head or partway through the body
+    /// (RFC 9112 §8: a body shorter than its `Content-Length`, or a chunked body without
+    /// its last chunk, is incomplete). The error keeps none of what arrived: a part of a
+    /// body is not a response to act on.
+    ///
+    /// `received` is how many body bytes arrived, as sent (before any content coding was
+    /// decoded), where the transport can tell; `expected` is the `Content-Length` the head
+    /// announced, `nil` for a chunked body. The underlying error is the transport's own:
+    /// a ``CurlError`` (18, `CURLE_PARTIAL_FILE`, or 56, `CURLE_RECV_ERROR`), a `URLError`
+    /// (`-1`, `unknown`, or `-1005`, `networkConnectionLost`, on Linux). ``RetryPolicy``
+    /// retries it for idempotent methods.
+    case incompleteResponse(URL, received: Int64?, expected: Int64?, underlying: any Error)
     /// The body did not decode into the requested type. The description names the coding
     /// path and the expected type and shows the start of the body.
     case decodingFailed(DecodingError, Response<Data>)
@@ -119,6 +135,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return "Invalid response from \(Self.shown(response.url, response.redaction)): \(reason)"
         case .malformedResponse(let url, let reason):
             return "Malformed response from \(Self.shown(url)): \(reason)"
+        case .incompleteResponse(let url, let received, let expected, let underlying):
+            return "The response from \(Self.shown(url)) ended before it was complete"
+                + Self.describeProgress(received: received, expected: expected)
+                + " (\(Self.describe(transport: underlying)))"
         case .decodingFailed(let error, let response):
             return "Decoding the response from \(Self.shown(response.url, response.redaction)) failed: "
                 + Self.describe(error) + Self.bodySnippet(response.body)
@@ -155,6 +175,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .decodingFailed(error, response)
         case .malformedResponse(let url, let reason):
             return .malformedResponse(redaction.redacting(url), reason: reason)
+        case .incompleteResponse(let url, let received, let expected, let underlying):
+            return .incompleteResponse(
+                redaction.redacting(url), received: received, expected: expected, underlying: underlying)
         case .tooManyRedirects(let url):
             return .tooManyRedirects(redaction.redacting(url))
         case .responseTooLarge(let url, let limit):
@@ -204,6 +227,17 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         let reason = nsError.userInfo[NSLocalizedDescriptionKey] as? String ?? nsError.localizedDescription
         let url = (nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL).map { " (\(shown($0)))" } ?? ""
         return "\(nsError.domain) \(nsError.code): \(reason)\(url)"
+    }
+
+    /// How far a cut-short body got: ", after 5000 of 10000 body bytes", or less where less
+    /// is known.
+    private static func describeProgress(received: Int64?, expected: Int64?) -> String {
+        switch (received, expected) {
+        case (let received?, let expected?): return ", after \(received) of \(expected) body bytes"
+        case (let received?, nil): return ", after \(received) body bytes"
+        case (nil, let expected?): return " (\(expected) body bytes were announced)"
+        case (nil, nil): return ""
+        }
     }
 
     /// A readable account of a decoding error: what was wrong and where.

@@ -2,7 +2,9 @@
 ///
 /// ``CurlTransport`` rejects with `KringleError.transport(CurlError)` for every failure
 /// except a timeout (which is `KringleError.timedOut`), a response that is not HTTP
-/// (`KringleError.malformedResponse`) and cancellation (`PromiseError.cancelled`).
+/// (`KringleError.malformedResponse`), a response cut short after its head
+/// (`KringleError.incompleteResponse`, which carries the `CurlError`), a TLS failure
+/// (`KringleError.tls`, which carries it too) and cancellation (`PromiseError.cancelled`).
 ///
 /// ```swift
 /// transport.send(request).catch { error in
@@ -38,8 +40,28 @@ public struct CurlError: Error, Sendable, Hashable, CustomStringConvertible, Tra
     public static let couldNotResolveHost = 6
     /// `CURLE_COULDNT_CONNECT`: the connection was refused or could not be made.
     public static let couldNotConnect = 7
+    /// `CURLE_PARTIAL_FILE`: the connection closed before the whole body arrived (after the
+    /// head, or partway through the body); reported to callers as
+    /// `KringleError.incompleteResponse`, with this error inside.
+    public static let partialFile = 18
     /// `CURLE_OPERATION_TIMEDOUT`: reported to callers as `KringleError.timedOut` instead.
     public static let operationTimedOut = 28
+    /// `CURLE_RECV_ERROR`: receiving failed, typically a connection reset. Before a response
+    /// it is a `KringleError.transport`; once the head has arrived,
+    /// `KringleError.incompleteResponse`.
+    public static let receiveError = 56
+
+    /// Whether this failure cut short a response whose head had arrived, so that
+    /// ``CurlTransport`` reports `KringleError.incompleteResponse`: the connection closed
+    /// early (18), sending or receiving failed (55, 56: a reset), or an HTTP/2 stream or
+    /// connection failed (92, 16). `CURLE_PARTIAL_FILE` always means so; the others only
+    /// once the head had arrived, since before it no response had begun.
+    func cutsResponseShort(headArrived: Bool) -> Bool {
+        code == Self.partialFile || (headArrived && Self.brokenConnectionCodes.contains(code))
+    }
+
+    /// `CURLE_HTTP2`, `CURLE_SEND_ERROR`, `CURLE_RECV_ERROR`, `CURLE_HTTP2_STREAM`.
+    private static let brokenConnectionCodes: Set<Int> = [16, 55, 56, 92]
 
     /// Whether the request surely did not complete, so that sending it again is safe for an
     /// idempotent method (``/Kringle/RetryPolicy`` retries these): the proxy or host did not

@@ -151,6 +151,14 @@ final class CurlTransfer {
             if let failure = error.tlsFailure {
                 return .failure(KringleError.tls(submission.plan.requestURL, failure, underlying: error))
             }
+            // CURLINFO_RESPONSE_CODE is set once a final status line has arrived.
+            if error.cutsResponseShort(headArrived: easy.responseCode >= 200) {
+                let expected = easy.expectedDownloadBytes
+                return .failure(
+                    KringleError.incompleteResponse(
+                        submission.plan.requestURL, received: easy.downloadedBytes,
+                        expected: expected >= 0 ? expected : nil, underlying: error))
+            }
             return .failure(KringleError.transport(error))
         }
     }

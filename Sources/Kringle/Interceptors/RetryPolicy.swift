@@ -8,8 +8,11 @@ import FoundationNetworking
 /// `Retry-After`.
 ///
 /// By default it retries only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS), on
-/// 408, 429, 500, 502, 503 and 504, and on transport failures that mean the request never
-/// completed (time-outs, lost or refused connections, DNS failures).
+/// 408, 429, 500, 502, 503 and 504, and on every failure where no complete, valid response
+/// arrived: a time-out, a lost or refused connection, a DNS failure, a response cut short
+/// (``KringleError/incompleteResponse(_:received:expected:underlying:)``) or one that is not
+/// HTTP (``KringleError/malformedResponse(_:reason:)``). RFC 9110 §9.2.2 lets a client send
+/// an idempotent request again when the connection fails before it has the response.
 ///
 /// ```swift
 /// var configuration = NetworkClient.Configuration()
@@ -49,8 +52,9 @@ public struct RetryPolicy: RequestInterceptor {
     ///
     /// - Parameters:
     ///   - request: The request as it was sent; only ``retryableMethods`` are retried.
-    ///   - error: Why it failed: a status in ``retryableStatusCodes``, a time-out, or a
-    ///     ``TransportFailure`` whose request never completed leads to a retry.
+    ///   - error: Why it failed: a status in ``retryableStatusCodes``, a time-out, a
+    ///     response cut short or malformed, or a ``TransportFailure`` whose request never
+    ///     completed leads to a retry.
     ///   - attempt: The number of the attempt that failed, from 1; the backoff doubles with it.
     /// - Returns: ``RetryDecision/retryAfter(_:)`` with the backoff (or the server's
     ///   `Retry-After`, capped by ``maximumDelay``), or ``RetryDecision/doNotRetry``.
@@ -67,7 +71,10 @@ public struct RetryPolicy: RequestInterceptor {
                 return .retryAfter(min(wait, maximumDelay))
             }
             return .retryAfter(backoff(attempt))
-        case KringleError.timedOut:
+        case KringleError.timedOut, KringleError.incompleteResponse, KringleError.malformedResponse:
+            // A malformed answer is retried too: a middlebox or a keep-alive connection left
+            // in a bad state sends it as often as a broken server, and `maxRetryCount`
+            // bounds the cost of the latter.
             return .retryAfter(backoff(attempt))
         case KringleError.transport(let failure as any TransportFailure) where failure.requestNeverCompleted:
             return .retryAfter(backoff(attempt))

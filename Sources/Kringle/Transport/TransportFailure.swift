@@ -17,11 +17,14 @@ public protocol TransportFailure: Error {
 
 extension URLError: TransportFailure {
     /// Whether the code says the request never completed: a time-out, a lost or refused
-    /// connection, a host that did not resolve, no network, or a failed TLS handshake.
+    /// connection, a host that did not resolve, no network, a failed TLS handshake, or a
+    /// connection that closed without an answer (`badServerResponse`, which is how
+    /// FoundationNetworking reports libcurl's "Empty reply from server", the
+    /// `CURLE_GOT_NOTHING` that ``CurlError`` counts too).
     public var requestNeverCompleted: Bool {
         switch code {
         case .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost,
-            .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed:
+            .dnsLookupFailed, .notConnectedToInternet, .secureConnectionFailed, .badServerResponse:
             return true
         default:
             return false

@@ -332,7 +332,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
         if let error, !(transfer.response?.statusCode == 401 && isCancellation(error)) {
             if transfer.channel?.isCancelled == true { return .failure(PromiseError.cancelled) }
-            return .failure(kringleError(for: error, url: task.originalRequest?.url))
+            let head = transfer.response ?? task.response as? HTTPURLResponse
+            // FoundationNetworking counts decoded bytes: as sent only without a coding.
+            let isCoded = head?.value(forHTTPHeaderField: "Content-Encoding") != nil
+            return .failure(
+                URLSessionTransport.kringleError(
+                    for: error, url: task.originalRequest?.url, head: head,
+                    receivedBodyBytes: isCoded ? nil : transfer.received))
         }
         guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
             return .failure(KringleError.transport(URLError(.badServerResponse)))
@@ -380,19 +386,5 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     private static func isCancellation(_ error: any Error) -> Bool {
         [.cancelled, .userCancelledAuthentication].contains((error as? URLError)?.code)
-    }
-
-    private static func kringleError(for error: any Error, url: URL?) -> any Error {
-        guard let urlError = error as? URLError else { return KringleError.transport(error) }
-        switch urlError.code {
-        case .timedOut: return KringleError.timedOut
-        case .cancelled: return PromiseError.cancelled
-        default:
-            if let failure = URLSessionTransport.tlsFailure(for: urlError) {
-                let failingURL = urlError.failingURL ?? url ?? URL(fileURLWithPath: "/")
-                return KringleError.tls(failingURL, failure, underlying: error)
-            }
-            return KringleError.transport(error)
-        }
     }
 }

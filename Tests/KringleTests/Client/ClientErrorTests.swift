@@ -114,14 +114,14 @@ struct ClientErrorTests {
         #expect(KringleError.transport(underlying).description.contains(reason))
     }
 
-    @Test("a connection closed mid-body rejects with transport", arguments: TransportUnderTest.allCases)
+    @Test("a connection closed mid-body rejects with incompleteResponse", arguments: TransportUnderTest.allCases)
     func closedMidBody(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
             .text(String(repeating: "meow ", count: 20_000)).withBehavior(.closeMidBody)
         }
         defer { server.shutdown() }
         let outcome = await transport.client().get(server.clientEndpoint("/truncated"), as: Data.self).outcome()
-        #expect(outcome.kringleError?.caseName == "transport", "\(outcome)")
+        #expect(outcome.kringleError?.caseName == "incompleteResponse", "\(outcome)")
     }
 
     @Test(
@@ -147,6 +147,11 @@ struct ClientErrorTests {
             (.unacceptableStatusCode(418, response), ["418", "http://h.example/a", "oops"]),
             (.decodingFailed(.dataCorrupted(context), response), ["http://h.example/a", "bad", "oops"]),
             (.tooManyRedirects(url), ["http://h.example/a"]),
+            (
+                .incompleteResponse(
+                    url, received: 5, expected: 10, underlying: CurlError(code: 18, message: "transfer closed")),
+                ["http://h.example/a", "ended before it was complete", "5 of 10", "curl error 18"]
+            ),
         ]
         for (error, fragments) in cases {
             for fragment in fragments {

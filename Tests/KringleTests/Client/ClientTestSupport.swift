@@ -201,6 +201,7 @@ extension KringleError {
         case .unacceptableStatusCode: return "unacceptableStatusCode"
         case .invalidResponse: return "invalidResponse"
         case .malformedResponse: return "malformedResponse"
+        case .incompleteResponse: return "incompleteResponse"
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
         case .insecureRedirect: return "insecureRedirect"

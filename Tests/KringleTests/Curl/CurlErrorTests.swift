@@ -58,18 +58,18 @@ import Testing
         #expect(curl.requestNeverCompleted)
     }
 
-    @Test func truncatedBodyIsATransportError() async throws {
+    @Test func truncatedBodyIsAnIncompleteResponse() async throws {
         let server = try LoopbackServer { _ in .text(String(repeating: "x", count: 10_000)).withBehavior(.closeMidBody)
         }
         defer { server.shutdown() }
 
         let result = await CurlTransport().send(makeRequest(server.url("/"))).outcome()
 
-        guard case .failure(KringleError.transport(let underlying)) = result else {
-            Issue.record("expected KringleError.transport, got \(result)")
+        guard case .failure(KringleError.incompleteResponse(_, 5_000, 10_000, let underlying)) = result else {
+            Issue.record("expected KringleError.incompleteResponse after 5,000 of 10,000 bytes, got \(result)")
             return
         }
-        #expect(underlying is CurlError)
+        #expect((underlying as? CurlError)?.code == CurlError.partialFile)
     }
 
     @Test(arguments: ["ftp://127.0.0.1/file", "file:///etc/passwd"])
