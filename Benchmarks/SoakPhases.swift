@@ -106,6 +106,7 @@ struct SoakPhases {
         var result = SoakPhaseResult(
             transport: transportName, phase: name, heading: heading, tally: tally, peaks: peaks)
         result.bound = bound
+        result.seconds = Date().timeIntervalSince(start)
         result.lines.append("proxy: \(statistics.line)")
         result.checkSettlements(options)
         return (result, recorder)

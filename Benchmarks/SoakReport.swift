@@ -6,6 +6,8 @@ struct SoakPhaseResult {
     var transport: String
     var phase: String
     var heading: String
+    /// The phase's wall time, waiting for the last requests included.
+    var seconds = 0.0
     var tally = SoakTally()
     var peaks = ProcessStatus()
     /// The latest a request may settle, in seconds from its call (infinite: no bound).
@@ -49,7 +51,7 @@ struct SoakPhaseResult {
 
     /// The phase's section of the report.
     func print(_ options: SoakOptions) {
-        Swift.print("\n### \(transport) · \(phase)\n\(heading)\n")
+        Swift.print("\n### \(transport) · \(phase)\n\(heading)", String(format: "(%.1f s in all)\n", seconds))
         Swift.print(
             String(
                 format: "- requests %d, succeeded %d (%.2f%%); never settled %d, handler not run %d, settled twice %d",
