@@ -37,13 +37,14 @@ func runSoak(_ arguments: [String]) throws -> Int32 {
     defer { servers.stop() }
 
     print("## Soak (\(options.short ? "short" : "full") form): nginx, and chaos_proxy.py on port \(proxy.port)")
+    fflush(nil)
     var results: [SoakPhaseResult] = []
     for transport in options.transports {
         let phases = SoakPhases(
             options: options, transportName: transport, proxy: proxy,
             proxied: BenchmarkEndpoint(baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!, path: "item.json"),
             direct: BenchmarkEndpoint(baseURL: nginx.url.deletingLastPathComponent(), path: "item.json"))
-        for result in try phases.run() {
+        try phases.run { result in
             result.print(options)
             results.append(result)
         }

@@ -14,8 +14,12 @@ struct SoakPhases {
     /// The same document from nginx itself.
     let direct: BenchmarkEndpoint
 
-    func run() throws -> [SoakPhaseResult] {
-        [try faults(), try retries(), try outage(), fanOuts()]
+    /// Runs the phases in turn, handing each one's result to `report` as soon as it is done.
+    func run(report: (SoakPhaseResult) -> Void) throws {
+        report(try faults())
+        report(try retries())
+        report(try outage())
+        report(fanOuts())
     }
 
     /// (a) 22% of responses spoiled, `timeout = 2`, no retries: every request settles once,
