@@ -73,7 +73,7 @@ struct SoakFanOuts {
                 met: ratchet <= 8)
         }
 
-        result.tally = recorder.tally(bound: .infinity)
+        result.tally = recorder.settledTally(bound: .infinity)
         result.peaks = sampler.stop()
         result.seconds = Date().timeIntervalSince(start)
         result.checkSettlements(options)

@@ -98,12 +98,7 @@ struct SoakPhases {
         let remaining = seconds - Date().timeIntervalSince(start)
         if remaining > 0 { Thread.sleep(forTimeInterval: remaining) }
         _ = loops.stop(waitingAtMost: options.drainSeconds)
-        // A promise's handler may run just after its caller got the result.
-        var tally = recorder.tally(bound: bound)
-        for _ in 0..<40 where tally.handlerNeverRan > 0 {
-            Thread.sleep(forTimeInterval: 0.05)
-            tally = recorder.tally(bound: bound)
-        }
+        let tally = recorder.settledTally(bound: bound)
         let peaks = sampler.stop()
         try proxy.command("faults off")
         let statistics = try proxy.statistics()

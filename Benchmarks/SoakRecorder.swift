@@ -94,6 +94,17 @@ final class SoakRecorder: Sendable {
         }
     }
 
+    /// The tally once every handler has had up to 2 s to run: a promise's handler may run
+    /// just after its caller got the result.
+    func settledTally(bound: Double) -> SoakTally {
+        var tally = tally(bound: bound)
+        for _ in 0..<40 where tally.handlerNeverRan > 0 {
+            Thread.sleep(forTimeInterval: 0.05)
+            tally = self.tally(bound: bound)
+        }
+        return tally
+    }
+
     /// The tally, settlements later than `bound` seconds counted as late.
     func tally(bound: Double) -> SoakTally {
         state.withLock { state in
