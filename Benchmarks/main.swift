@@ -1,7 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|all]`
-let usage = "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|all]"
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|all]`
+let usage =
+    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -34,6 +35,13 @@ case "stream-child":
     try runStreamChild(Array(CommandLine.arguments.dropFirst(2)))
 case "cookies":
     runCookieJarBenchmarks()
+case "soak":
+    do {
+        exit(try runSoak(Array(CommandLine.arguments.dropFirst(2))))
+    } catch let usage as SoakOptions.Usage {
+        print(usage)
+        exit(2)
+    }
 case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
