@@ -1,7 +1,8 @@
 extension Promise {
     /// Creates a promise from asynchronous work (a bridge from Swift concurrency).
     ///
-    /// The work runs in a new `Task`; cancelling the promise cancels that task.
+    /// The work runs in a new `Task`, never on a thread of the library's; cancelling the
+    /// promise cancels that task.
     ///
     /// ```swift
     /// let promise = Promise { try await loadConfiguration() }

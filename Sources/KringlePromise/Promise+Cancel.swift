@@ -30,7 +30,9 @@ extension Promise {
     /// promise.onCancel { task.cancel() }
     /// ```
     /// The handler runs on the thread that calls ``cancel()``, at most once. If the promise
-    /// was already cancelled it runs at once; if it settled otherwise it never runs.
+    /// was already cancelled it runs at once; if it settled otherwise it never runs. It may
+    /// block until promise work it started has run, even when the library itself cancels (a
+    /// chain cancelled while a handler ran cancels the promise that handler returned).
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let runNow = lock.withLock { _ -> Bool in
             let phase = phase.load(ordering: .relaxed)
@@ -42,6 +44,6 @@ extension Promise {
             }
             return false
         }
-        if runNow { handler() }
+        if runNow { Trampoline.runUserCode(handler) }
     }
 }

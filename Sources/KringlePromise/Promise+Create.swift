@@ -27,7 +27,8 @@ extension Promise {
     /// Creates a promise whose `body` runs asynchronously on `queue` and settles it.
     ///
     /// A throw from `body` rejects the promise. Only the first call of `fulfill` or `reject`
-    /// counts.
+    /// counts. `body` may block until promise work it started has run, as on any concurrent
+    /// queue.
     ///
     /// ```swift
     /// let promise = Promise<Int> { fulfill, reject in
@@ -48,10 +49,12 @@ extension Promise {
     ) {
         self.init()
         JobQueue.async(on: queue) {
-            do {
-                try body({ self.fulfill($0) }, { self.reject($0) })
-            } catch {
-                self.reject(error)
+            Trampoline.runUserCode {
+                do {
+                    try body({ self.fulfill($0) }, { self.reject($0) })
+                } catch {
+                    self.reject(error)
+                }
             }
         }
     }

@@ -78,10 +78,15 @@ extension Promise: PromiseNode {
         guard let taken else { return [] }
         let wakeUps = taken.settled.wakeUps
         wake(wakeUps, .failure(PromiseError.cancelled))
-        // The cancel handlers, in the order they were registered.
-        taken.settled.firstCancelHandler?.run()
-        if case .many(let list) = wakeUps {
-            for case .cancelHandler(let handler) in list { handler.run() }
+        // The cancel handlers, in the order they were registered (any others come after a
+        // first one), as user code: the library may cancel from its own steps.
+        if let first = taken.settled.firstCancelHandler {
+            Trampoline.runUserCode {
+                first.run()
+                if case .many(let list) = wakeUps {
+                    for case .cancelHandler(let handler) in list { handler.run() }
+                }
+            }
         }
         return taken.upstream
     }

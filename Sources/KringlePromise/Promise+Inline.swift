@@ -208,7 +208,7 @@ extension Promise {
             let job: @Sendable () -> Void = {
                 Trampoline.runAsJob(of: queue) {
                     guard self.isPending else { return }
-                    self.settle(Trampoline.withoutDeferral { Result { try step.run(value) } })
+                    self.settle(Trampoline.runUserCode { Result { try step.run(value) } })
                 }
             }
             if step.consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }

@@ -5,7 +5,9 @@ extension Promise {
     ///
     /// After a rejection the next attempt starts `delay` seconds later, unless `condition`
     /// returns `false` for that failure. Cancelling the returned promise cancels the running
-    /// attempt and any pending delay. A cancelled attempt is never retried.
+    /// attempt and any pending delay. A cancelled attempt is never retried. `work` and
+    /// `condition` may block until promise work they started has run, as on any concurrent
+    /// queue.
     ///
     /// ```swift
     /// Promise.retry(attempts: 3, delay: 0.2) {
@@ -67,7 +69,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
 
     func attempt(_ number: Int) {
         guard outcome.isPending else { return }
-        let attempt = work()
+        let attempt = Trampoline.runUserCode(work)
         outcome.addDependency(attempt)
         // A cancel that ran while `work` was starting the attempt came before the dependency
         // that would have carried it: pass it on now.
@@ -88,6 +90,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
 
     private func shouldRetry(after number: Int, _ error: any Error) -> Bool {
         guard number < attempts, outcome.isPending, !error.isCancellation else { return false }
-        return condition?(number, error) ?? true
+        guard let condition else { return true }
+        return Trampoline.runUserCode { condition(number, error) }
     }
 }

@@ -16,10 +16,10 @@ extension Promise {
         let next: Promise<Next> = makeDependent()
         observe(on: queue) { result in
             guard next.isPending else { return }
-            // Jobs the user's code starts run concurrently as usual; only the settlement
-            // below, done by the library once that code has returned, may continue on this
-            // worker (see `Trampoline.runPromiseJob`).
-            switch Trampoline.withoutDeferral({ react(result, body) }) {
+            // Jobs the user's code starts run concurrently as usual, so it may block on them;
+            // only the settlement below, done by the library once that code has returned,
+            // may continue on this worker (see `Trampoline.runUserCode`).
+            switch Trampoline.runUserCode({ react(result, body) }) {
             case .settle(let outcome): next.settle(outcome)
             case .adopt(let inner): next.adopt(inner)
             }

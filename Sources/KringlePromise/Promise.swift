@@ -18,6 +18,13 @@ import Synchronization
 /// ```
 ///
 /// Promises are thread-safe: any thread may settle, observe or cancel one at any time.
+///
+/// Every closure you hand to the library may block until promise work it started has run:
+/// an operator's handler, a ``init(on:_:)`` body, ``retry(on:attempts:delay:clock:condition:_:)``'s
+/// work and condition, an ``onCancel(_:)`` handler. It may wait on a `DispatchSemaphore`, a
+/// `DispatchGroup` or ``wait(timeout:)``, as it may on any concurrent queue: the library
+/// keeps none of that work for the thread it blocks. (A closure that blocks still holds its
+/// thread: on a serial queue of yours, work bound for that same queue waits behind it.)
 /// Every operator is a thin layer over one internal primitive (`observe(on:_:)`), so the
 /// ordering, threading and exactly-once rules are written once: here and in the state it
 /// keeps (`Promise+Storage.swift`).
@@ -118,7 +125,8 @@ public final class Promise<Value: Sendable>:
     /// Runs `handler` on `queue` once the promise has settled; never synchronously.
     ///
     /// Handlers registered for the same queue run one after another in registration
-    /// order, including handlers registered from inside another handler.
+    /// order, including handlers registered from inside another handler. The operators run
+    /// the user's closure inside `handler` through `Trampoline.runUserCode(_:)`.
     @inlinable
     func observe(on queue: DispatchQueue, _ handler: @escaping Handler) {
         let drain: Drain.Kind? = lock.withLock { _ in

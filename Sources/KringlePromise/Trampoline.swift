@@ -15,14 +15,22 @@ import Musl
 /// Done recursively, a chain of a million promises would overflow the stack; the trampoline
 /// runs such nested work after the current piece returns, on the same thread, in order.
 ///
+/// Both kinds of deferral hold work back only for the library's own steps: user code runs
+/// through ``runUserCode(_:)``, which turns them off, so that it may block on work it started.
+///
 /// The class is confined to one thread (it lives in a thread-local slot), so it needs no lock.
 /// Its properties are `@exclusivity(unchecked)`: it runs once or more per promise, and the
 /// run-time exclusivity check would cost a thread-local look-up per access. No access
 /// overlaps another: work runs, and objects are released, only outside any array access.
 @usableFromInline
 final class Trampoline {
+    /// The queued work, from `jobsHead` and `garbageHead` on (the earlier entries are done).
+    /// The positions are properties, not locals of `drain()`, so that a drain nested inside
+    /// user code (see ``runUserCode(_:)``) goes on from where the outer one is.
     @exclusivity(unchecked) private var jobs: [Job] = []
+    @exclusivity(unchecked) private var jobsHead = 0
     @exclusivity(unchecked) private var garbage: [AnyObject?] = []
+    @exclusivity(unchecked) private var garbageHead = 0
     @exclusivity(unchecked) private var isDraining = false
     /// The deferred promise jobs, from `promiseJobsHead` on (the earlier ones have run).
     @exclusivity(unchecked) private var promiseJobs: [PromiseJob] = []
@@ -116,19 +124,39 @@ final class Trampoline {
     /// before handing the rest back to the queue.
     private static let deferredJobsPerTurn = 1024
 
-    /// Runs `body` (user code) with deferral off: a handler may block waiting for work it
-    /// started itself, which must then run on another thread, as on any concurrent queue.
+    /// Runs `body`, a closure a user handed to the library, under the one rule for user
+    /// code: it may block until promise work it started has run, as on any concurrent queue.
+    ///
+    /// Every closure that comes from outside the library runs through here: operator
+    /// handlers (through `Promise.derive`), `Promise { }` bodies, `retry`'s work and
+    /// condition, cancel handlers, the client's decode step. Such code may wait on a
+    /// semaphore or a `DispatchGroup` for a handler of a promise it started; so nothing
+    /// that handler needs may be kept for this thread until `body` returns:
+    /// - promise jobs deferred to this thread earlier go back to the queue, and those that
+    ///   `body` sets off are not deferred (other threads run them);
+    /// - bookkeeping queued on this thread's trampoline runs first, and what `body` sets off
+    ///   runs at once rather than after it.
+    ///
+    /// Once `body` returns, the library's own follow-up (settling the next link) is deferred
+    /// again. One thread-local look-up per call: on the path of every handler.
     @usableFromInline
-    static func withoutDeferral<T>(_ body: () -> T) -> T {
+    static func runUserCode<T>(_ body: () -> T) -> T {
         let trampoline = current
-        let wasRunning = trampoline.isRunningPromiseJob
+        let wasRunningPromiseJob = trampoline.isRunningPromiseJob
+        let wasDraining = trampoline.isDraining
+        // Both are rare: several handlers in one drain, user code run from bookkeeping.
+        if trampoline.promiseJobsHead < trampoline.promiseJobs.count { trampoline.handBackPromiseJobs() }
+        if wasDraining { trampoline.drain() }
         trampoline.isRunningPromiseJob = false
-        defer { trampoline.isRunningPromiseJob = wasRunning }
+        defer {
+            trampoline.isRunningPromiseJob = wasRunningPromiseJob
+            trampoline.isDraining = wasDraining
+        }
         return body()
     }
 
     /// Keeps `job` for the promise job running on this thread to run next; returns `false`
-    /// when this thread is not running one (or is running user code).
+    /// when this thread is not running one (or is running user code: ``runUserCode(_:)``).
     static func deferPromiseJob(_ job: @escaping @Sendable () -> Void) -> Bool {
         let trampoline = current
         guard trampoline.isRunningPromiseJob else { return false }
@@ -153,10 +181,7 @@ final class Trampoline {
                 // A long chain must not keep this worker for seconds: the global queues'
                 // few threads serve the rest of the process too. The rest goes back to the
                 // queue, behind whatever else is waiting.
-                let rest = promiseJobs[promiseJobsHead...].map(\.run)
-                promiseJobs = []
-                promiseJobsHead = 0
-                for job in rest { JobQueue.promises.submit(job) }
+                handBackPromiseJobs()
                 return
             }
             ran += 1
@@ -177,28 +202,41 @@ final class Trampoline {
         if promiseJobs.capacity > 256 { promiseJobs = [] }
     }
 
+    /// Sends the deferred promise jobs not yet run back to the promises' queue, where any
+    /// thread may take them, behind whatever else is waiting.
+    private func handBackPromiseJobs() {
+        let rest = promiseJobs[promiseJobsHead...].map(\.run)
+        // Keep a small buffer for the next burst, but give back what a big one grew.
+        promiseJobs.removeAll(keepingCapacity: promiseJobs.capacity <= 256)
+        promiseJobsHead = 0
+        for job in rest { JobQueue.promises.submit(job) }
+    }
+
+    /// Runs the queued work in order. A job may run user code that drains again (see
+    /// ``runUserCode(_:)``): the nested drain goes on from the same positions, and this one
+    /// then finds the queue empty, or holding only what was queued since.
     private func drain() {
         isDraining = true
-        var nextJob = 0
-        var nextGarbage = 0
-        while nextJob < jobs.count || nextGarbage < garbage.count {
-            if nextGarbage < garbage.count {
+        while jobsHead < jobs.count || garbageHead < garbage.count {
+            if garbageHead < garbage.count {
                 // Take the object out first: releasing it inside the array's write access
                 // would let a nested `release` append to the array during that access.
-                let object = garbage[nextGarbage]
-                garbage[nextGarbage] = nil
-                nextGarbage += 1
+                let object = garbage[garbageHead]
+                garbage[garbageHead] = nil
+                garbageHead += 1
                 withExtendedLifetime(object) {}
                 continue
             }
             var job = Job(run: {})
-            swap(&job, &jobs[nextJob])
-            nextJob += 1
+            swap(&job, &jobs[jobsHead])
+            jobsHead += 1
             job.run()
         }
         // Keep a small buffer for the next burst, but give back what a huge chain grew.
         jobs.removeAll(keepingCapacity: jobs.capacity <= 256)
         garbage.removeAll(keepingCapacity: garbage.capacity <= 256)
+        jobsHead = 0
+        garbageHead = 0
         isDraining = false
     }
 
