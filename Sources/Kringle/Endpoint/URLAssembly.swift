@@ -8,7 +8,9 @@ enum URLAssembly {
     static func url(base: URL, path: String, queryItems: [URLQueryItem]) throws -> URL {
         let baseText = base.absoluteString
         return try built.url(for: URLMemo.Key(base: baseText, path: path, queryItems: queryItems)) {
-            try build(base: base, baseText: baseText, path: path, queryItems: queryItems)
+            // Scheme and host in lower case, as for a redirect's target: FoundationNetworking
+            // refuses `HTTP://…`.
+            Redirect.normalized(try build(base: base, baseText: baseText, path: path, queryItems: queryItems))
         }
     }
 

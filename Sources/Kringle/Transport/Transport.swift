@@ -17,7 +17,9 @@ import FoundationNetworking
 ///   (``/KringlePromise/Promise/onCancel(_:)``);
 /// - reject with ``KringleError/transport(_:)`` when no response arrives,
 ///   ``KringleError/malformedResponse(_:reason:)`` when what arrives is not an HTTP response,
-///   or ``KringleError/timedOut`` when the request's `timeoutInterval` passes.
+///   ``KringleError/incompleteResponse(_:received:expected:underlying:)`` when the response
+///   began but was cut short, or ``KringleError/timedOut`` when the request's
+///   `timeoutInterval` passes.
 ///
 /// ``CurlTransport`` and ``URLSessionTransport`` ship with Kringle
 /// (``NetworkClient/makeDefaultTransport()`` picks one per platform);

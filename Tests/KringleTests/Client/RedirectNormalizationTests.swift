@@ -62,4 +62,16 @@ struct RedirectNormalizationTests {
         #expect(response.url.scheme == "http")
         #expect(response.url.host == origin.dropFirst("http://".count).lowercased())
     }
+
+    @Test("an endpoint's base URL in upper case is sent in lower case", arguments: TransportUnderTest.allCases)
+    func upperCaseBaseURL(_ transport: TransportUnderTest) async throws {
+        let server = try LoopbackServer { _ in .text("reached") }
+        defer { server.shutdown() }
+        let endpoint = ClientTestEndpoint(baseURL: clientURL("HTTP://LOCALHOST:\(server.port)"), path: "/Path")
+
+        let response = try await transport.client().request(.get, endpoint, as: Data.self).valueWithin()
+
+        #expect(response.value == Data("reached".utf8))
+        #expect(response.url.absoluteString == "http://localhost:\(server.port)/Path")
+    }
 }
