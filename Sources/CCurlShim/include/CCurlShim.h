@@ -103,8 +103,6 @@ typedef enum kcurl_option {
 /// Multi-handle options (multi.h, CURLMOPT_*).
 typedef enum kcurl_multi_option {
     KCURLMOPT_MAXCONNECTS = 6,
-    KCURLMOPT_MAX_HOST_CONNECTIONS = 7,
-    KCURLMOPT_MAX_TOTAL_CONNECTIONS = 13,
 } kcurl_multi_option;
 
 /// Transfer information (curl.h, CURLINFO_*): type base + number.

@@ -81,9 +81,8 @@ final class CurlDriver {
             if let deadline = submission.deadline {
                 let now = clock.uptimeNanoseconds
                 let seconds = deadline > now ? TimeInterval(deadline - now) / 1e9 : 0
-                waitTimers[submission.id] = clock.schedule(after: seconds) { [weak engine] in
-                    engine?.expire(submission.id)
-                }
+                let id = submission.id
+                waitTimers[id] = clock.schedule(after: seconds) { [weak engine] in engine?.expire(id) }
             }
             return
         }
@@ -101,56 +100,54 @@ final class CurlDriver {
         return started
     }
 
-    /// Hands a request that may start to curl, with what is left of its time; counts it as
-    /// ended again when it cannot start.
-    private func start(_ admitted: CurlSubmission) {
+    /// Starts a request that was given room, or gives the room back when it cannot start.
+    private func start(_ submission: CurlSubmission) {
+        if !launch(submission) { admission.end(hostKey: submission.hostKey) }
+    }
+
+    /// Hands a request to curl with what is left of its time; `false`, its promise settled,
+    /// when it did not get there (cancelled, out of time, or refused by curl).
+    private func launch(_ admitted: CurlSubmission) -> Bool {
         var submission = admitted
-        guard submission.promise.isPending else {
-            admission.end(hostKey: submission.hostKey)
-            return
-        }
+        guard submission.promise.isPending else { return false }
         if let deadline = submission.deadline {
             let now = clock.uptimeNanoseconds
             guard deadline > now else {
-                admission.end(hostKey: submission.hostKey)
                 submission.promise.reject(KringleError.timedOut)
-                return
+                return false
             }
             // Rounded up: curl takes 0 for "no limit".
             submission.plan.timeoutMilliseconds = Int((deadline - now + 999_999) / 1_000_000)
         }
         guard let easy = idleHandles.popLast() ?? EasyHandle() else {
-            admission.end(hostKey: submission.hostKey)
             reject(
                 submission.promise, CurlError(code: CurlError.failedInitialization, message: "curl_easy_init failed"))
-            return
+            return false
         }
         let transfer = CurlTransfer(submission, easy: easy)
         do {
             try transfer.configure(engine.configuration)
         } catch let error as KringleError {
             recycle(easy)
-            admission.end(hostKey: submission.hostKey)
             submission.promise.reject(error)
-            return
+            return false
         } catch {
             recycle(easy)
-            admission.end(hostKey: submission.hostKey)
             reject(submission.promise, error)
-            return
+            return false
         }
         let code = kcurl_multi_add(multi, easy.pointer)
         guard code == 0 else {
             recycle(easy)
-            admission.end(hostKey: submission.hostKey)
             let reason = String(cString: kcurl_multi_strerror(code))
             reject(
                 submission.promise,
                 CurlError(code: CurlError.failedInitialization, message: "curl_multi_add_handle failed: \(reason)"))
-            return
+            return false
         }
         transfers[submission.id] = transfer
         idsByHandle[easy.pointer] = submission.id
+        return true
     }
 
     /// Stops a transfer whose promise was cancelled (and so already rejected), or takes it

@@ -155,7 +155,7 @@ import FoundationNetworking
             .text("ok").withBehavior(.paced([.init(bytes: 0, then: .until(released))], afterLast: .sendRest))
         }
         let servers = try [LoopbackServer(handler: held), LoopbackServer(handler: held)]
-        defer { servers.forEach { $0.shutdown() } }
+        defer { for server in servers { server.shutdown() } }
         let transport = CurlTransport(configuration: .init(maximumConnections: 2, maximumConnectionsPerHost: 2))
 
         let calls = servers.flatMap { server in (0..<3).map { _ in transport.send(makeRequest(server.url("/"))) } }

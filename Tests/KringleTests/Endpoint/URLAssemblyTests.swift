@@ -55,11 +55,12 @@ struct URLAssemblyTests {
         .init(base: "http://h.example", path: "/a?b#c", expected: "http://h.example/a%3Fb%23c"),
         .init(base: "http://h.example", path: "/100% cat", expected: "http://h.example/100%25%20cat"),
         .init(base: "http://[::1]:8080/api", path: "/cats", expected: "http://[::1]:8080/api/cats"),
-        // Bases off the plain fast path (user info, a fragment) and a scheme in capitals.
+        // Bases off the plain fast path (user info, a fragment), and a scheme in capitals,
+        // which comes out in lower case (RFC 3986 §6.2.2.1).
         .init(base: "http://tom:pw@h.example/api", path: "/cats", expected: "http://tom:pw@h.example/api/cats"),
         .init(base: "http://h.example/api#top", path: "/cats", expected: "http://h.example/api/cats#top"),
-        .init(base: "HTTPS://h.example/api/", path: "cats", expected: "HTTPS://h.example/api/cats"),
-        .init(base: "hTtP://h.example", path: "/cats", expected: "hTtP://h.example/cats"),
+        .init(base: "HTTPS://h.example/api/", path: "cats", expected: "https://h.example/api/cats"),
+        .init(base: "hTtP://h.example", path: "/cats", expected: "http://h.example/cats"),
         .init(base: "http://h.example/@me/api", path: "/cats", expected: "http://h.example/@me/api/cats"),
         // Query names and values: only RFC 3986 unreserved characters stay as they are.
         .init(

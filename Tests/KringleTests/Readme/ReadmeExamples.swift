@@ -201,7 +201,7 @@ enum ReadmeExamples {
         var configuration = NetworkClient.Configuration()
         configuration.defaultHeaders["User-Agent"] = "CatApp/1.0"       // endpoint headers win
         configuration.defaultQueryItems = [URLQueryItem(name: "apiKey", value: "k&y")]
-        configuration.timeout = 2.5                                      // per request, sub-second precision
+        configuration.timeout = 2.5                                      // per attempt, from the call, redirects included
         configuration.acceptableStatusCodes = 200..<300
         configuration.maximumRedirects = 5
         configuration.responseLimits.maximumBodyBytes = 10_000_000       // 100 MB by default
