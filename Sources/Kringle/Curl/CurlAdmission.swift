@@ -26,12 +26,12 @@ struct CurlAdmission {
 
     private let perHost: Int
     private let total: Int
-    private var hosts: [String: Host] = [:]
+    private var hosts: [Substring: Host] = [:]
     /// Every waiting request by id; its host's queue keeps the order.
     private var waiting: [UInt64: CurlSubmission] = [:]
     /// Hosts with a request waiting only for room under `total`, in the order they got
     /// there; a host goes to the back after each start.
-    private var turns: [String] = []
+    private var turns: [Substring] = []
     private var turnsHead = 0
     /// Transfers started and not yet ended.
     private(set) var running = 0
@@ -72,7 +72,7 @@ struct CurlAdmission {
     }
 
     /// Counts a transfer to `hostKey` as ended, which makes room for a waiting one.
-    mutating func end(hostKey: String) {
+    mutating func end(hostKey: Substring) {
         guard var host = hosts[hostKey] else { return }
         host.running -= 1
         running -= 1
@@ -170,7 +170,7 @@ struct CurlAdmission {
 
     /// Keeps `host`, or lets it go when nothing of it runs or waits (a client that talks
     /// to many hosts in turn keeps no entry for each).
-    private mutating func store(_ host: Host, for key: String) {
+    private mutating func store(_ host: Host, for key: Substring) {
         if host.running == 0, !host.hasQueued, !host.hasTurn {
             hosts.removeValue(forKey: key)
         } else {
@@ -181,30 +181,50 @@ struct CurlAdmission {
 
 extension CurlAdmission {
     /// The key requests to one server share: the URL's scheme, host and port, in lower
-    /// case, with the scheme's default port filled in (RFC 3986 §6.2.3), so that
-    /// `http://Example.com/` and `http://example.com:80/x` wait in the same queue.
+    /// case, without the scheme's default port (RFC 3986 §6.2.3), so that
+    /// `http://Example.com/` and `http://example.com:80/x` wait in the same queue. User
+    /// information (`user:pass@`) is left out.
     ///
     /// Read from the URL text curl is given, which is cheaper than asking `URL` for its
-    /// parts; user information (`user:pass@`) is left out.
-    static func hostKey(ofURL url: String) -> String {
-        var utf8 = Substring(url).utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return url.lowercased() }
-        let scheme = String(Substring(utf8[..<colon])).lowercased()
-        utf8 = utf8[colon...].dropFirst()
+    /// parts; a URL already in that form (the usual case) gives a slice of its own text,
+    /// with nothing allocated.
+    static func hostKey(ofURL url: String) -> Substring {
+        let utf8 = url.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return Substring(url.lowercased()) }
+        var start = utf8.index(after: colon)
         // "//" then the authority, up to the path, query or fragment.
-        while utf8.first == UInt8(ascii: "/") { utf8 = utf8.dropFirst() }
+        while start < utf8.endIndex, utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
         let end =
-            utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            utf8[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
             ?? utf8.endIndex
-        var authority = utf8[..<end]
-        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
-            authority = authority[authority.index(after: at)...]
+        let scheme = utf8[..<colon]
+        let authority = utf8[start..<end]
+        let isPlain =
+            !scheme.contains(where: Self.isUpperCase) && !authority.contains(where: Self.isUpperCase)
+            && !authority.contains(UInt8(ascii: "@")) && Self.defaultPortSuffix(of: authority, scheme: scheme) == nil
+        if isPlain { return url[..<end] }
+        var host = authority
+        if let at = host.lastIndex(of: UInt8(ascii: "@")) { host = host[host.index(after: at)...] }
+        if let suffix = Self.defaultPortSuffix(of: host, scheme: scheme) { host = host[..<suffix] }
+        return Substring((String(Substring(scheme)) + "://" + String(Substring(host))).lowercased())
+    }
+
+    private static func isUpperCase(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
+    }
+
+    /// Where `:80` (for http) or `:443` (for https) ends `authority`, if it does.
+    private static func defaultPortSuffix(of authority: Substring.UTF8View, scheme: Substring.UTF8View) -> String.Index?
+    {
+        let port: String
+        switch scheme.count {
+        case 4: port = ":80"
+        case 5: port = ":443"
+        default: return nil
         }
-        let hostAndPort = String(Substring(authority)).lowercased()
-        // A port follows the last colon, unless that colon is inside an IPv6 literal.
-        if let portColon = hostAndPort.lastIndex(of: ":"), !hostAndPort[portColon...].contains("]") {
-            return scheme + "://" + hostAndPort
+        guard authority.count > port.utf8.count, authority.reversed().starts(with: port.utf8.reversed()) else {
+            return nil
         }
-        return scheme + "://" + hostAndPort + (scheme == "https" ? ":443" : ":80")
+        return authority.index(authority.endIndex, offsetBy: -port.utf8.count)
     }
 }

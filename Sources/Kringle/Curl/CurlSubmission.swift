@@ -9,7 +9,7 @@ struct CurlSubmission: Sendable {
     let promise: Promise<HTTPResponse>
     /// The server it goes to, for the connection limits (``CurlAdmission/hostKey(ofURL:)``),
     /// worked out on the caller's thread rather than the driving thread's.
-    let hostKey: String
+    let hostKey: Substring
     /// When the whole exchange must be over, in `DispatchTime` uptime nanoseconds, counted
     /// from the submission: a request that waits for its turn spends its time too. `nil`
     /// for no limit, and for transfers, whose limit is on silence.

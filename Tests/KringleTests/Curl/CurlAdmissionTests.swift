@@ -25,10 +25,10 @@ import FoundationNetworking
         #expect(started == [true, true, false, false])
         #expect(admission.next() == nil, "no room until a transfer ends")
 
-        admission.end(hostKey: "http://a.test:80")
+        admission.end(hostKey: "http://a.test")
         #expect(admission.next()?.id == 3)
         #expect(admission.next() == nil)
-        admission.end(hostKey: "http://a.test:80")
+        admission.end(hostKey: "http://a.test")
         #expect(admission.next()?.id == 4)
         #expect(admission.running == 2)
     }
@@ -41,7 +41,7 @@ import FoundationNetworking
         }
 
         var order: [UInt64] = []
-        var ended = "http://a.test:80"
+        var ended: Substring = "http://a.test"
         for _ in 0..<3 {
             admission.end(hostKey: ended)
             let admitted = admission.next()
@@ -61,9 +61,9 @@ import FoundationNetworking
         #expect(admission.remove(2) == nil, "removed once")
         #expect(admission.remove(1) == nil, "a running request is not in the queue")
         #expect(admission.waitingCount == 1)
-        admission.end(hostKey: "http://a.test:80")
+        admission.end(hostKey: "http://a.test")
         #expect(admission.next()?.id == 3)
-        admission.end(hostKey: "http://a.test:80")
+        admission.end(hostKey: "http://a.test")
         #expect(admission.isIdle)
     }
 
@@ -71,19 +71,22 @@ import FoundationNetworking
         var admission = CurlAdmission(perHost: 1, total: 1)
         #expect(try admission.arrive(Self.submission(1, "http://a.test/")))
         #expect(try !admission.arrive(Self.submission(2, "http://a.test/")))
-        admission.end(hostKey: "http://a.test:80")
+        admission.end(hostKey: "http://a.test")
         // Room now, but request 2 came first.
         #expect(try !admission.arrive(Self.submission(3, "http://a.test/")))
         #expect(admission.next()?.id == 2)
     }
 
     @Test(arguments: [
-        ("http://Example.COM/path", "http://example.com:80"),
-        ("HTTPS://example.com", "https://example.com:443"),
-        ("https://user:secret@example.com:8443/x?y#z", "https://example.com:8443"),
-        ("http://example.com?q=1", "http://example.com:80"),
-        ("http://[::1]/", "http://[::1]:80"),
+        ("http://example.com/path", "http://example.com"),
+        ("http://Example.COM:80/path", "http://example.com"),
+        ("HTTPS://example.com:443", "https://example.com"),
+        ("https://example.com:8443/x?y#z", "https://example.com:8443"),
+        ("https://user:secret@example.com:80/x", "https://example.com:80"),
+        ("http://example.com?q=1", "http://example.com"),
+        ("http://[::1]/", "http://[::1]"),
         ("http://[::1]:8080/a", "http://[::1]:8080"),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
     ])
     func hostKeys(url: String, key: String) {
         #expect(CurlAdmission.hostKey(ofURL: url) == key)
