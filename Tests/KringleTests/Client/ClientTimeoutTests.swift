@@ -57,15 +57,10 @@ struct ClientTimeoutTests {
     @Test("a retry starts with the whole timeout again")
     func retryHasItsOwnTimeout() async throws {
         let clock = ManualClock()
-        let transport = StubTransport(clock: clock)
-        transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
-        var configuration = NetworkClient.Configuration()
-        configuration.timeout = 2
-        configuration.clock = clock
-        configuration.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
-        configuration.maxRetryCount = 1
-        let client = NetworkClient(configuration: configuration, transport: transport)
-        let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow")
+        let (client, transport, endpoint) = Self.slowStub(timeout: 2, clock: clock) { configuration in
+            configuration.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
+            configuration.maxRetryCount = 1
+        }
         let call = client.get(endpoint)
         await clock.untilTimersPending(2)
         #expect(clock.pendingDelays == [2, 5])
@@ -84,13 +79,7 @@ struct ClientTimeoutTests {
     @Test("StubTransport: a sub-second timeout rejects with timedOut on time, cancelling the stub's delay")
     func stubTimeout() async throws {
         let clock = ManualClock()
-        let transport = StubTransport(clock: clock)
-        transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
-        var configuration = NetworkClient.Configuration()
-        configuration.timeout = 0.2
-        configuration.clock = clock
-        let client = NetworkClient(configuration: configuration, transport: transport)
-        let endpoint = ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow")
+        let (client, _, endpoint) = Self.slowStub(timeout: 0.2, clock: clock)
         let call = client.get(endpoint)
         await clock.untilTimersPending(2)
         #expect(clock.pendingDelays == [0.2, 5])
@@ -114,5 +103,20 @@ struct ClientTimeoutTests {
         #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
         #expect(elapsed >= .milliseconds(990), "\(elapsed)")
         #expect(elapsed < .seconds(8), "\(elapsed)")
+    }
+
+    /// A client with `timeout` on `clock`, over a stub whose `/slow` answers after 5 s of
+    /// that clock, and the endpoint of `/slow`.
+    private static func slowStub(
+        timeout: TimeInterval, clock: ManualClock, _ adjust: (inout NetworkClient.Configuration) -> Void = { _ in }
+    ) -> (NetworkClient, StubTransport, ClientTestEndpoint) {
+        let transport = StubTransport(clock: clock)
+        transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = timeout
+        configuration.clock = clock
+        adjust(&configuration)
+        let client = NetworkClient(configuration: configuration, transport: transport)
+        return (client, transport, ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow"))
     }
 }
