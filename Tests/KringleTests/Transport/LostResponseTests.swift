@@ -122,10 +122,7 @@ struct LostResponseTests {
         let requests = Counter()
         let server = try Self.server(fault, failures: 3, counting: requests)
         defer { server.shutdown() }
-        let client = transport.client {
-            $0.interceptors = [RetryPolicy(baseDelay: 0)]
-            $0.maxRetryCount = 3
-        }
+        let client = Self.retryingClient(transport)
 
         let response = try await client.request(.get, server.clientEndpoint("/fault"), as: Data.self).valueWithin()
 
@@ -141,10 +138,7 @@ struct LostResponseTests {
         let requests = Counter()
         let server = try Self.server(fault, counting: requests)
         defer { server.shutdown() }
-        let client = transport.client {
-            $0.interceptors = [RetryPolicy(baseDelay: 0)]
-            $0.maxRetryCount = 3
-        }
+        let client = Self.retryingClient(transport)
 
         let outcome = await client.get(server.clientEndpoint("/fault"), as: Data.self).outcome()
 
@@ -159,10 +153,7 @@ struct LostResponseTests {
         let requests = Counter()
         let server = try Self.server(fault, failures: 1, counting: requests)
         defer { server.shutdown() }
-        let client = transport.client {
-            $0.interceptors = [RetryPolicy(baseDelay: 0)]
-            $0.maxRetryCount = 3
-        }
+        let client = Self.retryingClient(transport)
 
         let outcome = await client.request(
             .post, server.clientEndpoint("/fault"), body: .form([("a", "1")]), as: Data.self
@@ -178,5 +169,13 @@ struct LostResponseTests {
         if let curl = error as? CurlError { return curl.code }
         if let urlError = error as? URLError { return urlError.code.rawValue }
         return nil
+    }
+
+    /// A client on `transport` that retries what `RetryPolicy` allows, at once, up to 3 times.
+    private static func retryingClient(_ transport: TransportUnderTest) -> NetworkClient {
+        transport.client {
+            $0.interceptors = [RetryPolicy(baseDelay: 0)]
+            $0.maxRetryCount = 3
+        }
     }
 }
