@@ -21,7 +21,8 @@ struct Redirect {
     /// - 301 and 302 turn POST into GET without a body; 303 turns every method but HEAD
     ///   into GET without a body; 307 and 308 keep the method and the body.
     /// - A relative `Location` resolves against the URL that answered; only http and https
-    ///   targets are followed, with scheme and host in lower case (``normalized(_:)``).
+    ///   targets are followed, with scheme and host in lower case
+    ///   (`URL.withLowercaseSchemeAndHost()`).
     /// - `Authorization`, `Proxy-Authorization`, the `credentialHeaders` and the caller's
     ///   `Cookie` are dropped when the hop changes origin.
     /// - Whether an HTTPS to HTTP hop may be followed is the client's decision
@@ -41,7 +42,7 @@ struct Redirect {
         else { return nil }
 
         var next = request
-        next.url = Self.normalized(target)
+        next.url = target.withLowercaseSchemeAndHost()
         let method = request.httpMethod ?? "GET"
         let becomesGet =
             (response.statusCode == 303 && method != "HEAD")
@@ -64,43 +65,6 @@ struct Redirect {
         self.request = next
         keepsUserCookie = sameOrigin
         keepsBody = !becomesGet
-    }
-
-    /// `url` with its scheme and host in lower case: RFC 3986 §6.2.2.1 makes both
-    /// case-insensitive, so this is the same resource. A server may well send
-    /// `Location: HTTP://Example.com/next` (§3.1 allows it), but FoundationNetworking
-    /// refuses a scheme in upper case (`URLError` -1002, unsupported URL). The rest of the
-    /// URL is case-sensitive and left alone, percent-escapes in the host included
-    /// (§6.2.2.1 prefers their hex digits in upper case).
-    static func normalized(_ url: URL) -> URL {
-        // Most targets are in lower case already: those are not taken apart.
-        guard let scheme = url.scheme,
-            scheme.contains(where: \.isUppercase) || url.host?.contains(where: \.isUppercase) == true,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        else { return url }
-        components.scheme = scheme.lowercased()
-        if let host = components.percentEncodedHost {
-            components.percentEncodedHost = lowercasedOutsideEscapes(host)
-        }
-        return components.url ?? url
-    }
-
-    /// `text` with its ASCII letters in lower case, except the two hex digits after each `%`.
-    private static func lowercasedOutsideEscapes(_ text: String) -> String {
-        var result = ""
-        var escapeDigitsLeft = 0
-        for character in text {
-            if character == "%" {
-                escapeDigitsLeft = 2
-                result.append(character)
-            } else if escapeDigitsLeft > 0 {
-                escapeDigitsLeft -= 1
-                result.append(character)
-            } else {
-                result.append(character.isASCII ? Character(character.lowercased()) : character)
-            }
-        }
-        return result
     }
 
     /// The credentials every request may carry, dropped on a hop to another origin.

@@ -10,7 +10,7 @@ enum URLAssembly {
         return try built.url(for: URLMemo.Key(base: baseText, path: path, queryItems: queryItems)) {
             // Scheme and host in lower case, as for a redirect's target: FoundationNetworking
             // refuses `HTTP://…`.
-            Redirect.normalized(try build(base: base, baseText: baseText, path: path, queryItems: queryItems))
+            try build(base: base, baseText: baseText, path: path, queryItems: queryItems).withLowercaseSchemeAndHost()
         }
     }
 
