@@ -119,8 +119,9 @@ public final class StubTransport: Transport {
     ///
     /// - Returns: A promise of the stubbed response, after the stub's delay; it rejects with
     ///   the stub's error, the handler's error, or ``NoStubError``.
-    public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        let method = request.httpMethod ?? "GET"
+    public func send(_ checked: ValidatedRequest) -> Promise<HTTPResponse> {
+        let request = checked.urlRequest
+        let method = checked.method
         let found = state.withLock { state -> (Stub?, (@Sendable (URLRequest) throws -> Stub)?) in
             state.requests.append(request)
             return (state.stubs[Self.key(method, Self.path(of: request))], state.fallback)

@@ -5,10 +5,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// The cache's place in the pipeline: inside each hop, between the request as it is sent
-// (cookies, interceptors' changes, validation done) and the transport. So a cached redirect
-// is followed without the network, and a miss or a revalidation reaches the jar and the
-// logs like any response.
+// The cache's place in the pipeline: inside each hop of a client that has a cache (`Hop`),
+// between the request as it is sent (cookies, interceptors' changes, validation done) and
+// the transport. So a cached redirect is followed without the network, and a miss or a
+// revalidation reaches the jar and the logs like any response.
 
 extension NetworkClient {
     /// The answer to one hop's request: from the client's cache where RFC 9111 allows it,
@@ -17,11 +17,10 @@ extension NetworkClient {
     /// Only GET is answered from the cache. Downloads and uploads (anything streamed) go
     /// past it, though an unsafe one still invalidates (§4.4). Under
     /// ``CachePolicy/cacheOnly`` nothing the cache cannot answer reaches the network.
-    func answer(_ request: URLRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        guard let cache = configuration.cache else { return loggedExchange(request, options: options) }
-        let method = request.httpMethod ?? "GET"
+    func answer(_ request: ValidatedRequest, options: TransferOptions, from cache: HTTPCache) -> Promise<HTTPResponse> {
+        let method = request.method
         var resolved = options
-        if options.cachePolicy == .useProtocol { resolved.cachePolicy = CachePolicy(request.cachePolicy) }
+        if options.cachePolicy == .useProtocol { resolved.cachePolicy = CachePolicy(request.urlRequest.cachePolicy) }
         let options = resolved
         if options.cachePolicy == .cacheOnly, method != "GET" || options.isStreaming {
             return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
@@ -31,7 +30,7 @@ extension NetworkClient {
             // must not leave the old responses in place.
             return loggedExchange(request, options: options).mapResultInline { result in
                 let response = try result.get()
-                cache.invalidate(after: response, to: request)
+                cache.invalidate(after: response, to: request.urlRequest)
                 return response
             }
         }
@@ -41,42 +40,52 @@ extension NetworkClient {
         guard cache.answersWithoutBlocking else {
             // A storage that may block (files) is used on the coding queue, never on the
             // caller's thread or the transport's.
-            return Promise(()).then(on: Self.codingQueue) { _ in self.answer(request, options: options, from: cache) }
+            return Promise(()).then(on: Self.codingQueue) { _ in self.lookUp(request, options: options, in: cache) }
         }
-        return answer(request, options: options, from: cache)
+        return lookUp(request, options: options, in: cache)
     }
 
-    private func answer(_ request: URLRequest, options: TransferOptions, from cache: HTTPCache) -> Promise<HTTPResponse>
+    /// The stored answer to a GET or HEAD, or the network's, stored.
+    private func lookUp(_ request: ValidatedRequest, options: TransferOptions, in cache: HTTPCache)
+        -> Promise<HTTPResponse>
     {
         let clock = configuration.clock
-        guard request.httpMethod != "HEAD" else {
+        guard request.method != "HEAD" else {
             let requestDate = clock.now
             return afterExchange(request, options: options, cache: cache) { result in
                 let response = try result.get()
                 cache.freshen(
-                    withHeadResponse: response, to: request, requestDate: requestDate, responseDate: clock.now)
+                    withHeadResponse: response, to: request.urlRequest, requestDate: requestDate,
+                    responseDate: clock.now)
                 return Promise(response)
             }
         }
-        switch cache.lookup(request, policy: options.cachePolicy, now: clock.now) {
+        switch cache.lookup(request.urlRequest, policy: options.cachePolicy, now: clock.now) {
         case .answer(let stored):
-            return Promise(served(stored, .hit, for: request))
+            return Promise(served(stored, .hit, for: request.urlRequest))
         case .unavailable:
             return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
         case .load:
             return load(request, options: options, cache: cache)
         case .validate(let stored, let conditional):
-            return validate(stored, sending: conditional, for: request, options: options, cache: cache)
+            do {
+                // The stored response's validators go into the request: checked like any field.
+                let conditional = try ValidatedRequest(conditional)
+                return validate(stored, sending: conditional, for: request, options: options, cache: cache)
+            } catch {
+                return Promise(error: error)
+            }
         }
     }
 
     /// The network's answer, stored when §3 allows it.
-    private func load(_ request: URLRequest, options: TransferOptions, cache: HTTPCache) -> Promise<HTTPResponse> {
+    private func load(_ request: ValidatedRequest, options: TransferOptions, cache: HTTPCache) -> Promise<HTTPResponse>
+    {
         let clock = configuration.clock
         let requestDate = clock.now
         return afterExchange(request, options: options, cache: cache) { result in
             let response = try result.get()
-            cache.store(response, for: request, requestDate: requestDate, responseDate: clock.now)
+            cache.store(response, for: request.urlRequest, requestDate: requestDate, responseDate: clock.now)
             return Promise(response)
         }
     }
@@ -87,7 +96,8 @@ extension NetworkClient {
     /// response replaces it (§4.3.3); a server error (500, 502, 503, 504) or no answer
     /// serves it stale only where `stale-if-error` allows.
     private func validate(
-        _ stored: CachedResponse, sending conditional: URLRequest, for request: URLRequest, options: TransferOptions,
+        _ stored: CachedResponse, sending conditional: ValidatedRequest, for request: ValidatedRequest,
+        options: TransferOptions,
         cache: HTTPCache
     ) -> Promise<HTTPResponse> {
         let clock = configuration.clock
@@ -98,10 +108,11 @@ extension NetworkClient {
             do {
                 response = try result.get()
             } catch {
-                guard !error.isCancellation, HTTPCache.mayServeStale(stored, onErrorFor: request, at: now) else {
+                guard !error.isCancellation, HTTPCache.mayServeStale(stored, onErrorFor: request.urlRequest, at: now)
+                else {
                     throw error
                 }
-                return Promise(self.served(stored, .staleOnError, for: request, exchange: nil))
+                return Promise(self.served(stored, .staleOnError, for: request.urlRequest, exchange: nil))
             }
             if response.statusCode == 304 {
                 guard stored.isSelected(by: response.headers) else {
@@ -110,16 +121,16 @@ extension NetworkClient {
                 }
                 var updated = stored.updated(with: response.headers, requestDate: requestDate, responseDate: now)
                 // A 304 may change `Vary` (§4.3.4 updates every field): select by the new one.
-                updated.varyingRequestHeaders = CacheVary.varyingValues(of: request, for: updated.headers)
+                updated.varyingRequestHeaders = CacheVary.varyingValues(of: request.urlRequest, for: updated.headers)
                 cache.replace(stored, with: updated)
-                return Promise(self.served(updated, .revalidated, for: request, exchange: response))
+                return Promise(self.served(updated, .revalidated, for: request.urlRequest, exchange: response))
             }
             if HTTPCache.errorStatuses.contains(response.statusCode),
-                HTTPCache.mayServeStale(stored, onErrorFor: request, at: now)
+                HTTPCache.mayServeStale(stored, onErrorFor: request.urlRequest, at: now)
             {
-                return Promise(self.served(stored, .staleOnError, for: request, exchange: response))
+                return Promise(self.served(stored, .staleOnError, for: request.urlRequest, exchange: response))
             }
-            cache.store(response, for: request, requestDate: requestDate, responseDate: now)
+            cache.store(response, for: request.urlRequest, requestDate: requestDate, responseDate: now)
             return Promise(response)
         }
     }
@@ -127,7 +138,7 @@ extension NetworkClient {
     /// The transport's answer to `request`, then `settle` with it: inline for a storage in
     /// memory, on the coding queue for one that may block.
     private func afterExchange(
-        _ request: URLRequest, options: TransferOptions, cache: HTTPCache,
+        _ request: ValidatedRequest, options: TransferOptions, cache: HTTPCache,
         _ settle: @escaping @Sendable (Result<HTTPResponse, any Error>) throws -> Promise<HTTPResponse>
     ) -> Promise<HTTPResponse> {
         let exchanged = loggedExchange(request, options: options)

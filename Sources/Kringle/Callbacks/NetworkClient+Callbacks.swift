@@ -26,7 +26,13 @@ extension NetworkClient {
     public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void)
         -> Disposable
     {
-        deliver(runPipeline(for: request) { response in Response(response) }, to: completion)
+        let checked: ValidatedRequest
+        do {
+            checked = try ValidatedRequest(request)
+        } catch {
+            return deliver(Promise(error: error), to: completion)
+        }
+        return deliver(runPipeline(for: checked) { response in Response(response) }, to: completion)
     }
 
     /// Builds a request from `builder` (with the client's default headers and query items)

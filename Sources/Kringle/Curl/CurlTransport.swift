@@ -100,12 +100,13 @@ public final class CurlTransport: Transport, ClientSending {
 
     /// Sends `request` once and reports the response, whatever its status.
     ///
-    /// - Parameter request: sent as it is: method, URL, headers and `httpBody`. A
+    /// - Parameter request: sent as it is, checked already: method, URL, headers and
+    ///   `httpBody`. A
     ///   `timeoutInterval` of 60 (URLRequest's default) is replaced by
     ///   ``Configuration/defaultTimeout``; any other value limits the whole request, with
     ///   millisecond precision.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
-    public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         send(request, timeLimit: nil, limits: .default)
     }
 
@@ -113,11 +114,12 @@ public final class CurlTransport: Transport, ClientSending {
 
     /// ``send(_:)`` for the client: limited to `seconds` when given (the client then sets no
     /// timer of its own), the response held within `limits`.
-    func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
+    func send(_ request: ValidatedRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits)
+        -> Promise<HTTPResponse>
     {
         submit { engine, promise in
             let plan = try CurlRequestPlan(
-                request, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
+                request.urlRequest, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
             engine.submit(plan, limits: limits, promise: promise)
         }
     }
@@ -147,7 +149,7 @@ public final class CurlTransport: Transport, ClientSending {
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         submit { engine, promise in
             let plan = try CurlRequestPlan(
-                transfer.request,
+                transfer.request.urlRequest,
                 defaultTimeout: configuration.defaultTimeout,
                 streamedBody: transfer.body,
                 timeoutIsIdle: true

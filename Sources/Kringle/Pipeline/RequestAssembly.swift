@@ -13,13 +13,10 @@ enum RequestAssembly {
     /// A request, and the body to stream with it when it has one (a multipart form).
     @usableFromInline
     struct Built: Sendable {
-        @usableFromInline var request: URLRequest
+        @usableFromInline var request: ValidatedRequest
         var streamedBody: StreamedBody?
         var credentialHeaders: Set<String>
         var cachePolicy: CachePolicy
-        /// Whether the request needs no second check before its first hop (see
-        /// ``TransferOptions/requestIsChecked``).
-        var isChecked: Bool
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
@@ -31,15 +28,15 @@ enum RequestAssembly {
         @usableFromInline
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
-                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy,
-                requestIsChecked: isChecked)
+                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy)
         }
     }
 
     /// The request for `method` on `endpoint`: the URL with the client's and the endpoint's
     /// query items, the client's default headers, the encoded body and its `Content-Type`,
     /// the call's own `headers` (what an event stream asks for, say), then the endpoint's own
-    /// headers, which win.
+    /// headers, which win. Each field is checked as it is set, and the method at the end
+    /// (``ValidatedRequest``): a request that breaks RFC 9110's grammar fails here.
     @usableFromInline
     static func build(
         _ method: HTTPMethod,
@@ -63,7 +60,7 @@ enum RequestAssembly {
         // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
         // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
         request.timeoutInterval = client.configuration.transportTimeout
-        var fields = try HeaderFields(defaults: client.defaultFields)
+        var fields = try client.defaultFields.fields.get()
         var streamed: StreamedBody?
         // Compared before it is unwrapped: unwrapping copies it (see `NetworkClient.assemble`).
         if body != nil, let body {
@@ -82,41 +79,9 @@ enum RequestAssembly {
         for (name, value) in endpoint.headers {
             try fields.set(value, for: name)
         }
-        if !fields.isEmpty { request.allHTTPHeaderFields = fields.dictionary }
         return Built(
-            request: request, streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders,
-            cachePolicy: endpoint.cachePolicy,
-            // Every field was checked as it was set; a method that is no token is rejected by
-            // the check before the first hop, as for any request (after the interceptors'
-            // `adapt`, which may change it, and logged).
-            isChecked: method == .get || RequestValidation.isToken(method.rawValue))
-    }
-
-    /// The request's header fields as they are assembled: a later field replaces an earlier
-    /// one whose name differs at most in case, as `URLRequest.setValue` would.
-    ///
-    /// They go into the request in one assignment. On Linux each `setValue` validates the
-    /// value again character by character, capitalises the name and searches the fields so
-    /// far, lowercasing each: together more than the rest of building a request. The name
-    /// is kept as written rather than capitalised, which HTTP does not mind (RFC 9110 §5.1).
-    private struct HeaderFields {
-        /// The fields, no two names equal but for case.
-        private(set) var dictionary: [String: String]
-
-        /// The client's default fields, checked when the client was made (or the problem
-        /// found then). A request that adds none shares their storage.
-        init(defaults: DefaultFields) throws {
-            dictionary = try defaults.fields.get()
-        }
-
-        var isEmpty: Bool { dictionary.isEmpty }
-
-        /// Sets `name` to `value`, checked first: FoundationNetworking drops a value with a
-        /// line break without a word.
-        mutating func set(_ value: String, for name: String) throws {
-            try RequestValidation.validateField(name: name, value: value)
-            dictionary.set(value, for: name)
-        }
+            request: try ValidatedRequest(assembling: request, method: method, fields: fields),
+            streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy)
     }
 
     /// A client's ``NetworkClient/Configuration-swift.struct/defaultHeaders``, checked and
@@ -127,29 +92,18 @@ enum RequestAssembly {
     /// order, which changes from process to process.
     struct DefaultFields: Sendable {
         /// The fields, no two names equal but for case; or why one cannot be sent, which
-        /// every request of the client then fails with.
-        let fields: Result<[String: String], any Error>
+        /// every request of the client then fails with. A request that adds none shares
+        /// their storage.
+        let fields: Result<CheckedFields, any Error>
 
         init(_ defaults: [String: String]) {
             fields = Result {
-                var merged: [String: String] = [:]
+                var merged = CheckedFields()
                 for (name, value) in defaults.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                    try RequestValidation.validateField(name: name, value: value)
-                    merged.set(value, for: name)
+                    try merged.set(value, for: name)
                 }
                 return merged
             }
         }
-    }
-}
-
-extension [String: String] {
-    /// Sets `name` to `value`, replacing a field whose name differs at most in case, as
-    /// `URLRequest.setValue` would (but keeping the new spelling).
-    fileprivate mutating func set(_ value: String, for name: String) {
-        if let twin = keys.first(where: { $0.equalsIgnoringASCIICase(name) }) {
-            removeValue(forKey: twin)
-        }
-        self[name] = value
     }
 }

@@ -20,10 +20,6 @@ struct TransferOptions: Sendable {
     /// For a response body that goes to the caller as it arrives: where each hop's transfer
     /// gets its ``ResponseBodyChannel`` (the final response carries its own).
     var bodyChannels: StreamChannels?
-    /// Whether the request the call starts with was built by `RequestAssembly`, which checks
-    /// every field as it sets them, with a method that is a token: then its first hop needs
-    /// no second check (`RequestValidation`) unless something changed it on the way.
-    var requestIsChecked = false
     /// When the attempt must be over, on the client's clock (its `uptimeNanoseconds`): the
     /// client's timeout, set as the attempt starts, bounds its every hop and every wait
     /// for a connection. `nil` for no limit, and for streamed calls, whose timeout bounds

@@ -96,17 +96,17 @@ extension NetworkClient {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Promise<Value> {
         let body: StreamedBody
-        var request: URLRequest
+        var request: ValidatedRequest
         do {
             body = try StreamedBody.file(fileURL)
             request = try RequestAssembly.build(method, endpoint, body: nil, for: self).request
+            if request.urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+                request = try request.setting("application/octet-stream", forField: "Content-Type")
+            }
+            request = try request.setting(String(body.length), forField: "Content-Length")
         } catch {
             return Promise(error: error)
         }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        }
-        request.setValue(String(body.length), forHTTPHeaderField: "Content-Length")
         let reporter = progress.map {
             ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0)
         }
@@ -126,21 +126,23 @@ extension NetworkClient {
         progress: (@Sendable (TransferProgress) -> Void)?
     ) -> Promise<Response<URL>> {
         let temporary: DownloadTemporaryFile
-        var request: URLRequest
+        var request: ValidatedRequest
+        let resumeOffset = partial.flatMap(DownloadFiles.size) ?? 0
+        let asksForPart: Bool
         do {
             request = try RequestAssembly.build(.get, endpoint, body: nil, for: self).request
+            asksForPart = request.urlRequest.value(forHTTPHeaderField: "Range") != nil  // the caller's own
+            if resumeOffset > 0 {
+                request = try request.setting("bytes=\(resumeOffset)-", forField: "Range")
+                // RFC 9110 §14.4: a coded body's ranges count coded bytes, not the file's.
+                request = try request.setting("identity", forField: "Accept-Encoding")
+                // RFC 9110 §13.1.5: the rest if the file is still this version, else all of it.
+                // (A validator is the server's own field value: checked like any other.)
+                if let validator { request = try request.setting(validator.value, forField: "If-Range") }
+            }
             temporary = try DownloadTemporaryFile(for: destination)
         } catch {
             return Promise(error: error)
-        }
-        let resumeOffset = partial.flatMap(DownloadFiles.size) ?? 0
-        let asksForPart = request.value(forHTTPHeaderField: "Range") != nil  // the caller's own
-        if resumeOffset > 0 {
-            request.setValue("bytes=\(resumeOffset)-", forHTTPHeaderField: "Range")
-            // RFC 9110 §14.4: a coded body's ranges count coded bytes, not the file's.
-            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-            // RFC 9110 §13.1.5: the rest if the file is still this version, else all of it.
-            if let validator { request.setValue(validator.value, forHTTPHeaderField: "If-Range") }
         }
         let reporter = progress.map { ProgressReporter(.download, clock: configuration.clock, callback: $0) }
         let options = TransferOptions(

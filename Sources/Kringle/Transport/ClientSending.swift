@@ -21,5 +21,7 @@ protocol ClientSending: Transport {
     /// ``Transport/send(_:)``, the response held within `limits` and, when `seconds` is given
     /// (positive and finite) and the transport ``enforcesTimeLimits``, the whole exchange
     /// limited to it, whatever the request's `timeoutInterval` says.
-    func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
+    func send(_ request: ValidatedRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<
+        HTTPResponse
+    >
 }

@@ -7,8 +7,9 @@ import FoundationNetworking
 /// A request whose body, response body or both are too big for memory: what
 /// ``Transport/transfer(_:)`` sends.
 public struct TransferRequest: Sendable {
-    /// The request; its `httpBody` is ignored when ``body`` is set.
-    public var request: URLRequest
+    /// The request, checked (``ValidatedRequest``); its `httpBody` is ignored when ``body``
+    /// is set.
+    public var request: ValidatedRequest
     /// The body to stream, if any.
     public var body: StreamedBody?
     /// Where to write the response body (created or truncated); the response's `body` is
@@ -41,7 +42,7 @@ public struct TransferRequest: Sendable {
 
     /// Creates a transfer request; every parameter but `request` is described on its property.
     public init(
-        request: URLRequest,
+        request: ValidatedRequest,
         body: StreamedBody? = nil,
         responseBodyFile: URL? = nil,
         responseBodyHandle: FileHandle? = nil,

@@ -7,7 +7,9 @@ import FoundationNetworking
 
 /// The port through which ``NetworkClient`` talks to the network.
 ///
-/// An adapter sends one request and reports one response. The contract:
+/// An adapter sends one request and reports one response. It is given only requests the
+/// client has checked (``ValidatedRequest``): a field with a line break never reaches it.
+/// The contract:
 /// - send exactly the given request, once (method, URL, headers and body as they are);
 /// - follow no redirect: a 3xx response is returned like any other, so the client sees every
 ///   hop;
@@ -28,8 +30,8 @@ import FoundationNetworking
 /// ```swift
 /// struct LoggingTransport: Transport {
 ///     let base: any Transport
-///     func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-///         print(request.httpMethod ?? "GET", request.url?.absoluteString ?? "")
+///     func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
+///         print(request.method, request.url?.absoluteString ?? "")
 ///         return base.send(request)
 ///     }
 /// }
@@ -37,7 +39,7 @@ import FoundationNetworking
 /// ```
 public protocol Transport: Sendable {
     /// Sends `request` once and reports the response, whatever its status.
-    func send(_ request: URLRequest) -> Promise<HTTPResponse>
+    func send(_ request: ValidatedRequest) -> Promise<HTTPResponse>
 
     /// Sends a request with a streamed body or a response body bound for a file, under the
     /// same contract as ``send(_:)``.
@@ -48,6 +50,17 @@ public protocol Transport: Sendable {
 }
 
 extension Transport {
+    /// Checks `request` (``ValidatedRequest/init(_:)``), then sends it with
+    /// ``send(_:)-(ValidatedRequest)``: a request that breaks RFC 9110's grammar is rejected
+    /// with ``KringleError/invalidRequest(_:)`` and never sent.
+    public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+        do {
+            return send(try ValidatedRequest(request))
+        } catch {
+            return Promise(error: error)
+        }
+    }
+
     /// Sends a transfer by buffering it in memory: the body is read whole, and the response
     /// body is written through ``TransferRequest/responseBodyHandle`` (or else to
     /// ``TransferRequest/responseBodyFile``), or offered to
@@ -59,8 +72,8 @@ extension Transport {
         var request = transfer.request
         let sentBytes: Int64
         do {
-            if let body = transfer.body { request.httpBody = try body.readAll() }
-            sentBytes = Int64(request.httpBody?.count ?? 0)
+            if let body = transfer.body { request = request.withBody(try body.readAll()) }
+            sentBytes = Int64(request.urlRequest.httpBody?.count ?? 0)
         } catch {
             return Promise(error: error)
         }

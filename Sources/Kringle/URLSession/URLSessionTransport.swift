@@ -102,7 +102,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     ///
     /// - Parameter request: Sent as it is; a redirect comes back as the 3xx response.
     /// - Returns: A promise of the response; cancel it to cancel the task.
-    public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         send(request, timeLimit: nil, limits: .default)
     }
 
@@ -110,10 +110,11 @@ public final class URLSessionTransport: Transport, ClientSending {
 
     /// ``send(_:)`` for the client, the response held within `limits` (the time limit is the
     /// client's to keep: URLSession on Linux rounds it to whole seconds).
-    func send(_ request: URLRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<HTTPResponse>
+    func send(_ request: ValidatedRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits)
+        -> Promise<HTTPResponse>
     {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
-        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request)) }
+        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
         return start(task, delegate.register(task, limits: limits))
     }
 
@@ -152,7 +153,7 @@ public final class URLSessionTransport: Transport, ClientSending {
             return stream(transfer, into: channel)
             #endif
         }
-        let request = Self.loosened(transfer.request)
+        let request = Self.loosened(transfer.request.urlRequest)
         var spool: URL?
         let sink: FileHandle?
         let task: URLSessionTask
@@ -204,7 +205,7 @@ public final class URLSessionTransport: Transport, ClientSending {
         let streamDelegate = URLSessionTransportDelegate(queue: queue, serverTrust: serverTrust)
         let streamSession = URLSession(
             configuration: session.configuration, delegate: streamDelegate, delegateQueue: queue)
-        var request = transfer.request
+        var request = transfer.request.urlRequest
         request.timeoutInterval = Self.streamSilenceAllowed
         let task = queue.withoutPacing { streamSession.dataTask(with: request) }
         let promise = streamDelegate.register(

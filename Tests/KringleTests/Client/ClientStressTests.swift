@@ -177,10 +177,10 @@ struct SettlementCountingTransport: Transport {
     let ledger: SettlementLedger
     let onFulfilled: @Sendable (URLRequest) -> Void
 
-    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         let promise = base.send(request)
         ledger.track(promise)
-        promise.done { _ in onFulfilled(request) }
+        promise.done { _ in onFulfilled(request.urlRequest) }
         return promise
     }
 }

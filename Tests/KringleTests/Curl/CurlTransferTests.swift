@@ -30,7 +30,7 @@ import Testing
         let file = try Self.temporaryFile(bytes)
         defer { try? FileManager.default.removeItem(at: file) }
         let transfer = TransferRequest(
-            request: makeRequest(server.url("/upload"), method: "PUT"), body: try .file(file))
+            request: try ValidatedRequest(makeRequest(server.url("/upload"), method: "PUT")), body: try .file(file))
 
         let response = try await CurlTransport().transfer(transfer).valueWithin()
 
@@ -56,7 +56,7 @@ import Testing
         ])
 
         _ = try await CurlTransport().transfer(
-            TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)
+            TransferRequest(request: try ValidatedRequest(makeRequest(server.url("/"), method: "POST")), body: body)
         ).valueWithin()
 
         #expect(bodies.elements == [Data("head-".utf8) + middle + Data("-tail".utf8)])
@@ -70,7 +70,7 @@ import Testing
         let body = StreamedBody(segments: [.file(missing, size: 10)])
 
         let result = await CurlTransport().transfer(
-            TransferRequest(request: makeRequest(server.url("/"), method: "POST"), body: body)
+            TransferRequest(request: try ValidatedRequest(makeRequest(server.url("/"), method: "POST")), body: body)
         ).outcome()
 
         guard case .failure(KringleError.file(let failed, _)) = result else {
@@ -87,7 +87,9 @@ import Testing
         let file = try Self.temporaryFile(Data("old contents that must go".utf8))
         defer { try? FileManager.default.removeItem(at: file) }
         let reports = Recorder<(sent: Int64, received: Int64, expected: Int64?)>()
-        let transfer = TransferRequest(request: makeRequest(server.url("/big")), responseBodyFile: file) { report in
+        let transfer = TransferRequest(
+            request: try ValidatedRequest(makeRequest(server.url("/big"))), responseBodyFile: file
+        ) { report in
             reports.append((report.sent, report.received, report.expectedToReceive))
         }
 
@@ -111,7 +113,7 @@ import Testing
             "kringle-missing-\(UUID().uuidString)")
 
         let result = await CurlTransport().transfer(
-            TransferRequest(request: makeRequest(server.url("/")), responseBodyFile: missing)
+            TransferRequest(request: try ValidatedRequest(makeRequest(server.url("/"))), responseBodyFile: missing)
         ).outcome()
 
         guard case .failure(KringleError.transport) = result else {
@@ -126,8 +128,10 @@ import Testing
         defer { server.shutdown() }
         let transport = CurlTransport()
 
-        let result = await transport.transfer(TransferRequest(request: makeRequest(server.url("/"), timeout: 1)))
-            .outcome()
+        let result = await transport.transfer(
+            TransferRequest(request: try ValidatedRequest(makeRequest(server.url("/"), timeout: 1)))
+        )
+        .outcome()
 
         // The server never answers, so anything but `timedOut` means the silence went
         // unnoticed. (How soon curl notices, one to two seconds, is not asserted: a loaded

@@ -109,10 +109,10 @@ final class InterceptorGatedTransport: Transport {
         self.immediate = immediate
     }
 
-    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-        if let response = immediate(request) { return Promise(response) }
+    func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
+        if let response = immediate(request.urlRequest) { return Promise(response) }
         let promise = Promise<HTTPResponse>.pending()
-        pending.withLock { $0.append((request, promise)) }
+        pending.withLock { $0.append((request.urlRequest, promise)) }
         return promise
     }
 

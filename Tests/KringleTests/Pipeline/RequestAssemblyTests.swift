@@ -26,7 +26,7 @@ struct RequestAssemblyTests {
         return try RequestAssembly.build(
             body == nil ? .get : .post, endpoint, body: body, headers: callHeaders, for: client
         )
-        .request
+        .request.urlRequest
     }
 
     @Test("the client's defaults alone are the request's fields")
@@ -96,7 +96,7 @@ struct RequestAssemblyTests {
         configuration.timeout = 1
         let endpoint = ClientTestEndpoint(baseURL: server.baseURL, path: "/stalls")
         let client = NetworkClient(configuration: configuration, transport: StubTransport())
-        let request = try RequestAssembly.build(.get, endpoint, body: nil, for: client).request
+        let request = try RequestAssembly.build(.get, endpoint, body: nil, for: client).request.urlRequest
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = 600
         let session = URLSession(configuration: sessionConfiguration)

@@ -42,8 +42,8 @@ enum ReadmeExamples {
 
     struct LoggingTransport: Transport {
         let base: any Transport
-        func send(_ request: URLRequest) -> Promise<HTTPResponse> {
-            print(request.httpMethod ?? "GET", request.url?.absoluteString ?? "")
+        func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
+            print(request.method, request.url?.absoluteString ?? "")
             return base.send(request)
         }
     }

@@ -87,7 +87,7 @@ func streamingCurrentThreadID() -> UInt {
 struct StreamingSendOnlyTransport: Transport {
     let base: any Transport
 
-    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         base.send(request)
     }
 }
@@ -124,7 +124,7 @@ struct StreamingProbeTransport: Transport {
     let base: any Transport
     let threads: StreamingTransportThreads
 
-    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         base.send(request)
     }
 

@@ -161,7 +161,7 @@ private struct ProgressReportRecorder: Transport {
         latest.value
     }
 
-    func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         base.send(request)
     }
 

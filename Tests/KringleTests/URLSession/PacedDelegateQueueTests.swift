@@ -102,7 +102,7 @@ struct URLSessionBackpressureTests {
 
         let response = try await transport.transfer(
             TransferRequest(
-                request: URLRequest(url: server.url("/body")),
+                request: try ValidatedRequest(URLRequest(url: server.url("/body"))),
                 responseBodyFile: file,
                 // Real time on purpose: a delegate slower than the loopback network, which is
                 // what the pacing must hold FoundationNetworking back for.
@@ -133,7 +133,7 @@ struct URLSessionBackpressureTests {
 
         let started = URLSessionTransport().transfer(
             TransferRequest(
-                request: URLRequest(url: server.url("/body")),
+                request: try ValidatedRequest(URLRequest(url: server.url("/body"))),
                 responseBodyFile: file,
                 progress: { _ in
                     if cancelSent.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {

@@ -6,28 +6,38 @@ import FoundationNetworking
 #endif
 
 extension NetworkClient {
-    /// What a hop (3) makes of its answer, on the thread that delivered it: stores the
-    /// response's cookies, then either follows a redirect (4) with the next hop, or
-    /// validates the final response (5).
+    /// One hop of an attempt, stages 3 to 5 of the pipeline (RequestPipeline.swift): the
+    /// request goes out with the jar's cookies to the cache or the transport (``start()``);
+    /// its answer's cookies go into the jar, and a redirect starts the next hop, or the
+    /// final response is validated (``decide(_:)``).
+    ///
+    /// An attempt's hops are one loop, here: `start`, `decide`, and for a redirect the next
+    /// hop's `start`, until a response is final, `maximumRedirects` is passed or the
+    /// attempt's deadline (``TransferOptions/deadline``) is.
     ///
     /// A class, not a struct, because the pipeline's last step (``DecodeStep``) and the jobs
     /// it sets off each keep it: a copy is then one reference, where a struct's would be a
     /// dozen. (A closure would cost as much to allocate, and its call a thunk.)
     @usableFromInline
-    final class HopDecision: Sendable {
+    final class Hop: Sendable {
         let client: NetworkClient
-        /// The request the hop sent, as the caller or the redirect before made it.
-        let request: URLRequest
+        /// The request as the caller, an interceptor or the redirect before made it,
+        /// without the jar's cookies.
+        let request: ValidatedRequest
         let options: TransferOptions
-        /// On a redirect's hop, the `Cookie` header the caller set (see `startHop`).
+        /// On a redirect's hop, the `Cookie` header the caller set, merged with the jar's
+        /// on every hop to the original origin (see ``callerCookie``).
         let userCookie: String?
+        /// Hops before this one, against `maximumRedirects`.
         let redirectsFollowed: Int
+        /// The attempt the hop belongs to.
         let attempt: Int
+        /// The call's exchanges before this hop, for its metrics.
         let earlier: [RequestMetrics.Exchange]
 
         init(
-            client: NetworkClient, request: URLRequest, options: TransferOptions, userCookie: String?,
-            redirectsFollowed: Int, attempt: Int, earlier: [RequestMetrics.Exchange]
+            client: NetworkClient, request: ValidatedRequest, options: TransferOptions, userCookie: String? = nil,
+            redirectsFollowed: Int = 0, attempt: Int, earlier: [RequestMetrics.Exchange]
         ) {
             self.client = client
             self.request = request
@@ -36,6 +46,42 @@ extension NetworkClient {
             self.redirectsFollowed = redirectsFollowed
             self.attempt = attempt
             self.earlier = earlier
+        }
+
+        /// The hop's final response, as decided, on its own promise.
+        var response: Promise<HTTPResponse> { start().continueInline(decide) }
+
+        /// 3. hop: the answer to the request with the jar's cookies, from the cache when
+        /// the client has one and RFC 9111 lets it answer, else from the transport.
+        @usableFromInline
+        func start() -> Promise<HTTPResponse> {
+            let sent: ValidatedRequest
+            do {
+                sent = try withCookies()
+            } catch {
+                return Promise(error: error)
+            }
+            // The cache is a branch of its own: a client without one never goes near it.
+            guard let cache = client.configuration.cache else { return client.loggedExchange(sent, options: options) }
+            return client.answer(sent, options: options, from: cache)
+        }
+
+        /// The request with the jar's cookies for its URL, after the caller's own.
+        private func withCookies() throws -> ValidatedRequest {
+            guard let url = request.url else { return request }
+            let jarCookie = client.configuration.cookieJar?.cookieHeader(for: url, now: client.configuration.clock.now)
+            // The first hop already carries the caller's cookie: without the jar's there is
+            // nothing to change (and changing a URLRequest copies it).
+            guard jarCookie != nil || redirectsFollowed > 0 else { return request }
+            let merged = [callerCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
+            return try request.setting(merged.isEmpty ? nil : merged, forField: "Cookie")
+        }
+
+        /// The `Cookie` header the caller set: the first hop's own, or the one a redirect's
+        /// hop carries. Read from the request only when needed: looking a field up in a
+        /// `URLRequest` is not free.
+        private var callerCookie: String? {
+            redirectsFollowed == 0 ? request.urlRequest.value(forHTTPHeaderField: "Cookie") : userCookie
         }
 
         /// The final response (``Outcome/settle(_:)``, validated), or the promise of the
@@ -50,11 +96,12 @@ extension NetworkClient {
             case .failure(let error): throw error
             }
             client.configuration.cookieJar?.store(
-                setCookieHeaders: response.setCookieLines, from: response.url,
-                now: client.configuration.clock.now)
+                setCookieHeaders: response.setCookieLines, from: response.url, now: client.configuration.clock.now)
             // 4. redirect?
-            if let redirect = Redirect(after: response, to: request, credentialHeaders: { allCredentialHeaders() }) {
-                return .adopt(try follow(redirect, after: counted(response)))
+            if let redirect = Redirect(
+                after: response, to: request.urlRequest, credentialHeaders: { allCredentialHeaders() })
+            {
+                return .adopt(try next(after: redirect, from: counted(response)).response)
             }
             // 5. validate
             guard client.configuration.acceptableStatusCodes.contains(response.statusCode) else {
@@ -81,27 +128,27 @@ extension NetworkClient {
                 .union(client.configuration.interceptors.lazy.flatMap(\.credentialHeaders))
         }
 
-        /// The next hop's final response, unless the redirect may not be followed.
-        private func follow(_ redirect: Redirect, after response: HTTPResponse) throws -> Promise<HTTPResponse> {
+        /// The hop that follows `redirect`, unless the redirect may not be followed.
+        private func next(after redirect: Redirect, from response: HTTPResponse) throws -> Hop {
             response.bodyChannel?.cancel()  // a redirect's body is not the caller's
-            guard redirectsFollowed < client.configuration.maximumRedirects else {
+            let configuration = client.configuration
+            guard redirectsFollowed < configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
             }
             if let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
-                !client.configuration.allowsRedirectsFromHTTPSToHTTP
+                !configuration.allowsRedirectsFromHTTPSToHTTP
             {
                 throw KringleError.insecureRedirect(from: response.url, to: target)
             }
-            return client.startHop(
-                redirect.request,
+            return Hop(
+                client: client,
+                // A new request, from the server's `Location`: checked like any other.
+                request: try ValidatedRequest(redirect.request),
                 options: redirect.carrying(options),
-                userCookie: redirect.keepsUserCookie
-                    ? client.callerCookie(of: request, redirectsFollowed: redirectsFollowed, carried: userCookie)
-                    : nil,
+                userCookie: redirect.keepsUserCookie ? callerCookie : nil,
                 redirectsFollowed: redirectsFollowed + 1,
                 attempt: attempt,
-                earlier: earlier + [response.exchange]
-            ).response
+                earlier: earlier + [response.exchange])
         }
 
         /// The error for a response whose status is not acceptable, with the start of its
