@@ -161,7 +161,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The same error with its URLs redacted by `redaction` wherever its description shows
-    /// them (for log events; the error the caller gets keeps the real URLs).
+    /// them (for log events, through ``Redaction/redacting(_:)-(any Error)``; the error the
+    /// caller gets keeps the real URLs).
     func redacted(with redaction: Redaction) -> KringleError {
         switch self {
         case .unacceptableStatusCode(let status, var response):
@@ -174,27 +175,27 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             response.redaction = redaction
             return .decodingFailed(error, response)
         case .malformedResponse(let url, let reason):
-            return .malformedResponse(redaction.redacting(url), reason: reason)
+            return .malformedResponse(redaction.redacting(url).value, reason: reason)
         case .incompleteResponse(let url, let received, let expected, let underlying):
             return .incompleteResponse(
-                redaction.redacting(url), received: received, expected: expected, underlying: underlying)
+                redaction.redacting(url).value, received: received, expected: expected, underlying: underlying)
         case .tooManyRedirects(let url):
-            return .tooManyRedirects(redaction.redacting(url))
+            return .tooManyRedirects(redaction.redacting(url).value)
         case .responseTooLarge(let url, let limit):
-            return .responseTooLarge(redaction.redacting(url), limit: limit)
+            return .responseTooLarge(redaction.redacting(url).value, limit: limit)
         case .insecureRedirect(let source, let target):
-            return .insecureRedirect(from: redaction.redacting(source), to: redaction.redacting(target))
+            return .insecureRedirect(from: redaction.redacting(source).value, to: redaction.redacting(target).value)
         case .notCached(let url):
-            return .notCached(redaction.redacting(url))
+            return .notCached(redaction.redacting(url).value)
         case .lineTooLong(let url, let limit):
-            return .lineTooLong(redaction.redacting(url), limit: limit)
+            return .lineTooLong(redaction.redacting(url).value, limit: limit)
         case .lineDecodingFailed(let error, let line, let url):
-            return .lineDecodingFailed(error, line: line, url: redaction.redacting(url))
+            return .lineDecodingFailed(error, line: line, url: redaction.redacting(url).value)
         case .eventStreamRefused(var response, let reason):
             response.redaction = redaction
             return .eventStreamRefused(response, reason: reason)
         case .tls(let url, let failure, let underlying):
-            return .tls(redaction.redacting(url), failure, underlying: underlying)
+            return .tls(redaction.redacting(url).value, failure, underlying: underlying)
         case .invalidRequest, .encodingFailed, .file, .transport, .timedOut:
             return self
         }
@@ -216,7 +217,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// (the error itself keeps the real URL). Errors that carry no response know only the
     /// defaults.
     private static func shown(_ url: URL, _ redaction: Redaction = .default) -> String {
-        redaction.redacting(url).absoluteString
+        redaction.redacting(url).value.absoluteString
     }
 
     /// A transport's error: URLSession's show their failing URL (twice, with every query
