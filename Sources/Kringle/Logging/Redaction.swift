@@ -80,9 +80,13 @@ public struct Redaction: Sendable, Equatable {
         Redacted(hidingSecrets(of: url))
     }
 
-    /// `error` with the URLs of a ``KringleError`` redacted wherever its description shows
-    /// them; any other error is kept as it is, its contents not the redaction's to rewrite.
-    /// The error the caller gets is never changed.
+    /// `error` with the secrets it carries hidden, where the redaction can see them: a
+    /// ``KringleError``'s URLs, and the URL, headers, trailers and per-exchange URLs of the
+    /// response it keeps, redacted as ``redacting(_:)-(URL)`` and
+    /// ``redacting(_:)-(HTTPHeaders)`` do; its description then shows them redacted too.
+    /// What the error wraps (a transport's own error, a decoding error) and any other error
+    /// are kept as they are: their contents are not the redaction's to rewrite. The error the
+    /// caller gets is never changed.
     public func redacting(_ error: any Error) -> Redacted<any Error> {
         guard let error = error as? KringleError else { return Redacted(error) }
         return Redacted(error.redacted(with: self))
