@@ -83,10 +83,10 @@ public struct Redaction: Sendable, Equatable {
     /// `error` with the secrets it carries hidden, where the redaction can see them: a
     /// ``KringleError``'s URLs, and the URL, headers, trailers and per-exchange URLs of the
     /// response it keeps, redacted as ``redacting(_:)-(URL)`` and
-    /// ``redacting(_:)-(HTTPHeaders)`` do; its description then shows them redacted too.
-    /// What the error wraps (a transport's own error, a decoding error) and any other error
-    /// are kept as they are: their contents are not the redaction's to rewrite. The error the
-    /// caller gets is never changed.
+    /// ``redacting(_:)-(HTTPHeaders)`` do, and the failing URL of a URLSession error it wraps;
+    /// its description then shows them redacted too. Whatever else the error wraps (a
+    /// ``CurlError``, a decoding error) and any other error are kept as they are: their
+    /// contents are not the redaction's to rewrite. The error the caller gets is never changed.
     public func redacting(_ error: any Error) -> Redacted<any Error> {
         guard let error = error as? KringleError else { return Redacted(error) }
         return Redacted(error.redacted(with: self))
