@@ -160,42 +160,76 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The same error with its URLs redacted by `redaction` wherever its description shows
-    /// them (for log events; the error the caller gets keeps the real URLs).
+    /// The same error with its URLs, the URL, headers, trailers and exchange URLs of the
+    /// response it keeps, and the failing URL of a URLSession error it wraps, redacted by
+    /// `redaction`, for a log event (the error the caller gets keeps the real ones).
     func redacted(with redaction: Redaction) -> KringleError {
+        func hidden(_ url: URL) -> URL { redaction.redacting(url).value }
+        func hidden(_ response: Response<Data>) -> Response<Data> {
+            var response = response
+            response.url = hidden(response.url)
+            response.headers = redaction.redacting(response.headers).value
+            response.trailers = redaction.redacting(response.trailers).value
+            if var metrics = response.metrics {
+                for index in metrics.exchanges.indices {
+                    metrics.exchanges[index].url = hidden(metrics.exchanges[index].url)
+                }
+                response.metrics = metrics
+            }
+            response.redaction = redaction
+            return response
+        }
+        // A URLSession error keeps its failing URL, every query item included, in its user
+        // info; other errors a transport wraps are kept as they are.
+        func hidden(underlying error: any Error) -> any Error {
+            let nsError = error as NSError
+            guard nsError.domain == NSURLErrorDomain else { return error }
+            var userInfo = nsError.userInfo
+            if let url = userInfo[NSURLErrorFailingURLErrorKey] as? URL {
+                userInfo[NSURLErrorFailingURLErrorKey] = hidden(url)
+            }
+            // NSURLErrorFailingURLStringErrorKey: deprecated, still set by FoundationNetworking.
+            let stringKey = "NSErrorFailingURLStringKey"
+            if let text = userInfo[stringKey] as? String {
+                userInfo[stringKey] = URL(string: text).map { hidden($0).absoluteString }
+            }
+            // Optional on Linux (an enum), not on Apple platforms (a struct): `as` fits both.
+            guard error is URLError, let code = URLError.Code(rawValue: nsError.code) as URLError.Code? else {
+                return NSError(domain: nsError.domain, code: nsError.code, userInfo: userInfo)
+            }
+            return URLError(code, userInfo: userInfo)
+        }
         switch self {
-        case .unacceptableStatusCode(let status, var response):
-            response.redaction = redaction
-            return .unacceptableStatusCode(status, response)
-        case .invalidResponse(var response, let reason):
-            response.redaction = redaction
-            return .invalidResponse(response, reason: reason)
-        case .decodingFailed(let error, var response):
-            response.redaction = redaction
-            return .decodingFailed(error, response)
+        case .unacceptableStatusCode(let status, let response):
+            return .unacceptableStatusCode(status, hidden(response))
+        case .invalidResponse(let response, let reason):
+            return .invalidResponse(hidden(response), reason: reason)
+        case .decodingFailed(let error, let response):
+            return .decodingFailed(error, hidden(response))
         case .malformedResponse(let url, let reason):
-            return .malformedResponse(redaction.redacting(url), reason: reason)
+            return .malformedResponse(hidden(url), reason: reason)
         case .incompleteResponse(let url, let received, let expected, let underlying):
             return .incompleteResponse(
-                redaction.redacting(url), received: received, expected: expected, underlying: underlying)
+                hidden(url), received: received, expected: expected, underlying: hidden(underlying: underlying))
         case .tooManyRedirects(let url):
-            return .tooManyRedirects(redaction.redacting(url))
+            return .tooManyRedirects(hidden(url))
         case .responseTooLarge(let url, let limit):
-            return .responseTooLarge(redaction.redacting(url), limit: limit)
+            return .responseTooLarge(hidden(url), limit: limit)
         case .insecureRedirect(let source, let target):
-            return .insecureRedirect(from: redaction.redacting(source), to: redaction.redacting(target))
+            return .insecureRedirect(from: hidden(source), to: hidden(target))
         case .notCached(let url):
-            return .notCached(redaction.redacting(url))
+            return .notCached(hidden(url))
         case .lineTooLong(let url, let limit):
-            return .lineTooLong(redaction.redacting(url), limit: limit)
+            return .lineTooLong(hidden(url), limit: limit)
         case .lineDecodingFailed(let error, let line, let url):
-            return .lineDecodingFailed(error, line: line, url: redaction.redacting(url))
-        case .eventStreamRefused(var response, let reason):
-            response.redaction = redaction
-            return .eventStreamRefused(response, reason: reason)
+            return .lineDecodingFailed(error, line: line, url: hidden(url))
+        case .eventStreamRefused(let response, let reason):
+            return .eventStreamRefused(hidden(response), reason: reason)
         case .tls(let url, let failure, let underlying):
-            return .tls(redaction.redacting(url), failure, underlying: underlying)
-        case .invalidRequest, .encodingFailed, .file, .transport, .timedOut:
+            return .tls(hidden(url), failure, underlying: hidden(underlying: underlying))
+        case .transport(let underlying):
+            return .transport(hidden(underlying: underlying))
+        case .invalidRequest, .encodingFailed, .file, .timedOut:
             return self
         }
     }
@@ -216,7 +250,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// (the error itself keeps the real URL). Errors that carry no response know only the
     /// defaults.
     private static func shown(_ url: URL, _ redaction: Redaction = .default) -> String {
-        redaction.redacting(url).absoluteString
+        redaction.redacting(url).description
     }
 
     /// A transport's error: URLSession's show their failing URL (twice, with every query

@@ -11,7 +11,7 @@ extension NetworkClient {
     }
 
     /// A URL as a log event shows it: redacted.
-    private func loggedURL(_ url: URL?) -> URL {
+    private func loggedURL(_ url: URL?) -> Redacted<URL> {
         configuration.redaction.redacting(url ?? URL(fileURLWithPath: "/"))
     }
 
@@ -45,19 +45,16 @@ extension NetworkClient {
                 method: request.httpMethod ?? "GET",
                 url: loggedURL(request.url),
                 attempt: attempt,
-                reason: loggedError(reason),
+                reason: configuration.redaction.redacting(reason),
                 delay: delay
             ))
     }
 
     @usableFromInline
     func logFailure(_ request: URLRequest, _ error: any Error) {
-        log(.failure(method: request.httpMethod ?? "GET", url: loggedURL(request.url), error: loggedError(error)))
-    }
-
-    /// An error as a log event shows it: its URLs redacted the client's way.
-    private func loggedError(_ error: any Error) -> any Error {
-        guard isLogging, let error = error as? KringleError else { return error }
-        return error.redacted(with: configuration.redaction)
+        log(
+            .failure(
+                method: request.httpMethod ?? "GET", url: loggedURL(request.url),
+                error: configuration.redaction.redacting(error)))
     }
 }

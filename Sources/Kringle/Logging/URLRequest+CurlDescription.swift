@@ -31,8 +31,8 @@ extension URLRequest {
         case "HEAD": parts.append("--head")  // `-X HEAD` would make curl wait for a body
         default: parts.append("-X \(Self.quoted(method))")
         }
-        parts.append(Self.quoted(url.map { redaction.redacting($0).absoluteString } ?? ""))
-        for field in redaction.redacting(kringleHeaders) {
+        parts.append(Self.quoted(url.map { redaction.redacting($0).description } ?? ""))
+        for field in redaction.redacting(kringleHeaders).value {
             parts.append("-H \(Self.quoted("\(field.name): \(field.value)"))")
         }
         if let body = httpBody, !body.isEmpty {

@@ -87,7 +87,7 @@ struct CacheHarness {
     var cacheAnswers: [String] {
         log.events.compactMap { event in
             guard case .cacheAnswered(let method, let url, let status, let cacheStatus) = event else { return nil }
-            return "\(status) \(method) \(url.path) \(cacheStatus)"
+            return "\(status) \(method) \(url.value.path) \(cacheStatus)"
         }
     }
 }

@@ -59,7 +59,7 @@ final class InterceptorEventLog: KringleLogger {
 
     var sent: [(method: String, url: URL, headers: HTTPHeaders)] {
         events.compactMap { event in
-            if case .requestSent(let method, let url, let headers) = event { return (method, url, headers) }
+            if case .requestSent(let method, let url, let headers) = event { return (method, url.value, headers.value) }
             return nil
         }
     }
@@ -69,7 +69,7 @@ final class InterceptorEventLog: KringleLogger {
     {
         events.compactMap { event in
             if case .responseReceived(let method, let url, let status, let duration, let size, let headers, _) = event {
-                return (method, url, status, duration, size, headers)
+                return (method, url.value, status, duration, size, headers.value)
             }
             return nil
         }
@@ -78,7 +78,7 @@ final class InterceptorEventLog: KringleLogger {
     var retries: [(method: String, url: URL, attempt: Int, reason: any Error, delay: TimeInterval)] {
         events.compactMap { event in
             if case .retry(let method, let url, let attempt, let reason, let delay) = event {
-                return (method, url, attempt, reason, delay)
+                return (method, url.value, attempt, reason.value, delay)
             }
             return nil
         }
@@ -86,7 +86,7 @@ final class InterceptorEventLog: KringleLogger {
 
     var failures: [(method: String, url: URL, error: any Error)] {
         events.compactMap { event in
-            if case .failure(let method, let url, let error) = event { return (method, url, error) }
+            if case .failure(let method, let url, let error) = event { return (method, url.value, error.value) }
             return nil
         }
     }

@@ -155,7 +155,7 @@ struct InterceptorLoggingTests {
         let headers: HTTPHeaders = [
             "authorization": "a", "PROXY-AUTHORIZATION": "b", "cookie": "c", "Set-Cookie": "d", "X-Other": "e",
         ]
-        let redacted = Redaction.default.redacting(headers)
+        let redacted = Redaction.default.redacting(headers).value
         #expect(redacted.fields.map(\.value) == ["<redacted>", "<redacted>", "<redacted>", "<redacted>", "e"])
         #expect(redacted.fields.map(\.name) == headers.fields.map(\.name))
     }

@@ -91,6 +91,13 @@ enum ReadmeExamples {
         }
     }
 
+    struct RequestLineLogger: KringleLogger {
+        func log(_ event: KringleLogEvent) {
+            guard case .requestSent(let method, let url, let headers) = event else { return }
+            print(method, url.value.path, headers.value["Authorization"] ?? "-")   // GET /cats <redacted>
+        }
+    }
+
     static func interceptors(client: NetworkClient) {
         var resilient = NetworkClient.Configuration()
         resilient.interceptors = [APIKey(key: "secret"), RetryPolicy(baseDelay: 0.2, maximumDelay: 5)]

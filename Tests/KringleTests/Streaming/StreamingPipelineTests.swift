@@ -141,7 +141,7 @@ struct StreamingPipelineTests {
         for try await _ in client.stream(server.clientEndpoint("/logged")) {}
         let kinds = log.events.map { event -> String in
             switch event {
-            case .requestSent(let method, let url, _): return "sent \(method) \(url.path)"
+            case .requestSent(let method, let url, _): return "sent \(method) \(url.value.path)"
             case .responseReceived(_, _, let status, _, _, _, _): return "received \(status)"
             default: return "other"
             }
