@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -39,6 +39,13 @@ case "soak":
     do {
         exit(try runSoak(Array(CommandLine.arguments.dropFirst(2))))
     } catch let usage as SoakOptions.Usage {
+        print(usage)
+        exit(2)
+    }
+case "speed-guard":
+    do {
+        exit(try runSpeedGuard(Array(CommandLine.arguments.dropFirst(2))))
+    } catch let usage as SpeedGuard.Usage {
         print(usage)
         exit(2)
     }
