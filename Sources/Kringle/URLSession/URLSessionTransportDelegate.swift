@@ -1,8 +1,8 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-@_spi(KringleInternals) import KringlePromise
 #endif
 
 /// Collects each task's response and body and settles its promise, on one serial queue.
