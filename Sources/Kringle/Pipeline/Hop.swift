@@ -97,9 +97,10 @@ extension NetworkClient {
             }
             client.configuration.cookieJar?.store(
                 setCookieHeaders: response.setCookieLines, from: response.url, now: client.configuration.clock.now)
-            // 4. redirect?
-            if let redirect = Redirect(
-                after: response, to: request.urlRequest, credentialHeaders: { allCredentialHeaders() })
+            // 4. redirect? Only a 3xx can be one.
+            if response.statusCode / 100 == 3,
+                let redirect = Redirect(
+                    after: response, to: request.urlRequest, credentialHeaders: { allCredentialHeaders() })
             {
                 return .adopt(try next(after: redirect, from: counted(response)).response)
             }
