@@ -9,8 +9,8 @@ import Testing
 struct ClientCookieTests {
     @Test(
         "a cookie set on a 302 is sent on the redirected request and after",
-        arguments: TransportUnderTest.allCases)
-    func loginRedirect(_ transport: TransportUnderTest) async throws {
+        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func loginRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -23,7 +23,7 @@ struct ClientCookieTests {
             }
         }
         defer { server.shutdown() }
-        let client = transport.client()
+        let client = transport.client(shape: shape)
         let form = RequestBody.form([("user", "tom"), ("password", "fish")])
         try await client.post(form, to: server.clientEndpoint("/login")).valueWithin()
         try await client.get(server.clientEndpoint("/profile")).valueWithin()
@@ -35,8 +35,8 @@ struct ClientCookieTests {
 
     @Test(
         "a redirect to another host does not carry the first host's cookies",
-        arguments: TransportUnderTest.allCases)
-    func crossHostRedirect(_ transport: TransportUnderTest) async throws {
+        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func crossHostRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -53,7 +53,7 @@ struct ClientCookieTests {
         }
         defer { server.shutdown() }
         let jar = CookieJar()
-        let client = transport.client { $0.cookieJar = jar }
+        let client = transport.client(shape: shape) { $0.cookieJar = jar }
         try await client.get(server.clientEndpoint("/start")).valueWithin()
         // Each host gets its own cookies back, and only those.
         try await client.get(server.clientEndpoint("/again")).valueWithin()
@@ -69,8 +69,8 @@ struct ClientCookieTests {
         #expect(Set(jar.allCookies.map(\.name)) == ["loopback", "local"])
     }
 
-    @Test("Max-Age=0 deletes a cookie", arguments: TransportUnderTest.allCases)
-    func maxAgeZeroDeletes(_ transport: TransportUnderTest) async throws {
+    @Test("Max-Age=0 deletes a cookie", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func maxAgeZeroDeletes(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -86,7 +86,7 @@ struct ClientCookieTests {
             }
         }
         defer { server.shutdown() }
-        let client = transport.client()
+        let client = transport.client(shape: shape)
         try await client.get(server.clientEndpoint("/set")).valueWithin()
         try await client.get(server.clientEndpoint("/logout")).valueWithin()
         try await client.get(server.clientEndpoint("/check")).valueWithin()
@@ -97,8 +97,8 @@ struct ClientCookieTests {
         #expect(requests[2].headers(named: "Cookie") == ["keeper=2"])
     }
 
-    @Test("every Set-Cookie of one response is stored", arguments: TransportUnderTest.allCases)
-    func severalSetCookies(_ transport: TransportUnderTest) async throws {
+    @Test("every Set-Cookie of one response is stored", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func severalSetCookies(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -111,7 +111,7 @@ struct ClientCookieTests {
         }
         defer { server.shutdown() }
         let jar = CookieJar()
-        let client = transport.client { $0.cookieJar = jar }
+        let client = transport.client(shape: shape) { $0.cookieJar = jar }
         try await client.get(server.clientEndpoint("/set")).valueWithin()
         try await client.get(server.clientEndpoint("/next")).valueWithin()
         try await client.get(server.clientEndpoint("/account/settings")).valueWithin()
@@ -129,15 +129,17 @@ struct ClientCookieTests {
         #expect(account == ["a=1", "b=2", "c=3", "d=4"])
     }
 
-    @Test("a hand-set Cookie header is merged with the jar's cookies", arguments: TransportUnderTest.allCases)
-    func handSetCookieMerged(_ transport: TransportUnderTest) async throws {
+    @Test(
+        "a hand-set Cookie header is merged with the jar's cookies",
+        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func handSetCookieMerged(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
             return LoopbackServer.Response.text("ok").addingHeader("Set-Cookie", "jar=1; Path=/")
         }
         defer { server.shutdown() }
-        let client = transport.client()
+        let client = transport.client(shape: shape)
         try await client.get(server.clientEndpoint("/first")).valueWithin()
         try await client.get(server.clientEndpoint("/second", headers: ["Cookie": "hand=made"])).valueWithin()
 
@@ -151,8 +153,8 @@ struct ClientCookieTests {
 
     @Test(
         "on a same-origin redirect the hand-set Cookie is merged with cookies set by the redirect",
-        arguments: TransportUnderTest.allCases)
-    func handSetCookieAcrossSameOriginRedirect(_ transport: TransportUnderTest) async throws {
+        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func handSetCookieAcrossSameOriginRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -162,7 +164,7 @@ struct ClientCookieTests {
         }
         defer { server.shutdown() }
         let endpoint = server.clientEndpoint("/login", headers: ["Cookie": "hand=made"])
-        try await transport.client().post(RequestBody.form([("u", "tom")]), to: endpoint).valueWithin()
+        try await transport.client(shape: shape).post(RequestBody.form([("u", "tom")]), to: endpoint).valueWithin()
 
         let requests = received.all
         try #require(requests.count == 2)
@@ -174,8 +176,8 @@ struct ClientCookieTests {
 
     @Test(
         "cookieJar = nil turns cookies off; a hand-set Cookie is still sent",
-        arguments: TransportUnderTest.allCases)
-    func cookiesOff(_ transport: TransportUnderTest) async throws {
+        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
+    func cookiesOff(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -184,7 +186,7 @@ struct ClientCookieTests {
                 .withStatusIfLanding(request.path)
         }
         defer { server.shutdown() }
-        let client = transport.client { $0.cookieJar = nil }
+        let client = transport.client(shape: shape) { $0.cookieJar = nil }
         try await client.get(server.clientEndpoint("/start")).valueWithin()
         try await client.get(server.clientEndpoint("/again")).valueWithin()
         try await client.get(server.clientEndpoint("/hand", headers: ["Cookie": "hand=made"])).valueWithin()
