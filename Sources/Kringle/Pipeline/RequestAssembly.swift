@@ -37,7 +37,6 @@ enum RequestAssembly {
     /// the call's own `headers` (what an event stream asks for, say), then the endpoint's own
     /// headers, which win. Each field is checked as it is set, and the method at the end
     /// (``ValidatedRequest``): a request that breaks RFC 9110's grammar fails here.
-    @usableFromInline
     static func build(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,

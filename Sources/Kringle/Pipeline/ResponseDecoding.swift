@@ -9,11 +9,10 @@ enum ResponseDecoding {
     /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
     /// ``Response`` around it would be built only to be taken apart again.
     ///
-    /// Inlinable, so that it is compiled for the caller's `Value`: run as generic code, it
-    /// looked up the metadata of `Value?` on every request and cast the body at run time
-    /// (`swift_dynamicCast`); specialised, the cast is decided when it is compiled. (`Data?`
-    /// takes the bytes as they are too.)
-    @inlinable
+    /// Not inlinable: compiled for the caller's `Value` it saved about 200 instructions of
+    /// some 245,000 per request (`Scripts/speed-guard.sh`), within the noise; the generic
+    /// version casts the body at run time. (`Data?` takes the bytes as they are too.)
+    @usableFromInline
     static func value<Value: Decodable & Sendable>(
         of response: HTTPResponse,
         as type: Value.Type,
@@ -29,7 +28,6 @@ enum ResponseDecoding {
     }
 
     /// Why no `type` could be decoded from an empty body.
-    @usableFromInline
     static func emptyBody(_ type: Any.Type) -> DecodingError {
         DecodingError.dataCorrupted(
             DecodingError.Context(
@@ -37,7 +35,6 @@ enum ResponseDecoding {
     }
 
     /// `error` with the response it came from, described as `configuration` redacts it.
-    @usableFromInline
     static func decodingFailed(
         _ error: DecodingError, _ response: HTTPResponse, configuration: NetworkClient.Configuration
     ) -> KringleError {
@@ -46,7 +43,7 @@ enum ResponseDecoding {
 
     /// The body decoded as ``value(of:as:configuration:)`` does, with the response's status,
     /// fields and metrics.
-    @inlinable
+    @usableFromInline
     static func decode<Value: Decodable & Sendable>(
         _ response: HTTPResponse,
         as type: Value.Type,
