@@ -71,7 +71,7 @@ final class JobQueue: Sendable {
     /// `wait()` can pick it up.
     @usableFromInline
     static func async(on queue: DispatchQueue, _ job: @escaping Job) {
-        if queue === DispatchQueue.promises, Trampoline.deferPromiseJob(job) { return }
+        if queue === DispatchQueue.promises, DeferredPromiseJobs.keep(job) { return }
         if let jobs = replacing(queue) {
             jobs.submit(job)
         } else {
@@ -84,7 +84,7 @@ final class JobQueue: Sendable {
     /// waiter must not take on for another chain.
     ///
     /// `job` goes to the queue as it is: one for ``Dispatch/DispatchQueue/promises`` runs
-    /// itself as a promise job (`Trampoline.runAsJob(of:_:)`), so that the handlers it sets
+    /// itself as a promise job (`DeferredPromiseJobs.runAsJob(of:_:)`), so that the handlers it sets
     /// off on that queue follow it on the same thread. Wrapping it here would cost a closure
     /// context on every decode.
     @usableFromInline
@@ -106,7 +106,7 @@ final class JobQueue: Sendable {
     @usableFromInline
     func runOne() -> Bool {
         guard let job = next() else { return false }
-        Trampoline.runAsJob(of: queue, job)
+        DeferredPromiseJobs.runAsJob(of: queue, job)
         return true
     }
 

@@ -49,7 +49,7 @@ extension Promise {
     ) {
         self.init()
         JobQueue.async(on: queue) {
-            Trampoline.runUserCode {
+            UserCode.run {
                 do {
                     try body({ self.fulfill($0) }, { self.reject($0) })
                 } catch {

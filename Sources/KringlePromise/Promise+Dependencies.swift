@@ -81,7 +81,7 @@ extension Promise: PromiseNode {
         // The cancel handlers, in the order they were registered (any others come after a
         // first one), as user code: the library may cancel from its own steps.
         if let first = taken.settled.firstCancelHandler {
-            Trampoline.runUserCode {
+            UserCode.run {
                 first.run()
                 if case .many(let list) = wakeUps {
                     for case .cancelHandler(let handler) in list { handler.run() }

@@ -69,7 +69,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
 
     func attempt(_ number: Int) {
         guard outcome.isPending else { return }
-        let attempt = Trampoline.runUserCode(work)
+        let attempt = UserCode.run(work)
         outcome.addDependency(attempt)
         // A cancel that ran while `work` was starting the attempt came before the dependency
         // that would have carried it: pass it on now.
@@ -91,6 +91,6 @@ private final class RetryLoop<Value: Sendable>: Sendable {
     private func shouldRetry(after number: Int, _ error: any Error) -> Bool {
         guard number < attempts, outcome.isPending, !error.isCancellation else { return false }
         guard let condition else { return true }
-        return Trampoline.runUserCode { condition(number, error) }
+        return UserCode.run { condition(number, error) }
     }
 }

@@ -126,7 +126,7 @@ public final class Promise<Value: Sendable>:
     ///
     /// Handlers registered for the same queue run one after another in registration
     /// order, including handlers registered from inside another handler. The operators run
-    /// the user's closure inside `handler` through `Trampoline.runUserCode(_:)`.
+    /// the user's closure inside `handler` through `UserCode.run(_:)`.
     @inlinable
     func observe(on queue: DispatchQueue, _ handler: @escaping Handler) {
         let drain: Drain.Kind? = lock.withLock { _ in
