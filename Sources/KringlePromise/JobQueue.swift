@@ -41,13 +41,11 @@ final class JobQueue: Sendable {
         self.queue = queue
     }
 
-    /// The job queue standing in for `queue`, if it has one.
-    static func replacing(_ queue: DispatchQueue) -> JobQueue? {
-        if queue === DispatchQueue.promises { return promises }
+    /// Whether `queue` is the main queue.
+    static func isMain(_ queue: DispatchQueue) -> Bool {
         // `DispatchQueue.main` may hand out a new wrapper object on each access, so the main
         // queue is recognised by a marker set on the underlying queue, not by identity.
-        if queue.getSpecific(key: mainQueueKey) != nil { return main }
-        return nil
+        queue.getSpecific(key: mainQueueKey) != nil
     }
 
     /// Whether the caller runs on the main thread or inside a main-queue block (after
@@ -64,20 +62,6 @@ final class JobQueue: Sendable {
     }()
 
     private final class MainQueueMarker: Sendable {}
-
-    /// Runs `job` asynchronously on `queue`, through its job queue when it has one.
-    ///
-    /// The library sends all its work for a queue through here, so that threads blocked in
-    /// `wait()` can pick it up.
-    @usableFromInline
-    static func async(on queue: DispatchQueue, _ job: @escaping Job) {
-        if queue === DispatchQueue.promises, DeferredPromiseJobs.keep(job) { return }
-        if let jobs = replacing(queue) {
-            jobs.submit(job)
-        } else {
-            queue.async(execute: job)
-        }
-    }
 
     /// Runs `job` asynchronously on `queue` as a block of its own, out of reach of threads
     /// blocked in `wait()`: for work that may take long (decoding a response), which a

@@ -48,7 +48,7 @@ extension Promise {
             ) throws -> Void
     ) {
         self.init()
-        JobQueue.async(on: queue) {
+        queue.sendPromiseJob {
             UserCode.run {
                 do {
                     try body({ self.fulfill($0) }, { self.reject($0) })

@@ -70,25 +70,7 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        let taken = lock.withLock { _ -> (settled: Settled, upstream: [any PromiseNode])? in
-            guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            let upstream = dependencyNodes
-            return (settleLocked(.failure(PromiseError.cancelled), as: .cancelled), upstream)
-        }
-        guard let taken else { return [] }
-        let wakeUps = taken.settled.wakeUps
-        wake(wakeUps, .failure(PromiseError.cancelled))
-        // The cancel handlers, in the order they were registered (any others come after a
-        // first one), as user code: the library may cancel from its own steps.
-        if let first = taken.settled.firstCancelHandler {
-            UserCode.run {
-                first.run()
-                if case .many(let list) = wakeUps {
-                    for case .cancelHandler(let handler) in list { handler.run() }
-                }
-            }
-        }
-        return taken.upstream
+        settle(.failure(PromiseError.cancelled), as: .cancelled) ?? []
     }
 
     /// Whether `target` is this promise or one it waits for, through pending promises.

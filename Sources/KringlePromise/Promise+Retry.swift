@@ -34,7 +34,7 @@ extension Promise {
     ) -> Promise<Value> {
         let loop = RetryLoop(
             queue: queue, attempts: attempts, delay: delay, clock: clock, condition: condition, work: work)
-        JobQueue.async(on: queue) { loop.attempt(1) }
+        queue.sendPromiseJob { loop.attempt(1) }
         return loop.outcome
     }
 }
@@ -80,7 +80,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
                 return
             }
             let timer = PromiseTimer(after: self.delay, on: self.clock) {
-                JobQueue.async(on: self.queue) { self.attempt(number + 1) }
+                self.queue.sendPromiseJob { self.attempt(number + 1) }
             }
             self.timer.withLock { $0 = timer }
             // A cancel that ran between the check above and storing the timer missed it.
