@@ -12,7 +12,7 @@ import Dispatch
 /// The class is confined to one thread (it lives in a ``ThreadLocal``), so it needs no lock;
 /// `@exclusivity(unchecked)` for the reason given at ``Trampoline``.
 @usableFromInline
-final class DeferredPromiseJobs {
+final class DeferredPromiseJobs: PerThreadObject {
     /// The kept jobs, from `head` on (the earlier ones have run). The position is a
     /// property, not a local, because a job may run the kept jobs again (from `wait()`): the
     /// nested run goes on from where the outer one is.
@@ -26,7 +26,7 @@ final class DeferredPromiseJobs {
         let run: @Sendable () -> Void
     }
 
-    private static let perThread = ThreadLocal { DeferredPromiseJobs() }
+    private static let perThread = ThreadLocal<DeferredPromiseJobs>()
 
     /// The calling thread's kept jobs.
     static var current: DeferredPromiseJobs { perThread.current }

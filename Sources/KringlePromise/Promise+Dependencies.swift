@@ -70,7 +70,11 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        settle(.failure(PromiseError.cancelled), as: .cancelled) ?? []
+        guard settle(.failure(PromiseError.cancelled), as: .cancelled) else { return [] }
+        // Read after the settlement, which froze them: `addDependency` adds one only while
+        // the promise is pending, so a dependency added during the cancellation is either
+        // here or sees the cancellation itself (`adopt` checks `isCancelled` after adding).
+        return lock.withLock { _ in dependencyNodes }
     }
 
     /// Whether `target` is this promise or one it waits for, through pending promises.

@@ -299,28 +299,22 @@ public final class Promise<Value: Sendable>:
     /// nothing, when it had settled already.
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
-        settle(result, as: result.isSuccess ? .fulfilled : .rejected) != nil
+        settle(result, as: result.isSuccess ? .fulfilled : .rejected)
     }
 
     /// Settles the promise as `outcome` says (step 2 of the walk at the top of this file):
-    /// every settlement, cancellation included, comes through here.
-    ///
-    /// - Returns: `nil`, changing nothing, when the promise had settled already; otherwise
-    ///   the promises it was waiting for when it settled, for a cancellation to go on to
-    ///   (empty unless `outcome` is `.cancelled`: taken under the same lock as the
-    ///   settlement, so that a dependency added meanwhile is either in the list or sees the
-    ///   cancellation itself).
-    @inlinable
-    func settle(_ result: Result<Value, any Error>, as outcome: Phase) -> [any PromiseNode]? {
-        let taken = lock.withLock { _ -> (settled: Settled, upstream: [any PromiseNode])? in
+    /// every settlement, cancellation included, comes through here. Returns `false`,
+    /// changing nothing, when the promise had settled already.
+    @inlinable @discardableResult
+    func settle(_ result: Result<Value, any Error>, as outcome: Phase) -> Bool {
+        let settled: Settled? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
             storeOutcome(result)
             phase.store(outcome, ordering: .releasing)
-            return (state.takeWakeUps(), outcome == .cancelled ? dependencyNodes : [])
+            return state.takeWakeUps()
         }
-        guard let taken else { return nil }
-        let wakeUps = taken.settled.wakeUps
-        switch wakeUps {
+        guard let settled else { return false }
+        switch settled.wakeUps {
         case .none:
             break
         case .drain(let drain):
@@ -336,18 +330,25 @@ public final class Promise<Value: Sendable>:
                 }
             }
         }
-        // The cancel handlers, in the order they were registered (any others come after a
-        // first one), as user code: the library may cancel from its own steps. Any other
-        // settlement releases them here, outside the lock, without running them.
-        if outcome == .cancelled, let first = taken.settled.firstCancelHandler {
-            UserCode.run {
-                first.run()
-                if case .many(let list) = wakeUps {
-                    for case .cancelHandler(let handler) in list { handler.run() }
-                }
+        // Any other settlement releases the cancel handlers here, outside the lock, without
+        // running them.
+        if outcome == .cancelled, let first = settled.firstCancelHandler {
+            Self.runCancelHandlers(first: first, among: settled.wakeUps)
+        }
+        return true
+    }
+
+    /// Runs a cancelled promise's cancel handlers, in the order they were registered (any
+    /// others come after a first one), as user code: the library may cancel from its own
+    /// steps. Apart from ``settle(_:as:)``, so that the usual settlement carries none of it.
+    @inlinable @inline(never)
+    static func runCancelHandlers(first: CancelHandler, among wakeUps: WakeUps) {
+        UserCode.run {
+            first.run()
+            if case .many(let list) = wakeUps {
+                for case .cancelHandler(let handler) in list { handler.run() }
             }
         }
-        return taken.upstream
     }
 
     // MARK: - Running the handlers: the one place

@@ -12,12 +12,13 @@ import Musl
 /// A pthread key rather than Foundation's `Thread.current.threadDictionary`: a look-up is a
 /// read of the thread's own table, with no lock, no hashing and no boxing, and the library
 /// makes one per promise job and per handler.
-struct ThreadLocal<Object: AnyObject>: Sendable {
+///
+/// It holds the key alone, no closure that makes the object, so that reading it from a
+/// global costs no retain: hence ``PerThreadObject``.
+struct ThreadLocal<Object: PerThreadObject>: Sendable {
     private let key: pthread_key_t
-    private let make: @Sendable () -> Object
 
-    /// - Parameter make: Makes a thread's object, on that thread, the first time it asks.
-    init(_ make: @escaping @Sendable () -> Object) {
+    init() {
         var key = pthread_key_t()
         // The destructor gets the pointer stored below, never `nil` (POSIX skips `nil`
         // values); the release matches `passRetained`.
@@ -29,7 +30,6 @@ struct ThreadLocal<Object: AnyObject>: Sendable {
         }
         #endif
         self.key = key
-        self.make = make
     }
 
     /// The calling thread's object.
@@ -37,8 +37,13 @@ struct ThreadLocal<Object: AnyObject>: Sendable {
         if let existing = pthread_getspecific(key) {
             return Unmanaged<Object>.fromOpaque(existing).takeUnretainedValue()
         }
-        let created = make()
+        let created = Object()
         pthread_setspecific(key, Unmanaged.passRetained(created).toOpaque())
         return created
     }
+}
+
+/// An object that ``ThreadLocal`` makes, on each thread that asks for one.
+protocol PerThreadObject: AnyObject {
+    init()
 }

@@ -15,7 +15,7 @@
 /// run-time exclusivity check would cost a thread-local look-up per access. No access
 /// overlaps another: work runs, and objects are released, only outside any array access.
 @usableFromInline
-final class Trampoline {
+final class Trampoline: PerThreadObject {
     /// The queued work, from `jobsHead` and `garbageHead` on (the earlier entries are done).
     /// The positions are properties, not locals of `drain()`, so that a drain nested inside
     /// user code (see ``UserCode/run(_:)``) goes on from where the outer one is.
@@ -32,7 +32,7 @@ final class Trampoline {
         let run: () -> Void
     }
 
-    private static let perThread = ThreadLocal { Trampoline() }
+    private static let perThread = ThreadLocal<Trampoline>()
 
     /// The calling thread's trampoline.
     static var current: Trampoline { perThread.current }
