@@ -41,13 +41,11 @@ final class JobQueue: Sendable {
         self.queue = queue
     }
 
-    /// The job queue standing in for `queue`, if it has one.
-    static func replacing(_ queue: DispatchQueue) -> JobQueue? {
-        if queue === DispatchQueue.promises { return promises }
+    /// Whether `queue` is the main queue.
+    static func isMain(_ queue: DispatchQueue) -> Bool {
         // `DispatchQueue.main` may hand out a new wrapper object on each access, so the main
         // queue is recognised by a marker set on the underlying queue, not by identity.
-        if queue.getSpecific(key: mainQueueKey) != nil { return main }
-        return nil
+        queue.getSpecific(key: mainQueueKey) != nil
     }
 
     /// Whether the caller runs on the main thread or inside a main-queue block (after
@@ -65,26 +63,12 @@ final class JobQueue: Sendable {
 
     private final class MainQueueMarker: Sendable {}
 
-    /// Runs `job` asynchronously on `queue`, through its job queue when it has one.
-    ///
-    /// The library sends all its work for a queue through here, so that threads blocked in
-    /// `wait()` can pick it up.
-    @usableFromInline
-    static func async(on queue: DispatchQueue, _ job: @escaping Job) {
-        if queue === DispatchQueue.promises, Trampoline.deferPromiseJob(job) { return }
-        if let jobs = replacing(queue) {
-            jobs.submit(job)
-        } else {
-            queue.async(execute: job)
-        }
-    }
-
     /// Runs `job` asynchronously on `queue` as a block of its own, out of reach of threads
     /// blocked in `wait()`: for work that may take long (decoding a response), which a
     /// waiter must not take on for another chain.
     ///
     /// `job` goes to the queue as it is: one for ``Dispatch/DispatchQueue/promises`` runs
-    /// itself as a promise job (`Trampoline.runAsJob(of:_:)`), so that the handlers it sets
+    /// itself as a promise job (`DeferredPromiseJobs.runAsJob(of:_:)`), so that the handlers it sets
     /// off on that queue follow it on the same thread. Wrapping it here would cost a closure
     /// context on every decode.
     @usableFromInline
@@ -106,7 +90,7 @@ final class JobQueue: Sendable {
     @usableFromInline
     func runOne() -> Bool {
         guard let job = next() else { return false }
-        Trampoline.runAsJob(of: queue, job)
+        DeferredPromiseJobs.runAsJob(of: queue, job)
         return true
     }
 

@@ -44,6 +44,6 @@ extension Promise {
             }
             return false
         }
-        if runNow { Trampoline.runUserCode(handler) }
+        if runNow { UserCode.run(handler) }
     }
 }

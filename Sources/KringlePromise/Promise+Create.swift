@@ -48,8 +48,8 @@ extension Promise {
             ) throws -> Void
     ) {
         self.init()
-        JobQueue.async(on: queue) {
-            Trampoline.runUserCode {
+        queue.sendPromiseJob {
+            UserCode.run {
                 do {
                     try body({ self.fulfill($0) }, { self.reject($0) })
                 } catch {

@@ -70,25 +70,11 @@ extension Promise: PromiseNode {
 
     @usableFromInline
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        let taken = lock.withLock { _ -> (settled: Settled, upstream: [any PromiseNode])? in
-            guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            let upstream = dependencyNodes
-            return (settleLocked(.failure(PromiseError.cancelled), as: .cancelled), upstream)
-        }
-        guard let taken else { return [] }
-        let wakeUps = taken.settled.wakeUps
-        wake(wakeUps, .failure(PromiseError.cancelled))
-        // The cancel handlers, in the order they were registered (any others come after a
-        // first one), as user code: the library may cancel from its own steps.
-        if let first = taken.settled.firstCancelHandler {
-            Trampoline.runUserCode {
-                first.run()
-                if case .many(let list) = wakeUps {
-                    for case .cancelHandler(let handler) in list { handler.run() }
-                }
-            }
-        }
-        return taken.upstream
+        guard settle(.failure(PromiseError.cancelled), as: .cancelled) else { return [] }
+        // Read after the settlement, which froze them: `addDependency` adds one only while
+        // the promise is pending, so a dependency added during the cancellation is either
+        // here or sees the cancellation itself (`adopt` checks `isCancelled` after adding).
+        return lock.withLock { _ in dependencyNodes }
     }
 
     /// Whether `target` is this promise or one it waits for, through pending promises.

@@ -206,9 +206,9 @@ extension Promise {
         case .success(let value):
             // A job of the promises' queue, wherever it runs (see `JobQueue.asyncUnshared`).
             let job: @Sendable () -> Void = {
-                Trampoline.runAsJob(of: queue) {
+                DeferredPromiseJobs.runAsJob(of: queue) {
                     guard self.isPending else { return }
-                    self.settle(Trampoline.runUserCode { Result { try step.run(value) } })
+                    self.settle(UserCode.run { Result { try step.run(value) } })
                 }
             }
             if step.consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }

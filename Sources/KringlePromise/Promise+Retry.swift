@@ -34,7 +34,7 @@ extension Promise {
     ) -> Promise<Value> {
         let loop = RetryLoop(
             queue: queue, attempts: attempts, delay: delay, clock: clock, condition: condition, work: work)
-        JobQueue.async(on: queue) { loop.attempt(1) }
+        queue.sendPromiseJob { loop.attempt(1) }
         return loop.outcome
     }
 }
@@ -69,7 +69,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
 
     func attempt(_ number: Int) {
         guard outcome.isPending else { return }
-        let attempt = Trampoline.runUserCode(work)
+        let attempt = UserCode.run(work)
         outcome.addDependency(attempt)
         // A cancel that ran while `work` was starting the attempt came before the dependency
         // that would have carried it: pass it on now.
@@ -80,7 +80,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
                 return
             }
             let timer = PromiseTimer(after: self.delay, on: self.clock) {
-                JobQueue.async(on: self.queue) { self.attempt(number + 1) }
+                self.queue.sendPromiseJob { self.attempt(number + 1) }
             }
             self.timer.withLock { $0 = timer }
             // A cancel that ran between the check above and storing the timer missed it.
@@ -91,6 +91,6 @@ private final class RetryLoop<Value: Sendable>: Sendable {
     private func shouldRetry(after number: Int, _ error: any Error) -> Bool {
         guard number < attempts, outcome.isPending, !error.isCancellation else { return false }
         guard let condition else { return true }
-        return Trampoline.runUserCode { condition(number, error) }
+        return UserCode.run { condition(number, error) }
     }
 }

@@ -1,19 +1,15 @@
 import Dispatch
 import Synchronization
 
-/// How far a promise has got. Stored in an atomic so that state queries and the handlers of
-/// a settled promise can read the outcome without taking the lock.
-///
-/// Declared outside `Promise` on purpose: a type nested in a generic class is itself generic,
-/// and `Atomic` of a generic type costs metadata look-ups in the (unspecialisable) `deinit`.
-@usableFromInline
-enum Phase: UInt8, AtomicRepresentable, Sendable {
-    case pending
-    case fulfilled
-    case rejected
-    /// Rejected by ``Promise/cancel()`` with ``PromiseError/cancelled``.
-    case cancelled
-}
+#if KRINGLE_TSAN
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#endif
 
 extension Promise {
     /// A handler waiting for the settlement, or, once settled, waiting for its queue's drain.
@@ -131,10 +127,34 @@ extension Promise {
             return nil
         }
 
-        /// At the settlement: takes out the bookkeeping observers and starts one drain per
-        /// queue that has handlers. Called with the lock held.
+        /// At the settlement: takes out what to set off once the lock is released, starting
+        /// one drain per queue that has handlers (step 2 of the walk at the top of
+        /// `Promise.swift`). Called with the lock held.
+        ///
+        /// The cancel handlers are taken out too, to be run (on a cancellation) or released
+        /// outside the lock: a first one apart, so that a transport's promise, which holds
+        /// one, needs no list of wake-ups built for it alone; any others among the wake-ups.
         @inlinable
-        mutating func wakeUps() -> WakeUps {
+        mutating func takeWakeUps() -> Settled {
+            let wakeUps = wakeUpsForObservers()
+            let firstCancelHandler = self.firstCancelHandler.take()
+            guard let overflow, !overflow.cancelHandlers.isEmpty else { return (wakeUps, firstCancelHandler) }
+            var all: [WakeUp]
+            switch wakeUps {
+            case .none: all = []
+            case .drain(let drain): all = [.drain(drain)]
+            case .inline(let handler): all = [.inline(Observer(queue: nil, handler: handler))]
+            case .many(let list): all = list
+            }
+            all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
+            overflow.cancelHandlers = []
+            return (.many(all), firstCancelHandler)
+        }
+
+        /// The bookkeeping observers, taken out, and the drains to start, in registration
+        /// order.
+        @inlinable
+        mutating func wakeUpsForObservers() -> WakeUps {
             if overflow == nil {
                 // The usual promise: no observer, or one.
                 guard let observer = first.take() else { return .none }
@@ -205,6 +225,11 @@ extension Promise {
         }
     }
 
+    /// What ``State/takeWakeUps()`` takes out of the state: what to set off, and the first
+    /// cancel handler (any others are among the wake-ups).
+    @usableFromInline
+    typealias Settled = (wakeUps: WakeUps, firstCancelHandler: CancelHandler?)
+
     /// What a settlement sets off once the lock is released.
     ///
     /// An enum rather than a struct of optionals: Swift copies and destroys such a struct
@@ -267,3 +292,129 @@ final class CancelHandler: Sendable {
         self.run = run
     }
 }
+
+// MARK: - The outcome
+
+extension Promise {
+    /// The bytes that hold a small trivial value (see `keepsValueInline`). One word: enough
+    /// for an `Int`, a `Double`, a `Bool`, `Void`, and it keeps a promise within 104 bytes.
+    @usableFromInline typealias InlineValue = UInt64
+
+    /// A settled promise's error, or its value when that does not fit in `inlineValue`.
+    @usableFromInline
+    enum OutcomeReference: Sendable {
+        case boxed(ValueBox<Value>)
+        case error(any Error)
+    }
+
+    /// Whether values of this type are kept as raw bytes in `inlineValue`: trivial types
+    /// (`Int`, `Double`, `Void`, small structs of such) that fit. Others are boxed.
+    ///
+    /// Not simply a `Value?` property, whose destruction in the unspecialised `deinit` would
+    /// cost a metadata look-up (see the note at the top of `Promise`): raw bytes and
+    /// references need none. (`_isPOD` is the standard library's test for a trivial type;
+    /// there is no public one yet.)
+    @inlinable
+    static var keepsValueInline: Bool {
+        _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<InlineValue>.size
+    }
+
+    /// Records the outcome. Called once, with the lock held, before `phase` leaves `.pending`.
+    @inlinable
+    func storeOutcome(_ result: Result<Value, any Error>) {
+        switch result {
+        case .success(let value) where Self.keepsValueInline:
+            // A trivial value may be copied as bytes, to any address.
+            withUnsafeMutableBytes(of: &inlineValue) { $0.storeBytes(of: value, as: Value.self) }
+        case .success:
+            outcomeReference = .boxed(ValueBox(result))
+        case .failure(let error):
+            outcomeReference = .error(error)
+        }
+    }
+
+    /// The outcome, read without the lock once `phase` says it is settled (it never changes
+    /// after that): a copy, for a reader that keeps it.
+    @inlinable
+    var settledResult: Result<Value, any Error>? {
+        var copy: Result<Value, any Error>?
+        withSettledResult { copy = $0 }
+        return copy
+    }
+
+    /// Runs `body` with the outcome, unless the promise is pending, lent rather than
+    /// copied: a value kept in a box (see `ValueBox`) is passed from the box, where
+    /// ``settledResult`` copies it (a retain of each reference it holds) for every reader.
+    @inlinable
+    func withSettledResult(_ body: (Result<Value, any Error>) -> Void) {
+        switch phase.load(ordering: .acquiring) {
+        case .pending:
+            return
+        case .fulfilled where Self.keepsValueInline:
+            // Read by value: readers run concurrently, so none may take `inout` access.
+            body(.success(withUnsafeBytes(of: inlineValue) { $0.loadUnaligned(as: Value.self) }))
+        case .fulfilled, .rejected, .cancelled:
+            switch outcomeReference {
+            case .boxed(let box)?: body(box.result)
+            case .error(let error)?: body(.failure(error))
+            case nil: return
+            }
+        }
+    }
+}
+
+/// A fulfilled promise's result when its value is not kept inline (see
+/// `Promise.keepsValueInline`): the whole result rather than the value, so that readers can
+/// be lent it without a copy. Destroying it costs a release; its own `deinit` finds `Value`
+/// in its metadata directly.
+@usableFromInline
+final class ValueBox<Value: Sendable>: Sendable {
+    /// Always a success: errors are kept in `OutcomeReference.error`.
+    @usableFromInline let result: Result<Value, any Error>
+
+    @inlinable
+    init(_ result: Result<Value, any Error>) {
+        self.result = result
+    }
+}
+
+// MARK: - The lock
+
+#if KRINGLE_TSAN
+
+/// The per-promise lock for ThreadSanitizer runs (`-Xswiftc -DKRINGLE_TSAN`): a pthread
+/// mutex, whose hand-offs ThreadSanitizer understands. Synchronization's `Mutex` waits on raw
+/// futexes on Linux, which ThreadSanitizer cannot see, so every access it guards would be
+/// reported as a race. Same interface as `Mutex<Void>`; it costs an allocation per promise,
+/// which only matters outside such runs. Not `Locked<Void>`: an inout access to a
+/// zero-sized stored property has no address of its own, and ThreadSanitizer then reports
+/// accesses to unrelated promises as races.
+@usableFromInline
+// Only touched through `pthread_mutex_lock`/`unlock`, which are thread-safe.
+final class PromiseLock: @unchecked Sendable {
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    @inlinable
+    init(_: Void) {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    @inlinable
+    func withLock<Result>(_ body: (inout Void) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var nothing: Void = ()
+        return try body(&nothing)
+    }
+}
+#else
+/// The per-promise lock: Synchronization's `Mutex`, stored inline in the promise.
+@usableFromInline
+typealias PromiseLock = Mutex<Void>
+#endif

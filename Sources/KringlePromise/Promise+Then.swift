@@ -18,8 +18,8 @@ extension Promise {
             guard next.isPending else { return }
             // Jobs the user's code starts run concurrently as usual, so it may block on them;
             // only the settlement below, done by the library once that code has returned,
-            // may continue on this worker (see `Trampoline.runUserCode`).
-            switch Trampoline.runUserCode({ react(result, body) }) {
+            // may continue on this worker (see `UserCode.run`).
+            switch UserCode.run({ react(result, body) }) {
             case .settle(let outcome): next.settle(outcome)
             case .adopt(let inner): next.adopt(inner)
             }

@@ -25,7 +25,7 @@ extension Promise {
     @inlinable @discardableResult
     public func wait(timeout: TimeInterval? = nil) throws -> Value {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
-        Trampoline.runDeferredPromiseJobs()
+        DeferredPromiseJobs.runKeptJobs()
         let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]
         // Help before getting ready to sleep: the work this promise waits for was often just
         // queued from this thread, and running it here, while its data is still in this

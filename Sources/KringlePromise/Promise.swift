@@ -1,5 +1,103 @@
+// Which thread runs my `done`, and when?
+//
+// Follow `promise.done { … }` from `promise.fulfill(value)` to the handler. Everything named
+// here without a file is in this file; each step is one function.
+//
+// 1. Registering: `done` (Promise+Done.swift), like every operator, calls `derive`
+//    (Promise+Then.swift), which calls `observe(on:_:)` with a handler that will run your
+//    closure through `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done`
+//    returned. `observe` appends an `Observer` (queue and handler) to the promise's `state`
+//    under its lock; on a promise already settled, it starts that queue's drain (step 3).
+//
+// 2. Settling: `fulfill`, `reject` and `resolve` (Promise+Create.swift), `cancel()`, an
+//    adoption and every operator's handler end in `settle(_:as:)`, the one place a promise
+//    settles. Under the lock it stores the outcome, moves `phase` out of `.pending` and takes
+//    the wake-ups out of `state` (`State.takeWakeUps()`, Promise+Storage.swift): one drain
+//    per queue that has handlers, the library's inline observers, the cancel handlers.
+//    After the lock, in registration order, it starts each drain (step 3) and runs each
+//    inline observer (step 5); on a cancellation it then runs the cancel handlers as user
+//    code. So `fulfill` never runs your closure itself: it only sends a job to its queue.
+//
+// 3. Choosing the thread: `startDrain(_:on:)` hands the drain's job to
+//    `DispatchQueue.sendPromiseJob(_:)`, the one place that picks the thread:
+//    - the default queue, `DispatchQueue.promises` (concurrent, the library's own): when
+//      this thread is itself running a job of that queue (a handler that has just settled
+//      the next link), the job is kept and run by this same thread as soon as that job
+//      returns (`DeferredPromiseJobs`), so a chain of handlers runs as a loop on one worker,
+//      still one handler after another; otherwise it goes to `JobQueue.promises`
+//      (JobQueue.swift), which asks the queue for a worker thread and which a thread blocked
+//      in `wait()` may run first (step 6);
+//    - the main queue: `JobQueue.main`, which the main thread may run while it waits;
+//    - any other queue you name: `queue.async`, nothing more: your serial queue runs it.
+//
+// 4. Running the handlers: the job calls `drain(_:)`, the one place handlers run. It takes
+//    the queue's observers one at a time under the lock and calls each outside it, in
+//    registration order; a handler registered for that queue meanwhile (even from inside a
+//    handler) joins the same drain, behind the others. The handler is `derive`'s: your
+//    closure runs through `UserCode.run(_:)`, which keeps nothing back for this thread, so
+//    your closure may block on promise work it started; then the handler settles the next
+//    link: step 2 again, on this thread.
+//
+// 5. Inline plumbing: `observeInline(_:)` is for the library's own tiny steps (adoption,
+//    `all`, `timeout`, the client's pipeline in Promise+Inline.swift). They run on the
+//    settling thread through `Trampoline` (Trampoline.swift), which runs a step that a step
+//    sets off after it rather than inside it, so a long chain of them is a loop, not a
+//    recursion. Your closures never run inline.
+//
+// 6. Waiters: a thread blocked in `wait()` (Promise+Wait.swift) runs jobs of
+//    `JobQueue.promises` (and, on the main thread, of `JobQueue.main`) while it waits, so it
+//    may run your handler. The client's decode job may be handed to the thread waiting for
+//    its promise, in `wait()` or `await value` (`Claim`, Promise+Claim.swift).
+//
+// In short: your `done` runs on the queue you name (`.promises` if none), never inside
+// `fulfill`, after the handlers registered before it for that queue. On `.promises` the
+// thread may be the one that ran the previous link, or one blocked in `wait()`.
+
 import Dispatch
 import Synchronization
+
+extension DispatchQueue {
+    /// The queue promise handlers run on when you name none.
+    ///
+    /// A concurrent queue of the library's own, not the main queue: command-line tools and
+    /// servers have no main run loop, and unrelated chains must not wait behind each other.
+    /// Handlers of one promise registered for this queue still run in registration order.
+    public static let promises = DispatchQueue(label: "kringle.promises", attributes: .concurrent)
+
+    /// Runs `job`, promise work bound for this queue, asynchronously: the one place that
+    /// picks the thread (step 3 of the walk at the top of this file).
+    ///
+    /// The library sends all its work for a queue through here (drains, `Promise { }`
+    /// bodies, `retry`'s attempts), so that threads blocked in `wait()` can pick it up.
+    @usableFromInline
+    func sendPromiseJob(_ job: @escaping @Sendable () -> Void) {
+        if self === DispatchQueue.promises {
+            // A job of this queue set it off: run it next, on this thread.
+            if DeferredPromiseJobs.keep(job) { return }
+            // A worker of the queue, or a thread that helps while it waits.
+            JobQueue.promises.submit(job)
+        } else if JobQueue.isMain(self) {
+            // The main thread, in its run loop or while it waits.
+            JobQueue.main.submit(job)
+        } else {
+            async(execute: job)
+        }
+    }
+}
+
+/// How far a promise has got. Stored in an atomic so that state queries and the handlers of
+/// a settled promise can read the outcome without taking the lock.
+///
+/// Declared outside `Promise` on purpose: a type nested in a generic class is itself generic,
+/// and `Atomic` of a generic type costs metadata look-ups in the (unspecialisable) `deinit`.
+@usableFromInline
+enum Phase: UInt8, AtomicRepresentable, Sendable {
+    case pending
+    case fulfilled
+    case rejected
+    /// Rejected by ``Promise/cancel()`` with ``PromiseError/cancelled``.
+    case cancelled
+}
 
 /// A value that will be available later, or an error explaining why it will not.
 ///
@@ -26,8 +124,8 @@ import Synchronization
 /// keeps none of that work for the thread it blocks. (A closure that blocks still holds its
 /// thread: on a serial queue of yours, work bound for that same queue waits behind it.)
 /// Every operator is a thin layer over one internal primitive (`observe(on:_:)`), so the
-/// ordering, threading and exactly-once rules are written once: here and in the state it
-/// keeps (`Promise+Storage.swift`).
+/// ordering, threading and exactly-once rules are written once: in this file, whose header
+/// walks from `fulfill` to a handler, and in the state it keeps (`Promise+Storage.swift`).
 ///
 /// Operators are named after what their closure returns, so that Swift picks each link's
 /// operator at once and a long chain compiles without type annotations:
@@ -58,7 +156,7 @@ public final class Promise<Value: Sendable>:
     // over `Value` whose layout varies with it) is a search of the runtime's tables, costing
     // as much as the rest of a short-lived promise's life. So no property's layout depends
     // on `Value`: the state holds only references and closures, and the outcome is stored
-    // as described in `Promise+Outcome.swift`.
+    // as described at `storeOutcome(_:)` (Promise+Storage.swift).
 
     @usableFromInline typealias Handler = @Sendable (Result<Value, any Error>) -> Void
 
@@ -120,13 +218,50 @@ public final class Promise<Value: Sendable>:
         }
     }
 
-    // MARK: - The primitive every operator builds on
+    // MARK: - State queries
+
+    // These read `phase` alone, without the lock: it is atomic, and the outcome it reports
+    // never changes once settled.
+
+    /// Whether the promise has not settled yet.
+    @inlinable
+    public var isPending: Bool {
+        phase.load(ordering: .acquiring) == .pending
+    }
+
+    /// Whether the promise was fulfilled with a value.
+    @inlinable
+    public var isFulfilled: Bool {
+        phase.load(ordering: .acquiring) == .fulfilled
+    }
+
+    /// Whether the promise was rejected (cancellation included).
+    @inlinable
+    public var isRejected: Bool {
+        let phase = phase.load(ordering: .acquiring)
+        return phase == .rejected || phase == .cancelled
+    }
+
+    /// Whether the promise was settled by ``cancel()`` (itself or through a promise
+    /// depending on it).
+    @inlinable
+    public var isCancelled: Bool {
+        phase.load(ordering: .acquiring) == .cancelled
+    }
+
+    /// The outcome, or `nil` while the promise is pending.
+    @inlinable
+    public var result: Result<Value, any Error>? {
+        settledResult
+    }
+
+    // MARK: - Observing: the primitive every operator builds on
 
     /// Runs `handler` on `queue` once the promise has settled; never synchronously.
     ///
     /// Handlers registered for the same queue run one after another in registration
     /// order, including handlers registered from inside another handler. The operators run
-    /// the user's closure inside `handler` through `Trampoline.runUserCode(_:)`.
+    /// the user's closure inside `handler` through `UserCode.run(_:)`.
     @inlinable
     func observe(on queue: DispatchQueue, _ handler: @escaping Handler) {
         let drain: Drain.Kind? = lock.withLock { _ in
@@ -135,7 +270,7 @@ public final class Promise<Value: Sendable>:
             guard phase.load(ordering: .relaxed) != .pending else { return nil }
             return state.activate(queue)
         }
-        if let drain { start(drain, on: queue) }
+        if let drain { startDrain(drain, on: queue) }
     }
 
     /// Runs library bookkeeping as soon as the promise settles, on the settling thread.
@@ -158,84 +293,81 @@ public final class Promise<Value: Sendable>:
         }
     }
 
-    /// Settles the promise; returns `false` (and changes nothing) when it had settled already.
+    // MARK: - Settling: the one place
+
+    /// Fulfils (a success) or rejects (a failure) the promise; returns `false`, changing
+    /// nothing, when it had settled already.
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
+        settle(result, as: result.isSuccess ? .fulfilled : .rejected)
+    }
+
+    /// Settles the promise as `outcome` says (step 2 of the walk at the top of this file):
+    /// every settlement, cancellation included, comes through here. Returns `false`,
+    /// changing nothing, when the promise had settled already.
+    @inlinable @discardableResult
+    func settle(_ result: Result<Value, any Error>, as outcome: Phase) -> Bool {
         let settled: Settled? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            return settleLocked(result, as: result.isSuccess ? .fulfilled : .rejected)
+            storeOutcome(result)
+            phase.store(outcome, ordering: .releasing)
+            return state.takeWakeUps()
         }
         guard let settled else { return false }
-        wake(settled.wakeUps, result)
-        // Not a cancellation: the cancel handlers, taken out, are released here, outside the
-        // lock, without running.
-        return true
-    }
-
-    /// What ``settleLocked(_:as:)`` takes out of the state: what to set off, and the first
-    /// cancel handler (any others are among the wake-ups). A transport's promise holds one
-    /// handler, which then needs no list of wake-ups built for it alone.
-    @usableFromInline
-    typealias Settled = (wakeUps: WakeUps, firstCancelHandler: CancelHandler?)
-
-    /// Records the outcome and takes out what to set off once the lock is released, and the
-    /// cancel handlers, to be run (on cancellation) or released outside the lock. Called
-    /// with the lock held, while pending.
-    @inlinable
-    func settleLocked(_ result: Result<Value, any Error>, as settled: Phase) -> Settled {
-        storeOutcome(result)
-        phase.store(settled, ordering: .releasing)
-        let wakeUps = state.wakeUps()
-        let firstCancelHandler = state.firstCancelHandler.take()
-        guard let overflow = state.overflow, !overflow.cancelHandlers.isEmpty else {
-            return (wakeUps, firstCancelHandler)
-        }
-        var all: [WakeUp]
-        switch wakeUps {
-        case .none: all = []
-        case .drain(let drain): all = [.drain(drain)]
-        case .inline(let handler): all = [.inline(Observer(queue: nil, handler: handler))]
-        case .many(let list): all = list
-        }
-        all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
-        overflow.cancelHandlers = []
-        return (.many(all), firstCancelHandler)
-    }
-
-    /// Starts the drains and runs the bookkeeping observers a settlement set off.
-    @inlinable
-    func wake(_ wakeUps: WakeUps, _ result: Result<Value, any Error>) {
-        switch wakeUps {
+        switch settled.wakeUps {
         case .none:
             break
         case .drain(let drain):
-            start(drain.kind, on: drain.queue)
+            startDrain(drain.kind, on: drain.queue)
         case .inline(let handler):
             Trampoline.run(handler, with: result)
         case .many(let list):
             for wakeUp in list {
                 switch wakeUp {
-                case .drain(let drain): start(drain.kind, on: drain.queue)
+                case .drain(let drain): startDrain(drain.kind, on: drain.queue)
                 case .inline(let observer): Trampoline.run(observer.handler, with: result)
                 case .cancelHandler: break
                 }
             }
         }
+        // Any other settlement releases the cancel handlers here, outside the lock, without
+        // running them.
+        if outcome == .cancelled, let first = settled.firstCancelHandler {
+            Self.runCancelHandlers(first: first, among: settled.wakeUps)
+        }
+        return true
     }
 
-    /// Sends the job that runs the handlers queued for `queue` to that queue.
-    @inlinable
-    func start(_ kind: Drain.Kind, on queue: DispatchQueue) {
-        switch kind {
-        case .primary:
-            // Captures only `self`, which Swift uses as the closure context: no allocation.
-            JobQueue.async(on: queue) { self.drain(nil) }
-        case .other:
-            JobQueue.async(on: queue) { self.drain(queue) }
+    /// Runs a cancelled promise's cancel handlers, in the order they were registered (any
+    /// others come after a first one), as user code: the library may cancel from its own
+    /// steps. Apart from ``settle(_:as:)``, so that the usual settlement carries none of it.
+    @inlinable @inline(never)
+    static func runCancelHandlers(first: CancelHandler, among wakeUps: WakeUps) {
+        UserCode.run {
+            first.run()
+            if case .many(let list) = wakeUps {
+                for case .cancelHandler(let handler) in list { handler.run() }
+            }
         }
     }
 
-    /// Runs the handlers queued for one queue, in order, until none is left.
+    // MARK: - Running the handlers: the one place
+
+    /// Sends the job that runs the handlers queued for `queue` to that queue (step 3 of the
+    /// walk at the top of this file).
+    @inlinable
+    func startDrain(_ kind: Drain.Kind, on queue: DispatchQueue) {
+        switch kind {
+        case .primary:
+            // Captures only `self`, which Swift uses as the closure context: no allocation.
+            queue.sendPromiseJob { self.drain(nil) }
+        case .other:
+            queue.sendPromiseJob { self.drain(queue) }
+        }
+    }
+
+    /// Runs the handlers queued for one queue, in order, until none is left (step 4 of the
+    /// walk at the top of this file).
     ///
     /// - Parameter assigned: The drain's queue, or `nil` for the primary drain, whose queue
     ///   is `State.primaryQueue`.

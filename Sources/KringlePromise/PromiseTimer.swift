@@ -1,6 +1,12 @@
 import Dispatch
 import Foundation
 
+extension DispatchQueue {
+    /// The serial queue the library's timers fire on (`delay`, `timeout`, `retry`).
+    /// Their work is tiny: they only settle or cancel promises.
+    static let promiseTimers = DispatchQueue(label: "kringle.promise-timers")
+}
+
 /// One-shot work on a clock that can be called off.
 ///
 /// Every request has a timeout, and nearly all of them are cancelled long before they fire,

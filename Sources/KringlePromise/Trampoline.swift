@@ -1,41 +1,29 @@
-import Dispatch
-
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-/// A per-thread work list that turns nested calls into a loop.
+/// A per-thread work list that turns nested calls into a loop: recursion flattening.
 ///
-/// Settling one promise can settle another synchronously (adoption, `all`, `race`…), and
-/// releasing the head of a long pending chain releases the next link from inside `deinit`.
-/// Done recursively, a chain of a million promises would overflow the stack; the trampoline
-/// runs such nested work after the current piece returns, on the same thread, in order.
+/// Settling one promise can settle another synchronously (an inline observer: adoption,
+/// `all`, `race`, the client's plumbing), and releasing the head of a long pending chain
+/// releases the next link from inside `deinit`. Done recursively, a chain of a million
+/// promises would overflow the stack; the trampoline runs such nested work after the
+/// current piece returns, on the same thread, in order.
 ///
-/// Both kinds of deferral hold work back only for the library's own steps: user code runs
-/// through ``runUserCode(_:)``, which turns them off, so that it may block on work it started.
+/// It holds work back only for the library's own steps: user code runs through
+/// ``UserCode/run(_:)``, which runs what is queued first and turns the holding back off
+/// while the user's closure runs, so that the closure may block on work it started.
 ///
-/// The class is confined to one thread (it lives in a thread-local slot), so it needs no lock.
+/// The class is confined to one thread (it lives in a ``ThreadLocal``), so it needs no lock.
 /// Its properties are `@exclusivity(unchecked)`: it runs once or more per promise, and the
 /// run-time exclusivity check would cost a thread-local look-up per access. No access
 /// overlaps another: work runs, and objects are released, only outside any array access.
 @usableFromInline
-final class Trampoline {
+final class Trampoline: PerThreadObject {
     /// The queued work, from `jobsHead` and `garbageHead` on (the earlier entries are done).
     /// The positions are properties, not locals of `drain()`, so that a drain nested inside
-    /// user code (see ``runUserCode(_:)``) goes on from where the outer one is.
+    /// user code (see ``UserCode/run(_:)``) goes on from where the outer one is.
     @exclusivity(unchecked) private var jobs: [Job] = []
     @exclusivity(unchecked) private var jobsHead = 0
     @exclusivity(unchecked) private var garbage: [AnyObject?] = []
     @exclusivity(unchecked) private var garbageHead = 0
     @exclusivity(unchecked) private var isDraining = false
-    /// The deferred promise jobs, from `promiseJobsHead` on (the earlier ones have run).
-    @exclusivity(unchecked) private var promiseJobs: [PromiseJob] = []
-    @exclusivity(unchecked) private var promiseJobsHead = 0
-    @exclusivity(unchecked) private var isRunningPromiseJob = false
 
     /// A closure as kept in an array: wrapped, because an array stores a bare closure in its
     /// most abstract form, and converting to and from that form costs a thunk (an
@@ -44,9 +32,10 @@ final class Trampoline {
         let run: () -> Void
     }
 
-    private struct PromiseJob {
-        let run: @Sendable () -> Void
-    }
+    private static let perThread = ThreadLocal<Trampoline>()
+
+    /// The calling thread's trampoline.
+    static var current: Trampoline { perThread.current }
 
     /// Runs `job` now, when this thread is draining nothing, and returns `true`; returns
     /// `false`, without running it, while a drain is under way (then ``schedule(_:)`` it).
@@ -92,128 +81,24 @@ final class Trampoline {
         if !trampoline.isDraining { trampoline.drain() }
     }
 
-    /// Runs `job`, a job of ``Dispatch/DispatchQueue/promises``, then the jobs for that
-    /// queue that it produced on this thread.
-    ///
-    /// A handler that settles the next link of a chain would otherwise hop through the
-    /// dispatch queue once per link; running the follow-up here, after the handler has
-    /// returned, keeps handlers asynchronous and ordered while a long chain runs as a loop.
-    private static func runPromiseJob(_ job: () -> Void) {
-        let trampoline = current
-        guard !trampoline.isRunningPromiseJob else {
-            job()
-            return
-        }
-        trampoline.isRunningPromiseJob = true
-        job()
-        trampoline.runDeferredPromiseJobs()
-        trampoline.isRunningPromiseJob = false
+    /// For ``UserCode/run(_:)``: runs what this thread has queued, so that nothing the user's
+    /// code waits for is held back, and lets work set off from then on run at once. Returns
+    /// whether a drain was under way, for ``endUserCode(wasDraining:)``.
+    func beginUserCode() -> Bool {
+        let wasDraining = isDraining
+        // Rare: user code run from the library's bookkeeping (a cancel handler, say).
+        if wasDraining { drain() }
+        return wasDraining
     }
 
-    /// Runs `job` as ``runPromiseJob(_:)`` does when `queue` is the promises' queue, and
-    /// as it is otherwise: how every job of a queue runs, whether the queue or a waiting
-    /// thread runs it (`JobQueue.runOne()`, and the jobs `JobQueue.asyncUnshared` sends as
-    /// they are).
-    @usableFromInline
-    static func runAsJob(of queue: DispatchQueue, _ job: () -> Void) {
-        guard queue === DispatchQueue.promises else { return job() }
-        runPromiseJob(job)
-    }
-
-    /// How many follow-up jobs one worker runs in a row (about a millisecond's worth)
-    /// before handing the rest back to the queue.
-    private static let deferredJobsPerTurn = 1024
-
-    /// Runs `body`, a closure a user handed to the library, under the one rule for user
-    /// code: it may block until promise work it started has run, as on any concurrent queue.
-    ///
-    /// Every closure that comes from outside the library runs through here: operator
-    /// handlers (through `Promise.derive`), `Promise { }` bodies, `retry`'s work and
-    /// condition, cancel handlers, the client's decode step. Such code may wait on a
-    /// semaphore or a `DispatchGroup` for a handler of a promise it started; so nothing
-    /// that handler needs may be kept for this thread until `body` returns:
-    /// - promise jobs deferred to this thread earlier go back to the queue, and those that
-    ///   `body` sets off are not deferred (other threads run them);
-    /// - bookkeeping queued on this thread's trampoline runs first, and what `body` sets off
-    ///   runs at once rather than after it.
-    ///
-    /// Once `body` returns, the library's own follow-up (settling the next link) is deferred
-    /// again. One thread-local look-up per call: on the path of every handler.
-    @usableFromInline
-    static func runUserCode<T>(_ body: () -> T) -> T {
-        let trampoline = current
-        let wasRunningPromiseJob = trampoline.isRunningPromiseJob
-        let wasDraining = trampoline.isDraining
-        // Both are rare: several handlers in one drain, user code run from bookkeeping.
-        if trampoline.promiseJobsHead < trampoline.promiseJobs.count { trampoline.handBackPromiseJobs() }
-        if wasDraining { trampoline.drain() }
-        trampoline.isRunningPromiseJob = false
-        defer {
-            trampoline.isRunningPromiseJob = wasRunningPromiseJob
-            trampoline.isDraining = wasDraining
-        }
-        return body()
-    }
-
-    /// Keeps `job` for the promise job running on this thread to run next; returns `false`
-    /// when this thread is not running one (or is running user code: ``runUserCode(_:)``).
-    static func deferPromiseJob(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let trampoline = current
-        guard trampoline.isRunningPromiseJob else { return false }
-        trampoline.promiseJobs.append(PromiseJob(run: job))
-        return true
-    }
-
-    /// Runs the promise jobs this thread has deferred (a thread about to block must not
-    /// sit on them).
-    @usableFromInline
-    static func runDeferredPromiseJobs() {
-        current.runDeferredPromiseJobs()
-    }
-
-    /// Runs the deferred jobs in order. The position is a property, not a local, because a
-    /// job may call this again (from `wait()`): the nested run goes on from where this one
-    /// is, and jobs deferred after it returns are still run here rather than dropped.
-    private func runDeferredPromiseJobs() {
-        var ran = 0
-        while promiseJobsHead < promiseJobs.count {
-            if ran == Self.deferredJobsPerTurn {
-                // A long chain must not keep this worker for seconds: the global queues'
-                // few threads serve the rest of the process too. The rest goes back to the
-                // queue, behind whatever else is waiting.
-                handBackPromiseJobs()
-                return
-            }
-            ran += 1
-            // Move the job out (no retain), so that what it holds is freed as soon as it
-            // has run rather than when the whole chain has.
-            var job = PromiseJob(run: {})
-            swap(&job, &promiseJobs[promiseJobsHead])
-            promiseJobsHead += 1
-            if promiseJobsHead == promiseJobs.count {
-                // A chain defers one job at a time: start over rather than grow the array
-                // to the chain's length.
-                promiseJobs.removeAll(keepingCapacity: true)
-                promiseJobsHead = 0
-            }
-            job.run()
-        }
-        // Keep a small buffer for the next burst, but give back what a big one grew.
-        if promiseJobs.capacity > 256 { promiseJobs = [] }
-    }
-
-    /// Sends the deferred promise jobs not yet run back to the promises' queue, where any
-    /// thread may take them, behind whatever else is waiting.
-    private func handBackPromiseJobs() {
-        let rest = promiseJobs[promiseJobsHead...].map(\.run)
-        // Keep a small buffer for the next burst, but give back what a big one grew.
-        promiseJobs.removeAll(keepingCapacity: promiseJobs.capacity <= 256)
-        promiseJobsHead = 0
-        for job in rest { JobQueue.promises.submit(job) }
+    /// For ``UserCode/run(_:)``: the user's code has returned; the drain that was under way
+    /// before it, if any, goes on holding nested work back.
+    func endUserCode(wasDraining: Bool) {
+        isDraining = wasDraining
     }
 
     /// Runs the queued work in order. A job may run user code that drains again (see
-    /// ``runUserCode(_:)``): the nested drain goes on from the same positions, and this one
+    /// ``UserCode/run(_:)``): the nested drain goes on from the same positions, and this one
     /// then finds the queue empty, or holding only what was queued since.
     private func drain() {
         isDraining = true
@@ -239,27 +124,4 @@ final class Trampoline {
         garbageHead = 0
         isDraining = false
     }
-
-    private static var current: Trampoline {
-        if let existing = pthread_getspecific(trampolineKey) {
-            return Unmanaged<Trampoline>.fromOpaque(existing).takeUnretainedValue()
-        }
-        let created = Trampoline()
-        pthread_setspecific(trampolineKey, Unmanaged.passRetained(created).toOpaque())
-        return created
-    }
 }
-
-/// The thread-local slot holding each thread's trampoline; its destructor frees the
-/// trampoline when the thread exits.
-private let trampolineKey: pthread_key_t = {
-    var key = pthread_key_t()
-    #if canImport(Darwin)
-    pthread_key_create(&key) { Unmanaged<Trampoline>.fromOpaque($0).release() }
-    #else
-    pthread_key_create(&key) { pointer in
-        if let pointer { Unmanaged<Trampoline>.fromOpaque(pointer).release() }
-    }
-    #endif
-    return key
-}()

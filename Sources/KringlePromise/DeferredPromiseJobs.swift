@@ -1,0 +1,125 @@
+import Dispatch
+
+/// The jobs for ``Dispatch/DispatchQueue/promises`` that a job of that queue set off, kept
+/// for the same thread to run once that job has returned.
+///
+/// A handler that settles the next link of a chain would otherwise hop through the dispatch
+/// queue once per link; running the follow-up here, after the handler has returned, keeps
+/// handlers asynchronous and ordered while a long chain runs as a loop on one worker. Only
+/// the library's own follow-up is kept: while user code runs (``UserCode/run(_:)``) nothing
+/// is, and what was kept goes back to the queue, so that the user's code may block on it.
+///
+/// The class is confined to one thread (it lives in a ``ThreadLocal``), so it needs no lock;
+/// `@exclusivity(unchecked)` for the reason given at ``Trampoline``.
+@usableFromInline
+final class DeferredPromiseJobs: PerThreadObject {
+    /// The kept jobs, from `head` on (the earlier ones have run). The position is a
+    /// property, not a local, because a job may run the kept jobs again (from `wait()`): the
+    /// nested run goes on from where the outer one is.
+    @exclusivity(unchecked) private var jobs: [Job] = []
+    @exclusivity(unchecked) private var head = 0
+    /// Whether this thread is running a job of the promises' queue (and not user code).
+    @exclusivity(unchecked) private var isRunningPromiseJob = false
+
+    /// Wrapped for the reason given at `Trampoline.Job`.
+    private struct Job {
+        let run: @Sendable () -> Void
+    }
+
+    private static let perThread = ThreadLocal<DeferredPromiseJobs>()
+
+    /// The calling thread's kept jobs.
+    static var current: DeferredPromiseJobs { perThread.current }
+
+    /// How many kept jobs one worker runs in a row (about a millisecond's worth) before
+    /// handing the rest back to the queue.
+    private static let jobsPerTurn = 1024
+
+    /// Runs `job` as a job of `queue`: for the promises' queue, with the jobs it sets off on
+    /// that queue kept and run here after it; for any other queue, as it is.
+    ///
+    /// How every job of a queue runs, whoever runs it: the queue itself, or a thread that
+    /// helps while it waits (`JobQueue.runOne()`, a `Claim`'s offer).
+    @usableFromInline
+    static func runAsJob(of queue: DispatchQueue, _ job: () -> Void) {
+        guard queue === DispatchQueue.promises else { return job() }
+        let deferred = current
+        guard !deferred.isRunningPromiseJob else { return job() }
+        deferred.isRunningPromiseJob = true
+        job()
+        deferred.runKeptJobs()
+        deferred.isRunningPromiseJob = false
+    }
+
+    /// Keeps `job`, a job for the promises' queue, for this thread to run once the promise
+    /// job it is running returns; `false` when it runs none (or is running user code), and
+    /// the caller must queue `job` itself.
+    static func keep(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let deferred = current
+        guard deferred.isRunningPromiseJob else { return false }
+        deferred.jobs.append(Job(run: job))
+        return true
+    }
+
+    /// Runs the jobs this thread has kept (a thread about to block must not sit on them).
+    @usableFromInline
+    static func runKeptJobs() {
+        current.runKeptJobs()
+    }
+
+    /// For ``UserCode/run(_:)``: sends the kept jobs back to the queue, where other threads
+    /// run them, and keeps none until ``endUserCode(wasRunningPromiseJob:)``. Returns whether
+    /// this thread was running a promise job.
+    func beginUserCode() -> Bool {
+        let wasRunningPromiseJob = isRunningPromiseJob
+        // Rare: several handlers in one drain.
+        if head < jobs.count { handBack() }
+        isRunningPromiseJob = false
+        return wasRunningPromiseJob
+    }
+
+    /// For ``UserCode/run(_:)``: the user's code has returned; the library's follow-up is
+    /// kept again if it was before.
+    func endUserCode(wasRunningPromiseJob: Bool) {
+        isRunningPromiseJob = wasRunningPromiseJob
+    }
+
+    /// Runs the kept jobs in order, jobs kept meanwhile included.
+    private func runKeptJobs() {
+        var ran = 0
+        while head < jobs.count {
+            if ran == Self.jobsPerTurn {
+                // A long chain must not keep this worker for seconds: the global queues'
+                // few threads serve the rest of the process too. The rest goes back to the
+                // queue, behind whatever else is waiting.
+                handBack()
+                return
+            }
+            ran += 1
+            // Move the job out (no retain), so that what it holds is freed as soon as it
+            // has run rather than when the whole chain has.
+            var job = Job(run: {})
+            swap(&job, &jobs[head])
+            head += 1
+            if head == jobs.count {
+                // A chain keeps one job at a time: start over rather than grow the array to
+                // the chain's length.
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            job.run()
+        }
+        // Keep a small buffer for the next burst, but give back what a big one grew.
+        if jobs.capacity > 256 { jobs = [] }
+    }
+
+    /// Sends the kept jobs not yet run back to the promises' queue, where any thread may
+    /// take them, behind whatever else is waiting.
+    private func handBack() {
+        let rest = jobs[head...].map(\.run)
+        // Keep a small buffer for the next burst, but give back what a big one grew.
+        jobs.removeAll(keepingCapacity: jobs.capacity <= 256)
+        head = 0
+        for job in rest { JobQueue.promises.submit(job) }
+    }
+}
