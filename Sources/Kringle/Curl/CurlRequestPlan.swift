@@ -20,6 +20,9 @@ struct CurlRequestPlan: Sendable {
     var requestURL: URL
     /// The absolute URL text handed to `CURLOPT_URL`.
     var url: String
+    /// Whether the URL's scheme is https: only then does the transfer speak TLS with the
+    /// server (the client follows redirects itself, so a transfer never leaves its URL).
+    var isHTTPS: Bool
     var method: Method
     /// Where the body comes from.
     enum Body: Sendable {
@@ -67,6 +70,7 @@ struct CurlRequestPlan: Sendable {
         }
         requestURL = url
         self.url = url.absoluteString
+        isHTTPS = scheme == "https"
         let methodName = request.httpMethod ?? "GET"
         if let streamedBody {
             (method, body) = Self.method(methodName, stream: streamedBody)

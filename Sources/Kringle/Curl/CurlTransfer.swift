@@ -97,7 +97,10 @@ final class CurlTransfer {
                 KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
         try configureConnection(configuration)
-        try configureTLS(configuration)
+        // The server's TLS options (CurlTransfer+TLS.swift) would do nothing for plain http.
+        if plan.isHTTPS {
+            try configureTLS(configuration)
+        }
     }
 
     /// What the promise settles with once curl reports `code` for this transfer.
@@ -266,7 +269,7 @@ final class CurlTransfer {
         try easy.set(KCURLOPT_HTTPHEADER, pointer: list.map { UnsafeRawPointer($0) })
     }
 
-    private func configureConnection(_ configuration: CurlTransport.Configuration) throws(CurlError) {
+    private func configureConnection(_ configuration: CurlTransport.Configuration) throws {
         switch configuration.proxy {
         case .environment:
             break  // curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
@@ -275,6 +278,7 @@ final class CurlTransfer {
         case .url(let proxy):
             try easy.set(KCURLOPT_PROXY, proxy)
         }
+        try configureProxyTLS(configuration)
         switch configuration.httpVersion {
         case .automatic:
             break
@@ -287,8 +291,35 @@ final class CurlTransfer {
         // HTTP/2 over TLS multiplexes every request to a host on one connection (RFC 9113
         // §5), but only once curl knows the connection speaks it: without waiting for that,
         // requests started together would each open a connection of their own.
-        if submission.plan.url.prefix(6).lowercased() == "https:" {
+        if submission.plan.isHTTPS {
             try easy.set(KCURLOPT_PIPEWAIT, true)
+        }
+    }
+
+    /// Checks an HTTPS proxy's certificate as the server's is checked: the
+    /// `CURLOPT_PROXY_*` options apply to whatever URL goes through such a proxy, plain http
+    /// included. They date from curl 7.52, so an older library that does not know them is no
+    /// reason to fail the request.
+    ///
+    /// - Throws: `KringleError.invalidRequest` when both a CA file and CA data are set, for
+    ///   any URL (the server's options in CurlTransfer+TLS.swift rely on this check).
+    private func configureProxyTLS(_ configuration: CurlTransport.Configuration) throws {
+        if !configuration.verifiesCertificates {
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYPEER, false)
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYHOST, 0)
+        }
+        switch (configuration.certificateAuthorityFile, configuration.certificateAuthorityPEM) {
+        case (nil, nil):
+            break
+        case (let file?, nil):
+            try? easy.set(KCURLOPT_PROXY_CAINFO, file)
+        case (nil, let pem?):
+            try? easy.set(KCURLOPT_PROXY_CAINFO_BLOB, blob: pem)
+        case (_?, _?):
+            // CURLOPT_CAINFO_BLOB overrides CURLOPT_CAINFO: one of them would be ignored.
+            throw KringleError.invalidRequest(
+                "CurlTransport.Configuration sets both certificateAuthorityFile and certificateAuthorityPEM; libcurl would use only the PEM data, so set one."
+            )
         }
     }
 }
