@@ -63,7 +63,10 @@ struct CurlRequestPlan: Sendable {
             throw .invalidRequest("The request has no URL.")
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .invalidRequest("CurlTransport sends only http and https URLs, not \(url.absoluteString).")
+            // The URL is the caller's, and may hold a password (ftp://user:pass@…): shown as
+            // the client's default redaction shows URLs in logs.
+            throw .invalidRequest(
+                "CurlTransport sends only http and https URLs, not \(Redaction.default.redacting(url)).")
         }
         guard request.httpBodyStream == nil else {
             throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
