@@ -20,6 +20,9 @@ struct CurlRequestPlan: Sendable {
     var requestURL: URL
     /// The absolute URL text handed to `CURLOPT_URL`.
     var url: String
+    /// Whether the URL's scheme is https: only then does the transfer speak TLS with the
+    /// server (the client follows redirects itself, so a transfer never leaves its URL).
+    var isHTTPS: Bool
     var method: Method
     /// Where the body comes from.
     enum Body: Sendable {
@@ -60,13 +63,17 @@ struct CurlRequestPlan: Sendable {
             throw .invalidRequest("The request has no URL.")
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .invalidRequest("CurlTransport sends only http and https URLs, not \(url.absoluteString).")
+            // The URL is the caller's, and may hold a password (ftp://user:pass@…): shown as
+            // the client's default redaction shows URLs in logs.
+            throw .invalidRequest(
+                "CurlTransport sends only http and https URLs, not \(Redaction.default.redacting(url)).")
         }
         guard request.httpBodyStream == nil else {
             throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
         }
         requestURL = url
         self.url = url.absoluteString
+        isHTTPS = scheme == "https"
         let methodName = request.httpMethod ?? "GET"
         if let streamedBody {
             (method, body) = Self.method(methodName, stream: streamedBody)

@@ -2,37 +2,27 @@ import CCurlShim
 import Foundation
 
 extension CurlTransfer {
-    /// Sets the TLS options of the transport's configuration: verification, trusted
-    /// authorities, pins, the client certificate and the lowest version.
+    /// Sets the server's TLS options of the transport's configuration, for an https URL:
+    /// verification, trusted authorities, pins, the client certificate and the lowest
+    /// version. An HTTPS proxy's options are set for every URL, with the connection's
+    /// (`configureProxyTLS` in CurlTransfer.swift, which also refuses a CA file and CA data
+    /// set together before this runs).
     ///
     /// - Throws: `KringleError.tls` with ``TLSFailure/unsupportedConfiguration`` when this
     ///   libcurl lacks an option the configuration needs (so that no request goes out less
-    ///   protected than configured); `KringleError.invalidRequest` when both a CA file and
-    ///   CA data are set; ``CurlError`` when curl refuses an option otherwise.
+    ///   protected than configured); ``CurlError`` when curl refuses an option otherwise.
     func configureTLS(_ configuration: CurlTransport.Configuration) throws {
         if !configuration.verifiesCertificates {
             try easy.set(KCURLOPT_SSL_VERIFYPEER, false)
             try easy.set(KCURLOPT_SSL_VERIFYHOST, 0)
-            // HTTPS proxies: these options date from curl 7.52, so an older library that
-            // does not know them is no reason to fail the request.
-            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYPEER, false)
-            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYHOST, 0)
-        }
-        if configuration.certificateAuthorityFile != nil, configuration.certificateAuthorityPEM != nil {
-            // CURLOPT_CAINFO_BLOB overrides CURLOPT_CAINFO: one of them would be ignored.
-            throw KringleError.invalidRequest(
-                "CurlTransport.Configuration sets both certificateAuthorityFile and certificateAuthorityPEM; libcurl would use only the PEM data, so set one."
-            )
         }
         if let file = configuration.certificateAuthorityFile {
             try easy.set(KCURLOPT_CAINFO, file)
-            try? easy.set(KCURLOPT_PROXY_CAINFO, file)
         }
         if let pem = configuration.certificateAuthorityPEM {
             try required("CURLOPT_CAINFO_BLOB", since: "7.77") { () throws(CurlError) in
                 try easy.set(KCURLOPT_CAINFO_BLOB, blob: pem)
             }
-            try? easy.set(KCURLOPT_PROXY_CAINFO_BLOB, blob: pem)
         }
         if !configuration.pinnedPublicKeys.isEmpty {
             // "sha256//<base64>;sha256//<base64>": any one of them may match.

@@ -85,19 +85,22 @@ final class CurlTransfer {
         try configureMethodAndBody(plan)
         try configureHeaders(plan.headerLines)
         let userdata = UnsafeRawPointer(Unmanaged.passUnretained(collector).toOpaque())
-        try easy.set(KCURLOPT_WRITEFUNCTION, callback: CurlCallbacks.body)
+        try easy.set(KCURLOPT_WRITEFUNCTION, callback: Callbacks.body)
         try easy.set(KCURLOPT_WRITEDATA, pointer: userdata)
-        try easy.set(KCURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header)
+        try easy.set(KCURLOPT_HEADERFUNCTION, callback: Callbacks.header)
         try easy.set(KCURLOPT_HEADERDATA, pointer: userdata)
         if let progress {
             progress.statusCode = { [easy] in easy.responseCode }
             try easy.set(KCURLOPT_NOPROGRESS, false)
-            try easy.set(KCURLOPT_XFERINFOFUNCTION, progress: CurlCallbacks.progress)
+            try easy.set(KCURLOPT_XFERINFOFUNCTION, progress: Callbacks.progress)
             try easy.set(
                 KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
         try configureConnection(configuration)
-        try configureTLS(configuration)
+        // The server's TLS options (CurlTransfer+TLS.swift) would do nothing for plain http.
+        if plan.isHTTPS {
+            try configureTLS(configuration)
+        }
     }
 
     /// What the promise settles with once curl reports `code` for this transfer.
@@ -242,9 +245,9 @@ final class CurlTransfer {
             try easy.set(KCURLOPT_POST, true)
             try easy.set(KCURLOPT_POSTFIELDSIZE_LARGE, offset: body.length)
             let userdata = UnsafeRawPointer(Unmanaged.passUnretained(upload).toOpaque())
-            try easy.set(KCURLOPT_READFUNCTION, callback: CurlCallbacks.read)
+            try easy.set(KCURLOPT_READFUNCTION, callback: Callbacks.read)
             try easy.set(KCURLOPT_READDATA, pointer: userdata)
-            try easy.set(KCURLOPT_SEEKFUNCTION, seek: CurlCallbacks.seek)
+            try easy.set(KCURLOPT_SEEKFUNCTION, seek: Callbacks.seek)
             try easy.set(KCURLOPT_SEEKDATA, pointer: userdata)
         case nil:
             break
@@ -266,7 +269,7 @@ final class CurlTransfer {
         try easy.set(KCURLOPT_HTTPHEADER, pointer: list.map { UnsafeRawPointer($0) })
     }
 
-    private func configureConnection(_ configuration: CurlTransport.Configuration) throws(CurlError) {
+    private func configureConnection(_ configuration: CurlTransport.Configuration) throws {
         switch configuration.proxy {
         case .environment:
             break  // curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
@@ -275,6 +278,7 @@ final class CurlTransfer {
         case .url(let proxy):
             try easy.set(KCURLOPT_PROXY, proxy)
         }
+        try configureProxyTLS(configuration)
         switch configuration.httpVersion {
         case .automatic:
             break
@@ -287,8 +291,92 @@ final class CurlTransfer {
         // HTTP/2 over TLS multiplexes every request to a host on one connection (RFC 9113
         // §5), but only once curl knows the connection speaks it: without waiting for that,
         // requests started together would each open a connection of their own.
-        if submission.plan.url.prefix(6).lowercased() == "https:" {
+        if submission.plan.isHTTPS {
             try easy.set(KCURLOPT_PIPEWAIT, true)
+        }
+    }
+
+    /// Checks an HTTPS proxy's certificate as the server's is checked: the
+    /// `CURLOPT_PROXY_*` options apply to whatever URL goes through such a proxy, plain http
+    /// included. They date from curl 7.52, so an older library that does not know them is no
+    /// reason to fail the request.
+    ///
+    /// - Throws: `KringleError.invalidRequest` when both a CA file and CA data are set, for
+    ///   any URL (the server's options in CurlTransfer+TLS.swift rely on this check).
+    private func configureProxyTLS(_ configuration: CurlTransport.Configuration) throws {
+        if !configuration.verifiesCertificates {
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYPEER, false)
+            try? easy.set(KCURLOPT_PROXY_SSL_VERIFYHOST, 0)
+        }
+        switch (configuration.certificateAuthorityFile, configuration.certificateAuthorityPEM) {
+        case (nil, nil):
+            break
+        case (let file?, nil):
+            try? easy.set(KCURLOPT_PROXY_CAINFO, file)
+        case (nil, let pem?):
+            try? easy.set(KCURLOPT_PROXY_CAINFO_BLOB, blob: pem)
+        case (_?, _?):
+            // CURLOPT_CAINFO_BLOB overrides CURLOPT_CAINFO: one of them would be ignored.
+            throw KringleError.invalidRequest(
+                "CurlTransport.Configuration sets both certificateAuthorityFile and certificateAuthorityPEM; libcurl would use only the PEM data, so set one."
+            )
+        }
+    }
+}
+
+// MARK: - Callbacks
+
+extension CurlTransfer {
+    /// The C functions curl calls back into. Each receives the object it works for as an
+    /// unretained `Unmanaged` pointer (`CURLOPT_WRITEDATA`, `CURLOPT_HEADERDATA`,
+    /// `CURLOPT_READDATA`…); the transfer keeps those objects alive for as long as the easy
+    /// handle points at them.
+    enum Callbacks {
+        /// `CURLOPT_WRITEFUNCTION`: body bytes, for the ``ResponseCollector``. Returning fewer
+        /// bytes than given aborts the transfer, which is what a failed file write must do;
+        /// `CURL_WRITEFUNC_PAUSE` keeps the bytes in curl and pauses the transfer until
+        /// `curl_easy_pause` resumes it, which is how a slow reader holds the network back.
+        static let body: kcurl_data_callback = { buffer, size, count, userdata in
+            let length = size * count
+            guard let userdata, let buffer, length > 0 else { return length }
+            let collector = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
+            switch collector.receive(body: UnsafeRawBufferPointer(start: buffer, count: length)) {
+            case .taken: return length
+            case .stop: return 0
+            case .pause: return Int(KCURL_WRITEFUNC_PAUSE)
+            }
+        }
+
+        /// `CURLOPT_READFUNCTION`: the next bytes of a streamed body, from the ``UploadSource``.
+        static let read: kcurl_data_callback = { buffer, size, count, userdata in
+            guard let userdata, let buffer else { return Int(KCURL_READFUNC_ABORT) }
+            let source = Unmanaged<UploadSource>.fromOpaque(userdata).takeUnretainedValue()
+            return source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+        }
+
+        /// `CURLOPT_SEEKFUNCTION`: rewinds the ``UploadSource`` to send the body again.
+        static let seek: kcurl_seek_callback = { userdata, offset, origin in
+            guard let userdata else { return Int32(KCURL_SEEKFUNC_FAIL) }
+            return Unmanaged<UploadSource>.fromOpaque(userdata).takeUnretainedValue().seek(to: offset, origin: origin)
+        }
+
+        /// `CURLOPT_XFERINFOFUNCTION`: byte counts, for the ``ProgressRelay``. Returns 0, "go on".
+        static let progress: kcurl_xferinfo_callback = { userdata, downloadTotal, downloadNow, _, uploadNow in
+            guard let userdata else { return 0 }
+            let relay = Unmanaged<ProgressRelay>.fromOpaque(userdata).takeUnretainedValue()
+            relay.update(sent: uploadNow, received: downloadNow, expectedToReceive: downloadTotal)
+            return 0
+        }
+
+        /// `CURLOPT_HEADERFUNCTION`: one complete header line at a time, CRLF included, for the
+        /// ``ResponseCollector``. Returning 0 aborts the transfer, which a malformed status line
+        /// must do.
+        static let header: kcurl_data_callback = { buffer, size, count, userdata in
+            let length = size * count
+            guard let userdata, let buffer else { return length }
+            let collector = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
+            let line = CurlHeaderLine(bytes: UnsafeRawBufferPointer(start: buffer, count: length))
+            return collector.receive(line) ? length : 0
         }
     }
 }

@@ -1,7 +1,9 @@
 import CCurlShim
 import Foundation
 
-/// One curl easy handle and its error buffer, reused from transfer to transfer.
+/// One curl easy handle and its error buffer, reused from transfer to transfer: the options
+/// set on it, and what curl reports of the transfer it ran (`curl_easy_getinfo`, the
+/// ``TransferMetrics`` below).
 ///
 /// Confined to the driving thread. Between transfers the handle is `curl_easy_reset`, which
 /// clears every option (so nothing sticks from the previous request, and no option points at
@@ -86,16 +88,12 @@ final class EasyHandle {
 
     /// `CURLINFO_RESPONSE_CODE`; 0 when no response arrived.
     var responseCode: Int {
-        var code = 0
-        guard kcurl_easy_getinfo_long(pointer, KCURLINFO_RESPONSE_CODE, &code) == KCURLE_OK else { return 0 }
-        return code
+        longInfo(KCURLINFO_RESPONSE_CODE) ?? 0
     }
 
     /// `CURLINFO_REQUEST_SIZE`: bytes of request heads sent; 0 until a request went out.
     var requestHeadBytes: Int {
-        var size = 0
-        guard kcurl_easy_getinfo_long(pointer, KCURLINFO_REQUEST_SIZE, &size) == KCURLE_OK else { return 0 }
-        return size
+        longInfo(KCURLINFO_REQUEST_SIZE) ?? 0
     }
 
     /// `CURLINFO_SIZE_UPLOAD_T`: body bytes sent.
@@ -115,10 +113,18 @@ final class EasyHandle {
 
     /// `CURLINFO_EFFECTIVE_URL`: the URL curl last used.
     var effectiveURL: String? {
+        stringInfo(KCURLINFO_EFFECTIVE_URL)
+    }
+
+    private func longInfo(_ info: kcurl_info) -> Int? {
+        var value = 0
+        guard kcurl_easy_getinfo_long(pointer, info, &value) == KCURLE_OK else { return nil }
+        return value
+    }
+
+    private func stringInfo(_ info: kcurl_info) -> String? {
         var text: UnsafePointer<CChar>?
-        guard kcurl_easy_getinfo_string(pointer, KCURLINFO_EFFECTIVE_URL, &text) == KCURLE_OK, let text else {
-            return nil
-        }
+        guard kcurl_easy_getinfo_string(pointer, info, &text) == KCURLE_OK, let text else { return nil }
         return String(cString: text)
     }
 
@@ -132,5 +138,61 @@ final class EasyHandle {
         guard code != KCURLE_OK else { return }
         let reason = String(cString: kcurl_easy_strerror(code))
         throw CurlError(code: Int(code), message: "setting curl option \(option.rawValue) failed: \(reason)")
+    }
+}
+
+// MARK: - Metrics
+
+extension EasyHandle {
+    /// What curl measured of the finished transfer (`curl_easy_getinfo`), ending now.
+    ///
+    /// curl's times are microseconds from the transfer's start; on a reused connection the
+    /// lookup and connect times read zero, and so do the TLS times of plain `http`: those
+    /// moments did not happen, and are `nil`.
+    func metrics(decodedBodyBytes: Int64) -> TransferMetrics {
+        let total = seconds(KCURLINFO_TOTAL_TIME_T) ?? 0
+        let reused = longInfo(KCURLINFO_NUM_CONNECTS).map { $0 == 0 }
+        let happened = { (time: TimeInterval?) in reused == true ? nil : time.flatMap { $0 > 0 ? $0 : nil } }
+        let headBytes = longInfo(KCURLINFO_REQUEST_SIZE).map(Int64.init)
+        let responseHeadBytes = longInfo(KCURLINFO_HEADER_SIZE).map(Int64.init)
+        return TransferMetrics(
+            start: Date(timeIntervalSinceNow: -total),
+            total: total,
+            domainLookup: happened(seconds(KCURLINFO_NAMELOOKUP_TIME_T)),
+            connect: happened(seconds(KCURLINFO_CONNECT_TIME_T)),
+            secureConnect: happened(seconds(KCURLINFO_APPCONNECT_TIME_T)),
+            requestSent: seconds(KCURLINFO_PRETRANSFER_TIME_T),
+            firstResponseByte: seconds(KCURLINFO_STARTTRANSFER_TIME_T).flatMap { $0 > 0 ? $0 : nil },
+            requestBytes: headBytes.map { $0 + max(0, uploadedBytes) },
+            responseBytes: responseHeadBytes.map { $0 + max(0, downloadedBytes) },
+            decodedBodyBytes: decodedBodyBytes,
+            httpVersion: longInfo(KCURLINFO_HTTP_VERSION).flatMap(Self.httpVersion),
+            remoteAddress: primaryAddress,
+            remotePort: longInfo(KCURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil },
+            reusedConnection: reused
+        )
+    }
+
+    /// `CURL_HTTP_VERSION_*` as libcurl reports the version used.
+    private static func httpVersion(_ code: Int) -> HTTPVersion? {
+        switch code {
+        case 1: .http1_0
+        case 2: .http1_1
+        case 3: .http2
+        case 30: .http3
+        default: nil
+        }
+    }
+
+    private var primaryAddress: String? {
+        stringInfo(KCURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private func seconds(_ info: kcurl_info) -> TimeInterval? {
+        var microseconds: Int64 = 0
+        guard kcurl_easy_getinfo_off_t(pointer, info, &microseconds) == KCURLE_OK, microseconds >= 0 else {
+            return nil
+        }
+        return TimeInterval(microseconds) / 1e6
     }
 }

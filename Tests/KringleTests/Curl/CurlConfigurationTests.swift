@@ -25,6 +25,25 @@ import Testing
         #expect(server.statistics.connectionsAccepted == 1)
     }
 
+    /// The CA file and CA data also reach an HTTPS proxy, for plain http URLs too, so the
+    /// two together are refused whatever the URL's scheme (CurlTLSTests covers https).
+    @Test func fileAndPEMDataTogetherAreRefusedForPlainHTTPToo() async throws {
+        let server = try LoopbackServer { _ in .text("sent anyway") }
+        defer { server.shutdown() }
+        let transport = CurlTransport(
+            configuration: .init(
+                certificateAuthorityFile: "/nonexistent/ca.pem", certificateAuthorityPEM: Data("x".utf8)))
+
+        let outcome = await transport.send(makeRequest(server.url("/"))).outcome()
+
+        guard case .failure(KringleError.invalidRequest(let reason)) = outcome else {
+            Issue.record("expected invalidRequest, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("certificateAuthorityFile") && reason.contains("certificateAuthorityPEM"))
+        #expect(server.statistics.connectionsAccepted == 0)
+    }
+
     @Test func proxyReceivesTheAbsoluteURL() async throws {
         let targets = Recorder<String>()
         let proxy = try LoopbackServer { request in

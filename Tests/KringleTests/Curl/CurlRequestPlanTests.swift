@@ -84,6 +84,18 @@ import KringleTestSupport
         #expect(plan.url == "http://example.test/a?b=c")
     }
 
+    /// The refusal quotes the URL as a log would show it: no password.
+    @Test func aNonHTTPURLIsRefusedWithoutItsPassword() throws {
+        let url = try #require(URL(string: "ftp://user:hunter2@files.example.test/report.csv"))
+
+        #expect {
+            try CurlRequestPlan(URLRequest(url: url), defaultTimeout: 60)
+        } throws: { error in
+            guard case KringleError.invalidRequest(let reason) = error else { return false }
+            return reason.contains("ftp://") && reason.contains("files.example.test") && !reason.contains("hunter2")
+        }
+    }
+
     @Test func bodyStreamIsRejected() {
         var request = URLRequest(url: Self.url)
         request.httpMethod = "POST"
