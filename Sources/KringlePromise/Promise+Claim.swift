@@ -59,7 +59,6 @@ final class Claim: @unchecked Sendable {
     }
 
     /// Takes `offer` and wakes the consumer, unless the claim is closed.
-    @usableFromInline
     func offer(_ offer: Offer) -> Bool {
         let taken = lock.withLock { _ in
             guard case .open = state else { return false }

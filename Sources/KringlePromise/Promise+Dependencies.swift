@@ -60,7 +60,6 @@ extension Promise: PromiseNode {
     }
 
     /// The promises this one waits for that still exist. Called with the lock held.
-    @usableFromInline
     var dependencyNodes: [any PromiseNode] {
         var nodes: [any PromiseNode] = []
         if let node = dependency as? any PromiseNode { nodes.append(node) }

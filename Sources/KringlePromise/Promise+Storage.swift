@@ -51,7 +51,7 @@ extension Promise {
         /// Kept here rather than in the overflow, at a word in every promise: a consumer
         /// blocked in `wait()` or awaiting `value` claims every promise it waits for, and an
         /// overflow costs an allocation and a look-up of its generic metadata.
-        @usableFromInline var claim: Claim?
+        var claim: Claim?
         /// The cancel handler registered first; any others are in `overflow`. Kept here for
         /// the same reason as `claim`: a transport registers one on the promise of every
         /// request it sends. (One word: `CancelHandler` is a class.)
