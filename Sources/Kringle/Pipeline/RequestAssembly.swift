@@ -53,19 +53,14 @@ enum RequestAssembly {
             // Joined only when there is something to join: that makes a new array.
             queryItems: defaultItems.isEmpty ? endpoint.queryItems : defaultItems + endpoint.queryItems
         )
-        var request = URLRequest(url: url)
-        // GET is URLRequest's own default; every change to a URLRequest costs.
-        if method != .get { request.httpMethod = method.rawValue }
-        // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
-        // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
-        request.timeoutInterval = client.configuration.transportTimeout
+        var data: Data?
         var fields = try client.defaultFields.fields.get()
         var streamed: StreamedBody?
         // Compared before it is unwrapped: unwrapping copies it (see `NetworkClient.assemble`).
         if body != nil, let body {
             let encoded = try body.encoded(with: client.configuration.encoder)
             switch encoded.body {
-            case .data(let data): request.httpBody = data
+            case .data(let encodedData): data = encodedData
             case .streamed(let body):
                 streamed = body
                 try fields.set(String(body.length), for: "Content-Length")
@@ -79,7 +74,8 @@ enum RequestAssembly {
             try fields.set(value, for: name)
         }
         return Built(
-            request: try ValidatedRequest(assembling: request, method: method, fields: fields),
+            request: try ValidatedRequest(
+                url: url, method: method, timeout: client.configuration.transportTimeout, body: data, fields: fields),
             streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy)
     }
 

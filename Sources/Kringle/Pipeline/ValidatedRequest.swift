@@ -36,14 +36,22 @@ public struct ValidatedRequest: Sendable {
     }
 
     /// A request assembled from fields that were each checked as they were set: only the
-    /// method is left to check.
-    init(assembling request: URLRequest, method: HTTPMethod, fields: CheckedFields) throws {
-        // GET is URLRequest's own default, and a token.
-        if method != .get { try RequestValidation.validateMethod(method.rawValue) }
-        var request = request
+    /// method is left to check. Made here from its parts, so that no field can come along
+    /// unchecked.
+    init(url: URL, method: HTTPMethod, timeout: TimeInterval, body: Data?, fields: CheckedFields) throws {
+        var request = URLRequest(url: url)
+        // GET is URLRequest's own default, and a token; every change to a URLRequest costs.
+        if method != .get {
+            try RequestValidation.validateMethod(method.rawValue)
+            request.httpMethod = method.rawValue
+        }
+        // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
+        // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
+        request.timeoutInterval = timeout
+        if let body { request.httpBody = body }
         // One assignment: on Linux each `setValue` checks the value again, capitalises the
         // name and searches the fields so far.
-        request.allHTTPHeaderFields = fields.isEmpty ? nil : fields.dictionary
+        if !fields.isEmpty { request.allHTTPHeaderFields = fields.dictionary }
         urlRequest = request
     }
 

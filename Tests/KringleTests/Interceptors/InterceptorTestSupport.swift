@@ -187,3 +187,16 @@ func interceptedClient(
     configuration.logger = logger
     return NetworkClient(configuration: configuration, transport: transport)
 }
+
+extension KringleLogEvent {
+    /// The event's kind, with the status where it has one, for tests that list what was logged.
+    var kind: String {
+        switch self {
+        case .requestSent: return "sent"
+        case .responseReceived(_, _, let status, _, _, _, _): return "received \(status)"
+        case .cacheAnswered(_, _, let status, let cacheStatus): return "cache \(cacheStatus) \(status)"
+        case .retry: return "retry"
+        case .failure: return "failure"
+        }
+    }
+}
