@@ -36,19 +36,9 @@ case "stream-child":
 case "cookies":
     runCookieJarBenchmarks()
 case "soak":
-    do {
-        exit(try runSoak(Array(CommandLine.arguments.dropFirst(2))))
-    } catch let usage as SoakOptions.Usage {
-        print(usage)
-        exit(2)
-    }
+    try exitWithStatus(of: runSoak, usage: SoakOptions.Usage.self)
 case "speed-guard":
-    do {
-        exit(try runSpeedGuard(Array(CommandLine.arguments.dropFirst(2))))
-    } catch let usage as SpeedGuard.Usage {
-        print(usage)
-        exit(2)
-    }
+    try exitWithStatus(of: runSpeedGuard, usage: SpeedGuard.Usage.self)
 case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
@@ -63,4 +53,17 @@ case "all":
 default:
     print(usage)
     exit(2)
+}
+
+/// Runs a subcommand that decides the process's exit status with the rest of the command line,
+/// and exits with it; its usage error is printed and exits with 2.
+func exitWithStatus<Usage: Error & CustomStringConvertible>(
+    of run: ([String]) throws -> Int32, usage: Usage.Type
+) throws -> Never {
+    do {
+        exit(try run(Array(CommandLine.arguments.dropFirst(2))))
+    } catch let usage as Usage {
+        print(usage)
+        exit(2)
+    }
 }
