@@ -176,3 +176,105 @@ extension NetworkClient {
         }
     }
 }
+
+// The hop's call to the transport (stage 3 of RequestPipeline.swift), within the attempt's
+// deadline and the client's response limits.
+
+extension NetworkClient {
+    /// The transport's exchange, logged when there is a logger: the request as sent, and
+    /// the response with the time it took.
+    func loggedExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard isLogging else { return exchange(request, options: options) }
+        logSent(request.urlRequest)
+        let start = configuration.clock.uptimeNanoseconds
+        return exchange(request, options: options).mapResultInline { result in
+            if case .success(let response) = result {
+                self.logReceived(response, for: request.urlRequest, since: start)
+            }
+            return try result.get()
+        }
+    }
+
+    /// The transport's exchange for one hop, within the client's timeout: what is left of
+    /// the attempt's for a buffered request, the longest time without progress for a
+    /// transfer.
+    private func exchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        let limits = configuration.responseLimits
+        guard options.isStreaming else {
+            var timeLeft: TimeInterval?
+            if let deadline = options.deadline {
+                let now = configuration.clock.uptimeNanoseconds
+                // A redirect that came as the time ran out goes no further.
+                guard deadline > now else { return Promise(error: KringleError.timedOut) }
+                timeLeft = TimeInterval(deadline - now) / 1e9
+            }
+            guard let sending = clientSendingTransport else {
+                return transport.send(request).timeout(within: timeLeft, clock: configuration.clock)
+                    .mapResultInline { result in try Self.checked(result.get(), against: limits) }
+            }
+            // The transport keeps the time itself (the whole of it, a wait for a connection
+            // included) when it can and the clock is the real one.
+            if sending.enforcesTimeLimits, configuration.clock.measuresRealTime, let timeLeft {
+                return sending.send(request, timeLimit: timeLeft, limits: limits)
+            }
+            return sending.send(request, timeLimit: nil, limits: limits)
+                .timeout(within: timeLeft, clock: configuration.clock)
+        }
+        let responseBodyHandle: FileHandle?
+        do {
+            responseBodyHandle = try options.responseBodyFile?.handleForTransfer()
+        } catch {
+            return Promise(error: error)
+        }
+        let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
+        let progress = options.progress
+        let channel = options.bodyChannels?.make()
+        let transfer = TransferRequest(
+            request: request,
+            body: options.body,
+            responseBodyFile: options.responseBodyFile?.url,
+            responseBodyHandle: responseBodyHandle,
+            limits: limits,
+            responseBodyChannel: channel
+        ) { report in
+            watchdog.touch()
+            progress?.update(report, acceptable: self.configuration.acceptableStatusCodes)
+        }
+        // For a streamed body, the watchdog times the head alone: the transfer's promise
+        // settles with it.
+        let transferred = watchdog.guarding(transport.transfer(transfer))
+        if let channel {
+            transferred.onCancel { channel.cancel() }
+            return transferred.mapResultInline { result in
+                var response = try result.get()
+                response.bodyChannel = channel
+                return response
+            }
+        }
+        guard clientSendingTransport == nil else { return transferred }
+        let file = options.responseBodyFile
+        return transferred.mapResultInline { result in try Self.checked(result.get(), against: limits, file: file) }
+    }
+
+    /// A response from a transport that does not hold bodies within the limits itself,
+    /// checked once it has arrived (its memory is spent by then, but the caller still gets
+    /// the error the limit promises).
+    private static func checked(
+        _ response: HTTPResponse, against limits: ResponseLimits, file: DownloadTemporaryFile? = nil
+    ) throws -> HTTPResponse {
+        let decoded = file?.size ?? Int64(response.body.count)
+        if let crossed = limits.crossed(decoded: decoded, toFile: file != nil, received: { nil }) {
+            throw KringleError.responseTooLarge(response.url, limit: crossed)
+        }
+        return response
+    }
+}
+
+extension Promise {
+    /// This promise, rejected with `PromiseError.timedOut` unless it settles within
+    /// `seconds`; this promise itself when there is no limit (`nil`).
+    fileprivate func timeout(within seconds: TimeInterval?, clock: any KringleClock) -> Promise<Value> {
+        guard let seconds else { return self }
+        return timeout(seconds, clock: clock)
+    }
+}
