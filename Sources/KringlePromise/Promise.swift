@@ -3,11 +3,11 @@
 // Follow `promise.done { … }` from `promise.fulfill(value)` to the handler. Everything named
 // here without a file is in this file; each step is one function.
 //
-// 1. Registering: `done` (Promise+Done.swift), like every operator, calls `derive`
-//    (Promise+Then.swift), which calls `observe(on:_:)` with a handler that will run your
-//    closure through `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done`
-//    returned. `observe` appends an `Observer` (queue and handler) to the promise's `state`
-//    under its lock; on a promise already settled, it starts that queue's drain (step 3).
+// 1. Registering: `done`, like every operator, calls `derive` (both in Promise+Then.swift),
+//    which calls `observe(on:_:)` with a handler that will run your closure through
+//    `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done` returned.
+//    `observe` appends an `Observer` (queue and handler) to the promise's `state` under its
+//    lock; on a promise already settled, it starts that queue's drain (step 3).
 //
 // 2. Settling: `fulfill`, `reject` and `resolve` (Promise+Create.swift), `cancel()`, an
 //    adoption and every operator's handler end in `settle(_:as:)`, the one place a promise
