@@ -9,11 +9,12 @@
 //    `observe` appends an `Observer` (queue and handler) to the promise's `state` under its
 //    lock; on a promise already settled, it starts that queue's drain (step 3).
 //
-// 2. Settling: `fulfill`, `reject` and `resolve` (Promise+Create.swift), `cancel()`, an
-//    adoption and every operator's handler end in `settle(_:as:)`, the one place a promise
-//    settles. Under the lock it stores the outcome, moves `phase` out of `.pending` and takes
-//    the wake-ups out of `state` (`State.takeWakeUps()`, Promise+Storage.swift): one drain
-//    per queue that has handlers, the library's inline observers, the cancel handlers.
+// 2. Settling: `fulfill`, `reject` and `resolve`, `cancel()` and an adoption (both in
+//    Promise+Cancel.swift) and every operator's handler end in `settle(_:as:)`, the one place
+//    a promise settles. Under the lock it stores the outcome, moves `phase` out of `.pending`
+//    and takes the wake-ups out of `state` (`State.takeWakeUps()`, Promise+Storage.swift):
+//    one drain per queue that has handlers, the library's inline observers, the cancel
+//    handlers.
 //    After the lock, in registration order, it starts each drain (step 3) and runs each
 //    inline observer (step 5); on a cancellation it then runs the cancel handlers as user
 //    code. So `fulfill` never runs your closure itself: it only sends a job to its queue.
@@ -378,6 +379,86 @@ public final class Promise<Value: Sendable>:
                 observer.handler(result)
             }
         }
+    }
+}
+
+// MARK: - Making a promise, and settling it by hand (step 2 of the walk)
+
+extension Promise {
+    /// Creates a pending promise that you settle later with ``fulfill(_:)`` or ``reject(_:)``.
+    ///
+    /// ```swift
+    /// let promise = Promise<String>.pending()
+    /// DispatchQueue.global().async { promise.fulfill("done") }
+    /// ```
+    @inlinable
+    public static func pending() -> Promise<Value> {
+        Promise()
+    }
+
+    /// Creates a promise that is already fulfilled with `value`.
+    @inlinable
+    public convenience init(_ value: Value) {
+        self.init(settled: .success(value))
+    }
+
+    /// Creates a promise that is already rejected with `error`.
+    @inlinable
+    public convenience init(error: any Error) {
+        self.init(settled: .failure(error))
+    }
+
+    /// Creates a promise whose `body` runs asynchronously on `queue` and settles it.
+    ///
+    /// A throw from `body` rejects the promise. Only the first call of `fulfill` or `reject`
+    /// counts. `body` may block until promise work it started has run, as on any concurrent
+    /// queue.
+    ///
+    /// ```swift
+    /// let promise = Promise<Int> { fulfill, reject in
+    ///     fulfill(computeAnswer())
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - body: Receives the two functions that settle the promise.
+    @inlinable
+    public convenience init(
+        on queue: DispatchQueue = .promises,
+        _ body:
+            @escaping @Sendable (
+                _ fulfill: @escaping @Sendable (Value) -> Void,
+                _ reject: @escaping @Sendable (any Error) -> Void
+            ) throws -> Void
+    ) {
+        self.init()
+        queue.sendPromiseJob {
+            UserCode.run {
+                do {
+                    try body({ self.fulfill($0) }, { self.reject($0) })
+                } catch {
+                    self.reject(error)
+                }
+            }
+        }
+    }
+
+    /// Fulfils a pending promise with `value`; does nothing if it has settled already.
+    @inlinable
+    public func fulfill(_ value: Value) {
+        settle(.success(value))
+    }
+
+    /// Rejects a pending promise with `error`; does nothing if it has settled already.
+    @inlinable
+    public func reject(_ error: any Error) {
+        settle(.failure(error))
+    }
+
+    /// Settles a pending promise with `result`; does nothing if it has settled already.
+    @inlinable
+    public func resolve(_ result: Result<Value, any Error>) {
+        settle(result)
     }
 }
 
