@@ -47,3 +47,126 @@ extension Promise {
         if runNow { UserCode.run(handler) }
     }
 }
+
+// MARK: - Dependencies: the way upstream
+
+// Cancellation travels upstream along these: each pending promise records the promises it
+// waits for (the one it was derived from, the inputs of `all`, the promise it adopts), and
+// `cancel()` walks them. Adoption checks them for cycles too.
+
+/// A promise seen without its value type: what cancellation and cycle detection walk.
+@usableFromInline
+protocol PromiseNode: AnyObject, Sendable {
+    /// Cancels this promise if it is pending and returns the promises it was waiting for.
+    func cancelAndCollectDependencies() -> [any PromiseNode]
+    /// The still-pending promises this pending promise waits for.
+    var pendingDependencies: [any PromiseNode] { get }
+}
+
+/// A weak reference to a promise this one waits for (see `Promise.dependency`).
+@usableFromInline
+struct WeakNode: Sendable {
+    @usableFromInline weak var node: (any PromiseNode)?
+
+    @inlinable
+    init(_ node: (any PromiseNode)?) {
+        self.node = node
+    }
+}
+
+extension Promise: PromiseNode {
+    /// A pending promise to be settled by a handler of this one: it depends on this promise
+    /// only while this one is pending.
+    ///
+    /// A settled promise ignores cancellation and is never part of an adoption cycle, so a
+    /// promise derived from one needs no dependency, and skipping it spares the weak
+    /// reference (a side-table allocation on this promise).
+    @inlinable
+    func makeDependent<Next>() -> Promise<Next> {
+        Promise<Next>(dependingOn: phase.load(ordering: .acquiring) == .pending ? self : nil)
+    }
+
+    /// A pending promise that waits for all of `upstream`.
+    @inlinable
+    convenience init(dependingOn upstream: [any PromiseNode]) {
+        self.init(dependingOn: upstream.first)
+        if upstream.count > 1 {
+            state.extra().dependencies = upstream.dropFirst().map(WeakNode.init)
+        }
+    }
+
+    /// Records that this pending promise now also waits for `node`.
+    @inlinable
+    func addDependency(_ node: any PromiseNode) {
+        lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return }
+            if dependency == nil {
+                dependency = node
+            } else {
+                state.extra().dependencies.append(WeakNode(node))
+            }
+        }
+    }
+
+    @usableFromInline
+    var pendingDependencies: [any PromiseNode] {
+        lock.withLock { _ in phase.load(ordering: .relaxed) == .pending ? dependencyNodes : [] }
+    }
+
+    /// The promises this one waits for that still exist. Called with the lock held.
+    var dependencyNodes: [any PromiseNode] {
+        var nodes: [any PromiseNode] = []
+        if let node = dependency as? any PromiseNode { nodes.append(node) }
+        if let overflow = state.overflow { nodes += overflow.dependencies.compactMap(\.node) }
+        return nodes
+    }
+
+    @usableFromInline
+    func cancelAndCollectDependencies() -> [any PromiseNode] {
+        guard settle(.failure(PromiseError.cancelled), as: .cancelled) else { return [] }
+        // Read after the settlement, which froze them: `addDependency` adds one only while
+        // the promise is pending, so a dependency added during the cancellation is either
+        // here or sees the cancellation itself (`adopt` checks `isCancelled` after adding).
+        return lock.withLock { _ in dependencyNodes }
+    }
+
+    /// Whether `target` is this promise or one it waits for, through pending promises.
+    ///
+    /// The walk is bounded so that a very long pending chain costs little; a cycle further
+    /// away than the bound is not seen.
+    @inlinable
+    func waits(for target: AnyObject) -> Bool {
+        var frontier: [any PromiseNode] = [self]
+        var visited = 0
+        while let node = frontier.popLast(), visited < 10_000 {
+            if node === target { return true }
+            visited += 1
+            frontier.append(contentsOf: node.pendingDependencies)
+        }
+        return false
+    }
+
+    /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
+    /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise.
+    ///
+    /// - Parameter checkingForCycles: `false` skips the walk up `inner`'s pending
+    ///   dependencies, for the library's own plumbing, whose promises never wait for their
+    ///   own results.
+    @inlinable
+    func adopt(_ inner: Promise<Value>, checkingForCycles: Bool = true) {
+        // A settled promise waits for nothing and cannot be cancelled: take its outcome.
+        if let result = inner.settledResult {
+            settle(result)
+            return
+        }
+        if checkingForCycles, inner.waits(for: self) {
+            settle(.failure(PromiseError.adoptionCycle))
+            return
+        }
+        addDependency(inner)
+        inner.observeInline { result in self.settle(result) }
+        // Cancelled while the handler that produced `inner` was still running: the
+        // dependency above came too late to carry the cancellation, so pass it on now.
+        if isCancelled { inner.cancel() }
+    }
+}

@@ -3,17 +3,18 @@
 // Follow `promise.done { … }` from `promise.fulfill(value)` to the handler. Everything named
 // here without a file is in this file; each step is one function.
 //
-// 1. Registering: `done` (Promise+Done.swift), like every operator, calls `derive`
-//    (Promise+Then.swift), which calls `observe(on:_:)` with a handler that will run your
-//    closure through `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done`
-//    returned. `observe` appends an `Observer` (queue and handler) to the promise's `state`
-//    under its lock; on a promise already settled, it starts that queue's drain (step 3).
+// 1. Registering: `done`, like every operator, calls `derive` (both in Promise+Then.swift),
+//    which calls `observe(on:_:)` with a handler that will run your closure through
+//    `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done` returned.
+//    `observe` appends an `Observer` (queue and handler) to the promise's `state` under its
+//    lock; on a promise already settled, it starts that queue's drain (step 3).
 //
-// 2. Settling: `fulfill`, `reject` and `resolve` (Promise+Create.swift), `cancel()`, an
-//    adoption and every operator's handler end in `settle(_:as:)`, the one place a promise
-//    settles. Under the lock it stores the outcome, moves `phase` out of `.pending` and takes
-//    the wake-ups out of `state` (`State.takeWakeUps()`, Promise+Storage.swift): one drain
-//    per queue that has handlers, the library's inline observers, the cancel handlers.
+// 2. Settling: `fulfill`, `reject` and `resolve`, `cancel()` and an adoption (both in
+//    Promise+Cancel.swift) and every operator's handler end in `settle(_:as:)`, the one place
+//    a promise settles. Under the lock it stores the outcome, moves `phase` out of `.pending`
+//    and takes the wake-ups out of `state` (`State.takeWakeUps()`, Promise+Storage.swift):
+//    one drain per queue that has handlers, the library's inline observers, the cancel
+//    handlers.
 //    After the lock, in registration order, it starts each drain (step 3) and runs each
 //    inline observer (step 5); on a cancellation it then runs the cancel handlers as user
 //    code. So `fulfill` never runs your closure itself: it only sends a job to its queue.
@@ -47,7 +48,7 @@
 // 6. Waiters: a thread blocked in `wait()` (Promise+Wait.swift) runs jobs of
 //    `JobQueue.promises` (and, on the main thread, of `JobQueue.main`) while it waits, so it
 //    may run your handler. The client's decode job may be handed to the thread waiting for
-//    its promise, in `wait()` or `await value` (`Claim`, Promise+Claim.swift).
+//    its promise, in `wait()` or `await value` (`Claim`, JobQueue.swift).
 //
 // In short: your `done` runs on the queue you name (`.promises` if none), never inside
 // `fulfill`, after the handlers registered before it for that queue. On `.promises` the
@@ -378,6 +379,86 @@ public final class Promise<Value: Sendable>:
                 observer.handler(result)
             }
         }
+    }
+}
+
+// MARK: - Making a promise, and settling it by hand (step 2 of the walk)
+
+extension Promise {
+    /// Creates a pending promise that you settle later with ``fulfill(_:)`` or ``reject(_:)``.
+    ///
+    /// ```swift
+    /// let promise = Promise<String>.pending()
+    /// DispatchQueue.global().async { promise.fulfill("done") }
+    /// ```
+    @inlinable
+    public static func pending() -> Promise<Value> {
+        Promise()
+    }
+
+    /// Creates a promise that is already fulfilled with `value`.
+    @inlinable
+    public convenience init(_ value: Value) {
+        self.init(settled: .success(value))
+    }
+
+    /// Creates a promise that is already rejected with `error`.
+    @inlinable
+    public convenience init(error: any Error) {
+        self.init(settled: .failure(error))
+    }
+
+    /// Creates a promise whose `body` runs asynchronously on `queue` and settles it.
+    ///
+    /// A throw from `body` rejects the promise. Only the first call of `fulfill` or `reject`
+    /// counts. `body` may block until promise work it started has run, as on any concurrent
+    /// queue.
+    ///
+    /// ```swift
+    /// let promise = Promise<Int> { fulfill, reject in
+    ///     fulfill(computeAnswer())
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
+    ///   - body: Receives the two functions that settle the promise.
+    @inlinable
+    public convenience init(
+        on queue: DispatchQueue = .promises,
+        _ body:
+            @escaping @Sendable (
+                _ fulfill: @escaping @Sendable (Value) -> Void,
+                _ reject: @escaping @Sendable (any Error) -> Void
+            ) throws -> Void
+    ) {
+        self.init()
+        queue.sendPromiseJob {
+            UserCode.run {
+                do {
+                    try body({ self.fulfill($0) }, { self.reject($0) })
+                } catch {
+                    self.reject(error)
+                }
+            }
+        }
+    }
+
+    /// Fulfils a pending promise with `value`; does nothing if it has settled already.
+    @inlinable
+    public func fulfill(_ value: Value) {
+        settle(.success(value))
+    }
+
+    /// Rejects a pending promise with `error`; does nothing if it has settled already.
+    @inlinable
+    public func reject(_ error: any Error) {
+        settle(.failure(error))
+    }
+
+    /// Settles a pending promise with `result`; does nothing if it has settled already.
+    @inlinable
+    public func resolve(_ result: Result<Value, any Error>) {
+        settle(result)
     }
 }
 
