@@ -73,7 +73,11 @@ struct kcurl_api {
     int (*multi_wakeup)(void *multi);
 };
 
-/// The loaded table. Only valid after kcurl_load() returned 1; never changes afterwards.
+/// The loaded table (kept in kcurl_handles.c). Only valid after kcurl_load() returned 1;
+/// never changes afterwards.
 const struct kcurl_api *kcurl_api(void);
+
+/// Stores the table kcurl_load resolved; called once, inside kcurl_load's pthread_once.
+void kcurl_set_api(const struct kcurl_api *table);
 
 #endif

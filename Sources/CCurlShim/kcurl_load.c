@@ -1,9 +1,11 @@
 // Opens libcurl with dlopen once per process and resolves the functions the shim needs.
 //
 // The state below is written once, inside pthread_once, and only read afterwards, so it
-// needs no lock. The library handle is never closed and curl_global_cleanup is never
-// called: other code in the process (FoundationNetworking, for one) may share the same
-// libcurl, and tearing it down at exit would race with threads still using it.
+// needs no lock; so is the table of functions resolved here, which kcurl_handles.c keeps
+// beside the calls that use it, so that a request runs code in that one file. The library
+// handle is never closed and curl_global_cleanup is never called: other code in the process
+// (FoundationNetworking, for one) may share the same libcurl, and tearing it down at exit
+// would race with threads still using it.
 
 #include "kcurl_api.h"
 
@@ -13,7 +15,6 @@
 #include <string.h>
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static struct kcurl_api api;
 static int loaded;
 static char load_error[2048];
 
@@ -117,7 +118,7 @@ static void load_library(void) {
             // Deliberately left open: a half-initialised libcurl must not be unloaded.
             continue;
         }
-        api = table;
+        kcurl_set_api(&table);
         loaded = 1;
         load_error[0] = '\0';
         return;
@@ -138,12 +139,8 @@ const char *kcurl_version(void) {
     if (!kcurl_load()) {
         return "";
     }
-    const char *version = api.version();
+    const char *version = kcurl_api()->version();
     return version != NULL ? version : "";
-}
-
-const struct kcurl_api *kcurl_api(void) {
-    return &api;
 }
 
 int kcurl_probe(const char *const *names, int count, char *message, size_t capacity) {

@@ -1,8 +1,10 @@
-// The multi handle and the one blocking wait its driving thread sleeps in.
+// Everything a request calls in libcurl, through the table kcurl_load.c resolves: the easy
+// handle, its header lists, and the multi handle with the one blocking wait its driving
+// thread sleeps in. Kept in one file so that a request runs code in this file alone.
 //
-// curl_multi_poll + curl_multi_wakeup (curl 7.66/7.68) let another thread interrupt the
-// wait. Older libraries only have curl_multi_wait, so there the shim adds a non-blocking
-// self-pipe as an extra descriptor: a wake-up writes one byte, the wait drains it.
+// Swift cannot call the variadic setopt and getinfo functions, so each argument type gets a
+// wrapper that passes exactly the type curl's documentation gives for that kind of option
+// (long, pointer, curl_off_t, function pointer), which is what curl reads back with va_arg.
 
 #include "kcurl_api.h"
 
@@ -10,6 +12,98 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+// MARK: - The table
+
+/// Written once, by kcurl_load inside its pthread_once, and only read afterwards, so it
+/// needs no lock.
+static struct kcurl_api api;
+
+void kcurl_set_api(const struct kcurl_api *table) {
+    api = *table;
+}
+
+const struct kcurl_api *kcurl_api(void) {
+    return &api;
+}
+
+// MARK: - Easy handles and header lists
+
+kcurl_easy *kcurl_easy_init(void) {
+    return (kcurl_easy *)kcurl_api()->easy_init();
+}
+
+void kcurl_easy_cleanup(kcurl_easy *easy) {
+    kcurl_api()->easy_cleanup(easy);
+}
+
+void kcurl_easy_reset(kcurl_easy *easy) {
+    kcurl_api()->easy_reset(easy);
+}
+
+int kcurl_easy_setopt_long(kcurl_easy *easy, kcurl_option option, long value) {
+    return kcurl_api()->easy_setopt(easy, (int)option, value);
+}
+
+int kcurl_easy_setopt_pointer(kcurl_easy *easy, kcurl_option option, const void *value) {
+    return kcurl_api()->easy_setopt(easy, (int)option, value);
+}
+
+int kcurl_easy_setopt_off_t(kcurl_easy *easy, kcurl_option option, int64_t value) {
+    // curl_off_t is a 64-bit signed integer on every platform curl supports.
+    return kcurl_api()->easy_setopt(easy, (int)option, value);
+}
+
+int kcurl_easy_setopt_callback(kcurl_easy *easy, kcurl_option option, kcurl_data_callback value) {
+    return kcurl_api()->easy_setopt(easy, (int)option, value);
+}
+
+int kcurl_easy_setopt_xferinfo(kcurl_easy *easy, kcurl_option option, kcurl_xferinfo_callback value) {
+    return kcurl_api()->easy_setopt(easy, (int)option, value);
+}
+
+int kcurl_easy_setopt_seek(kcurl_easy *easy, kcurl_option option, kcurl_seek_callback value) {
+    return kcurl_api()->easy_setopt(easy, (int)option, value);
+}
+
+int kcurl_easy_setopt_blob(kcurl_easy *easy, kcurl_option option, const void *data, size_t length) {
+    struct kcurl_blob blob = {(void *)data, length, KCURL_BLOB_COPY};
+    return kcurl_api()->easy_setopt(easy, (int)option, &blob);
+}
+
+int kcurl_easy_getinfo_long(kcurl_easy *easy, kcurl_info info, long *value) {
+    return kcurl_api()->easy_getinfo(easy, (int)info, value);
+}
+
+int kcurl_easy_getinfo_string(kcurl_easy *easy, kcurl_info info, const char **value) {
+    return kcurl_api()->easy_getinfo(easy, (int)info, value);
+}
+
+int kcurl_easy_getinfo_off_t(kcurl_easy *easy, kcurl_info info, int64_t *value) {
+    return kcurl_api()->easy_getinfo(easy, (int)info, value);
+}
+
+int kcurl_easy_unpause(kcurl_easy *easy) {
+    return kcurl_api()->easy_pause(easy, 0);  // CURLPAUSE_CONT
+}
+
+const char *kcurl_easy_strerror(int code) {
+    return kcurl_api()->easy_strerror(code);
+}
+
+kcurl_slist *kcurl_slist_append(kcurl_slist *list, const char *line) {
+    return kcurl_api()->slist_append(list, line);
+}
+
+void kcurl_slist_free_all(kcurl_slist *list) {
+    kcurl_api()->slist_free_all(list);
+}
+
+// MARK: - The multi handle
+//
+// curl_multi_poll + curl_multi_wakeup (curl 7.66/7.68) let another thread interrupt the
+// wait. Older libraries only have curl_multi_wait, so there the shim adds a non-blocking
+// self-pipe as an extra descriptor: a wake-up writes one byte, the wait drains it.
 
 struct kcurl_multi {
     void *handle;
