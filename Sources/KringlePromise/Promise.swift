@@ -40,7 +40,7 @@
 //    link: step 2 again, on this thread.
 //
 // 5. Inline plumbing: `observeInline(_:)` is for the library's own tiny steps (adoption,
-//    `all`, `timeout`, the client's pipeline in Promise+Inline.swift). They run on the
+//    `all`, `timeout`, the client's pipeline, at the end of Promise+Then.swift). They run on the
 //    settling thread through `Trampoline` (Trampoline.swift), which runs a step that a step
 //    sets off after it rather than inside it, so a long chain of them is a loop, not a
 //    recursion. Your closures never run inline.
