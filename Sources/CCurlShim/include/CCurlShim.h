@@ -252,4 +252,8 @@ void kcurl_name_current_thread(const char *name);
 }
 #endif
 
+// zlib, loaded the same way, for compressed request bodies: its own header, as this
+// one is the module's umbrella.
+#include "kzlib.h"
+
 #endif

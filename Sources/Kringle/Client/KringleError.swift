@@ -87,6 +87,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// other than `text/event-stream`. The reason says which; the response is the head
     /// (status, fields, metrics), without its body.
     case eventStreamRefused(Response<Data>, reason: String)
+    /// The body could not be compressed as the endpoint's ``RequestCompression`` asked:
+    /// zlib could not be loaded, or refused. Nothing was sent.
+    case compressionFailed(CompressionFailure)
 
     /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent
     /// changed size after the request was made: the bytes on the wire would no longer match
@@ -157,6 +160,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return "Line \(line) of the body from \(Self.shown(url)) did not decode: " + Self.describe(error)
         case .eventStreamRefused(let response, let reason):
             return "\(Self.shown(response.url, response.redaction)) did not answer with an event stream: \(reason)"
+        case .compressionFailed(let failure):
+            return "The body could not be compressed: \(failure)"
         }
     }
 
@@ -229,7 +234,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .tls(hidden(url), failure, underlying: hidden(underlying: underlying))
         case .transport(let underlying):
             return .transport(hidden(underlying: underlying))
-        case .invalidRequest, .encodingFailed, .file, .timedOut:
+        case .invalidRequest, .encodingFailed, .file, .timedOut, .compressionFailed:
             return self
         }
     }

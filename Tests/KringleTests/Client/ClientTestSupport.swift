@@ -224,6 +224,7 @@ extension KringleError {
         case .lineDecodingFailed: return "lineDecodingFailed"
         case .eventStreamRefused: return "eventStreamRefused"
         case .responseTooLarge: return "responseTooLarge"
+        case .compressionFailed: return "compressionFailed"
         }
     }
 }

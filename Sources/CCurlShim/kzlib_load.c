@@ -1,0 +1,207 @@
+// Opens zlib with dlopen once per process and compresses through it.
+//
+// No zlib header is included: the z_stream layout below is written out from zlib.h's
+// documented `struct z_stream_s` (zlib 1.2 and 1.3, "The application must update next_in
+// and avail_in when avail_in has dropped to zero..."), whose layout is zlib's ABI. On the
+// LP64 platforms Kringle runs on, uInt is 32 bits and uLong 64 bits. deflateInit2_ is given
+// sizeof(struct kz_stream) and a "1.x" version, which zlib checks against its own (it
+// answers Z_VERSION_ERROR when either disagrees), so a layout mismatch fails cleanly.
+//
+// As for libcurl (kcurl_load.c), the state below is written once inside pthread_once and
+// only read afterwards, and the library is never closed.
+
+#include "kzlib.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// zlib.h: `struct z_stream_s`, field for field (Bytef is unsigned char, uInt unsigned int,
+/// uLong unsigned long, voidpf void *).
+struct kz_stream {
+    const unsigned char *next_in; // next input byte
+    unsigned int avail_in;        // number of bytes available at next_in
+    unsigned long total_in;       // total number of input bytes read so far
+    unsigned char *next_out;      // next output byte will go here
+    unsigned int avail_out;       // remaining free space at next_out
+    unsigned long total_out;      // total number of bytes output so far
+    const char *msg;              // last error message, NULL if no error
+    void *state;                  // not visible by applications
+    void *(*zalloc)(void *opaque, unsigned int items, unsigned int size); // NULL: zlib's malloc
+    void (*zfree)(void *opaque, void *address);                           // NULL: zlib's free
+    void *opaque;                 // private data object passed to zalloc and zfree
+    int data_type;                // best guess about the data type
+    unsigned long adler;          // Adler-32 or CRC-32 value of the uncompressed data
+    unsigned long reserved;       // reserved for future use
+};
+
+/// zlib.h: Z_DEFLATED, Z_DEFAULT_STRATEGY, Z_NO_FLUSH and Z_FINISH; memLevel 8 is
+/// deflateInit's default (DEF_MEM_LEVEL).
+enum { KZ_DEFLATED = 8, KZ_DEFAULT_STRATEGY = 0, KZ_NO_FLUSH = 0, KZ_FINISH = 4, KZ_MEM_LEVEL = 8 };
+
+/// The version handed to deflateInit2_: zlib compares only its first character with its
+/// own, so this says "the 1.x ABI", which the layout above follows.
+static const char header_version[] = "1.2.11";
+
+struct kzlib_api {
+    int (*deflate_init2)(struct kz_stream *stream, int level, int method, int window_bits, int mem_level,
+                         int strategy, const char *version, int stream_size);
+    int (*deflate)(struct kz_stream *stream, int flush);
+    int (*deflate_end)(struct kz_stream *stream);
+    const char *(*version)(void);
+};
+
+struct kzlib_deflater {
+    struct kz_stream stream;
+};
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded;
+static struct kzlib_api api;
+static const char *loaded_name = "";
+static char load_error[1024];
+
+/// Absolute paths on Apple platforms, where dyld would look in the current directory for a
+/// bare name (see kcurl_load.c); elsewhere the runtime soname, then the development symlink.
+#if defined(__APPLE__)
+static const char *const library_names[] = {"/usr/lib/libz.1.dylib", "/usr/lib/libz.dylib"};
+#else
+static const char *const library_names[] = {"libz.so.1", "libz.so"};
+#endif
+static const int library_count = (int)(sizeof(library_names) / sizeof(library_names[0]));
+
+static void append(const char *text) {
+    size_t used = strlen(load_error);
+    if (used + 1 >= sizeof(load_error)) {
+        return;
+    }
+    snprintf(load_error + used, sizeof(load_error) - used, "%s", text);
+}
+
+/// dlsym into a function pointer slot (through memcpy, as POSIX allows).
+static int resolve(void *library, const char *name, void *slot) {
+    void *symbol = dlsym(library, name);
+    memcpy(slot, &symbol, sizeof(symbol));
+    if (symbol == NULL) {
+        append(" lacks ");
+        append(name);
+        return 0;
+    }
+    return 1;
+}
+
+static void load_library(void) {
+    append("zlib could not be loaded; tried ");
+    for (int index = 0; index < library_count; index++) {
+        if (index > 0) {
+            append("; ");
+        }
+        append(library_names[index]);
+        void *library = dlopen(library_names[index], RTLD_NOW | RTLD_LOCAL);
+        if (library == NULL) {
+            const char *reason = dlerror();
+            append(" (");
+            append(reason != NULL ? reason : "not found");
+            append(")");
+            continue;
+        }
+        struct kzlib_api table;
+        int ok = resolve(library, "deflateInit2_", &table.deflate_init2);
+        ok &= resolve(library, "deflate", &table.deflate);
+        ok &= resolve(library, "deflateEnd", &table.deflate_end);
+        ok &= resolve(library, "zlibVersion", &table.version);
+        if (!ok) {
+            dlclose(library);
+            continue;
+        }
+        const char *version = table.version();
+        if (version == NULL || version[0] != header_version[0]) {
+            append(" (version ");
+            append(version != NULL ? version : "unknown");
+            append(", not 1.x)");
+            dlclose(library);
+            continue;
+        }
+        api = table;
+        loaded_name = library_names[index];
+        loaded = 1;
+        load_error[0] = '\0';
+        return;
+    }
+}
+
+int kzlib_load(void) {
+    pthread_once(&load_once, load_library);
+    return loaded;
+}
+
+const char *kzlib_load_error(void) {
+    kzlib_load();
+    return load_error;
+}
+
+const char *kzlib_version(void) {
+    if (!kzlib_load()) {
+        return "";
+    }
+    return api.version();
+}
+
+const char *kzlib_library_name(void) {
+    kzlib_load();
+    return loaded_name;
+}
+
+kzlib_deflater *kzlib_deflater_create(int level, int window_bits, int *code) {
+    if (!kzlib_load()) {
+        *code = KZ_VERSION_ERROR;
+        return NULL;
+    }
+    kzlib_deflater *deflater = calloc(1, sizeof(kzlib_deflater));
+    if (deflater == NULL) {
+        *code = KZ_MEM_ERROR;
+        return NULL;
+    }
+    // zalloc, zfree and opaque are NULL (calloc): zlib then uses malloc and free.
+    *code = api.deflate_init2(&deflater->stream, level, KZ_DEFLATED, window_bits, KZ_MEM_LEVEL,
+                              KZ_DEFAULT_STRATEGY, header_version, (int)sizeof(struct kz_stream));
+    if (*code != KZ_OK) {
+        free(deflater);
+        return NULL;
+    }
+    return deflater;
+}
+
+int kzlib_deflate(kzlib_deflater *deflater, const uint8_t *input, size_t input_count, size_t *consumed,
+                  uint8_t *output, size_t output_capacity, size_t *produced, int finish) {
+    // avail_in and avail_out are 32-bit: larger spans are offered a part at a time.
+    unsigned int in = input_count > 0x40000000u ? 0x40000000u : (unsigned int)input_count;
+    unsigned int out = output_capacity > 0x40000000u ? 0x40000000u : (unsigned int)output_capacity;
+    struct kz_stream *stream = &deflater->stream;
+    stream->next_in = input;
+    stream->avail_in = in;
+    stream->next_out = output;
+    stream->avail_out = out;
+    // Z_FINISH only once all input is offered; otherwise zlib would end the stream early.
+    int flush = finish && in == input_count ? KZ_FINISH : KZ_NO_FLUSH;
+    int code = api.deflate(stream, flush);
+    *consumed = in - stream->avail_in;
+    *produced = out - stream->avail_out;
+    stream->next_in = NULL;
+    stream->next_out = NULL;
+    return code;
+}
+
+const char *kzlib_deflater_message(const kzlib_deflater *deflater) {
+    return deflater->stream.msg != NULL ? deflater->stream.msg : "";
+}
+
+void kzlib_deflater_destroy(kzlib_deflater *deflater) {
+    if (deflater == NULL) {
+        return;
+    }
+    api.deflate_end(&deflater->stream);
+    free(deflater);
+}
