@@ -22,6 +22,16 @@ public struct RequestBuilder: Sendable {
     public var headers: [String: String]
     /// The body, if any.
     public var body: RequestBody?
+    /// How ``body`` is compressed before it is sent, with the `Content-Encoding` that says
+    /// so; `nil` sends it as it is. Bodies below the compression's
+    /// ``RequestCompression/minimumBodySize`` are sent as they are.
+    ///
+    /// ```swift
+    /// var builder = RequestBuilder(method: .post, url: ingestURL, body: .json(batch))
+    /// builder.compression = .gzip
+    /// client.sendRequest(builder) { result in print(result) }
+    /// ```
+    public var compression: RequestCompression?
 
     /// Creates a description.
     public init(
@@ -29,13 +39,15 @@ public struct RequestBuilder: Sendable {
         url: URL,
         queryItems: [URLQueryItem] = [],
         headers: [String: String] = [:],
-        body: RequestBody? = nil
+        body: RequestBody? = nil,
+        compression: RequestCompression? = nil
     ) {
         self.method = method
         self.url = url
         self.queryItems = queryItems
         self.headers = headers
         self.body = body
+        self.compression = compression
     }
 }
 

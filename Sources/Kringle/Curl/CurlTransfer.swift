@@ -243,7 +243,9 @@ final class CurlTransfer {
             // POST without POSTFIELDS reads the body from the read callback; CUSTOMREQUEST
             // (set above) still names the real method.
             try easy.set(KCURLOPT_POST, true)
-            try easy.set(KCURLOPT_POSTFIELDSIZE_LARGE, offset: body.length)
+            // -1 for a length not known in advance (a compressed body): curl then sends it
+            // chunked over HTTP/1.1 (RFC 9112 §7.1), in DATA frames over HTTP/2.
+            try easy.set(KCURLOPT_POSTFIELDSIZE_LARGE, offset: body.wireLength ?? -1)
             let userdata = UnsafeRawPointer(Unmanaged.passUnretained(upload).toOpaque())
             try easy.set(KCURLOPT_READFUNCTION, callback: Callbacks.read)
             try easy.set(KCURLOPT_READDATA, pointer: userdata)

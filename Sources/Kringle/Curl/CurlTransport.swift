@@ -205,7 +205,8 @@ struct CurlRequestPlan: Sendable {
     enum Body: Sendable {
         /// Bytes in memory, sent with `CURLOPT_POSTFIELDS`.
         case data(Data)
-        /// A body read in chunks by the read callback, with its length announced up front.
+        /// A body read in chunks by the read callback, with its length announced up front when
+        /// it is known (not for a compressed body, which goes chunked).
         case stream(StreamedBody)
     }
 

@@ -42,6 +42,9 @@ public protocol Endpoint: Sendable {
     /// How requests to this endpoint use the client's ``HTTPCache``; ``CachePolicy/useProtocol``
     /// by default.
     var cachePolicy: CachePolicy { get }
+    /// How request bodies to this endpoint are compressed (gzip or deflate, with
+    /// `Content-Encoding`); `nil`, the default, sends them as they are.
+    var compression: RequestCompression? { get }
 }
 
 extension Endpoint {
@@ -53,4 +56,6 @@ extension Endpoint {
     public var credentialHeaders: Set<String> { [] }
     /// ``CachePolicy/useProtocol``.
     public var cachePolicy: CachePolicy { .useProtocol }
+    /// `nil`: bodies are sent uncompressed.
+    public var compression: RequestCompression? { nil }
 }

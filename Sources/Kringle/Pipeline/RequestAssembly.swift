@@ -39,7 +39,8 @@ enum RequestAssembly {
     }
 
     /// The request for `method` on `endpoint`: the URL with the client's and the endpoint's
-    /// query items, the client's default headers, the encoded body and its `Content-Type`,
+    /// query items, the client's default headers, the encoded body (compressed, with its
+    /// `Content-Encoding`, when the endpoint asks and it is large enough) and its `Content-Type`,
     /// the call's own `headers` (what an event stream asks for, say), then the endpoint's own
     /// headers, which win. Each field is checked as it is set, and the method at the end
     /// (``ValidatedRequest``): a request that breaks RFC 9110's grammar fails here.
@@ -65,11 +66,25 @@ enum RequestAssembly {
         // Compared before it is unwrapped: unwrapping copies it (see `NetworkClient.assemble`).
         if body != nil, let body {
             let encoded = try body.encoded(with: client.configuration.encoder)
+            let compression = endpoint.compression
             switch encoded.body {
-            case .data(let encodedData): data = encodedData
+            case .data(let encodedData):
+                if let compression, compression.applies(toBodyOf: Int64(encodedData.count)) {
+                    data = try compression.compress(encodedData)
+                    try fields.set(compression.coding.rawValue, for: "Content-Encoding")
+                } else {
+                    data = encodedData
+                }
             case .streamed(let body):
-                streamed = body
-                try fields.set(String(body.length), for: "Content-Length")
+                if let compression, compression.applies(toBodyOf: body.length) {
+                    // Compressed as it streams; its length is not known before then.
+                    try Zlib.load().mapError(KringleError.compressionFailed).get()
+                    streamed = body.compressed(compression)
+                    try fields.set(compression.coding.rawValue, for: "Content-Encoding")
+                } else {
+                    streamed = body
+                    try fields.set(String(body.length), for: "Content-Length")
+                }
             }
             try fields.set(encoded.contentType, for: "Content-Type")
         }

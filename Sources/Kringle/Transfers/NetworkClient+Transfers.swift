@@ -80,7 +80,9 @@ extension NetworkClient {
     ///
     /// A missing or unreadable file rejects with ``KringleError/file(_:underlying:)`` before
     /// anything is sent. The body is sent as `application/octet-stream` unless the endpoint
-    /// sets a `Content-Type`.
+    /// sets a `Content-Type`. When the endpoint has a ``Endpoint/compression``, the file is
+    /// compressed as it is read, never held whole, and sent without `Content-Length`; progress
+    /// then counts the compressed bytes sent, with no total.
     ///
     /// ```swift
     /// client.upload(logFile, to: Logs.upload, as: Receipt.self) { progress in
@@ -95,7 +97,7 @@ extension NetworkClient {
         as type: Value.Type,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> Promise<Value> {
-        let body: StreamedBody
+        var body: StreamedBody
         var request: ValidatedRequest
         do {
             body = try StreamedBody.file(fileURL)
@@ -103,16 +105,24 @@ extension NetworkClient {
             if request.urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
                 request = try request.setting("application/octet-stream", forField: "Content-Type")
             }
-            request = try request.setting(String(body.length), forField: "Content-Length")
+            if let compression = endpoint.compression, compression.applies(toBodyOf: body.length) {
+                // Compressed as it streams, so sent without Content-Length.
+                try Zlib.load().mapError(KringleError.compressionFailed).get()
+                body = body.compressed(compression)
+                request = try request.setting(compression.coding.rawValue, forField: "Content-Encoding")
+            } else {
+                request = try request.setting(String(body.length), forField: "Content-Length")
+            }
         } catch {
             return Promise(error: error)
         }
+        let sent = body
         let reporter = progress.map {
-            ProgressReporter(.upload(total: body.length), clock: configuration.clock, callback: $0)
+            ProgressReporter(.upload(total: sent.wireLength), clock: configuration.clock, callback: $0)
         }
         let options = TransferOptions(body: body, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
         let uploaded = runPipeline(for: request, options: options) { [self] response in
-            reporter?.finish(completed: body.length)
+            reporter?.finish(completed: sent.wireLength ?? 0)
             return try ResponseDecoding.value(of: response, as: type, configuration: configuration)
         }
         return reporter?.deliveringFirst(uploaded) ?? uploaded

@@ -6,8 +6,9 @@ import Foundation
 /// own (never the transport's threads).
 final class ProgressReporter: Sendable {
     enum Direction: Sendable {
-        /// Counts bytes sent, out of the body's length.
-        case upload(total: Int64)
+        /// Counts bytes sent, out of the body's length when it is known (not for a body
+        /// compressed as it is sent).
+        case upload(total: Int64?)
         /// Counts bytes received, out of the `Content-Length` when there is one.
         case download
     }
@@ -83,7 +84,8 @@ final class ProgressReporter: Sendable {
 
     private func progress(sent: Int64, received: Int64, expected: Int64?) -> TransferProgress {
         switch direction {
-        case .upload(let total): return TransferProgress(completedBytes: min(sent, total), totalBytes: total)
+        case .upload(let total):
+            return TransferProgress(completedBytes: total.map { min(sent, $0) } ?? sent, totalBytes: total)
         case .download: return TransferProgress(completedBytes: received, totalBytes: expected)
         }
     }

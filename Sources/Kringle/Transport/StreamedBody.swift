@@ -16,6 +16,9 @@ public struct StreamedBody: Sendable {
 
     /// The pieces, in order.
     public var segments: [Segment]
+    /// How the reader compresses the pieces as it reads them (an endpoint's
+    /// ``Endpoint/compression``), or `nil` to send them as they are.
+    var compression: RequestCompression?
 
     /// Creates a body from its pieces.
     public init(segments: [Segment]) {
@@ -30,7 +33,7 @@ public struct StreamedBody: Sendable {
         StreamedBody(segments: [.file(url, size: try StreamedBody.size(ofReadableFile: url))])
     }
 
-    /// The total length in bytes.
+    /// The total length of the pieces in bytes, before any compression.
     public var length: Int64 {
         segments.reduce(0) { total, segment in
             switch segment {
@@ -40,9 +43,23 @@ public struct StreamedBody: Sendable {
         }
     }
 
+    /// The number of bytes sent: ``length``, or `nil` for a compressed body, whose length is
+    /// known only once it has been read (it goes without `Content-Length`: chunked, over
+    /// HTTP/1.1, RFC 9112 §7.1).
+    var wireLength: Int64? {
+        compression == nil ? length : nil
+    }
+
+    /// The same body, compressed as it is read.
+    func compressed(_ compression: RequestCompression) -> StreamedBody {
+        var copy = self
+        copy.compression = compression
+        return copy
+    }
+
     /// A reader positioned at the start.
     public func makeReader() -> StreamedBodyReader {
-        StreamedBodyReader(segments: segments)
+        StreamedBodyReader(segments: segments, compression: compression)
     }
 
     /// The bytes all at once: for transports that cannot stream.
@@ -77,22 +94,52 @@ public struct StreamedBody: Sendable {
     }
 }
 
-/// Reads a ``StreamedBody`` front to back in chunks.
+/// Reads a ``StreamedBody`` front to back in chunks (compressed, when the body is).
 public struct StreamedBodyReader {
     private var segments: ArraySlice<StreamedBody.Segment>
     private var offsetInData = 0
     private var file: FileHandle?
     private var readFromFile: Int64 = 0
+    /// For a compressed body: the coding, its stream once reading began, and what it wrote
+    /// that has not been read yet.
+    private let compression: RequestCompression?
+    private var deflater: Deflater?
+    private var compressed = Data()
 
-    init(segments: [StreamedBody.Segment]) {
+    init(segments: [StreamedBody.Segment], compression: RequestCompression? = nil) {
         self.segments = segments[...]
+        self.compression = compression
     }
 
     /// The next chunk of at most `maximum` bytes, or `nil` at the end.
     ///
     /// - Throws: ``KringleError/file(_:underlying:)`` when a file cannot be read, or has
-    ///   changed size since the body was made (``KringleError/FileSizeChanged``).
+    ///   changed size since the body was made (``KringleError/FileSizeChanged``);
+    ///   ``KringleError/compressionFailed(_:)`` when the body cannot be compressed.
     public mutating func read(upTo maximum: Int) throws -> Data? {
+        guard let compression else { return try readSegments(upTo: maximum) }
+        // Reads the pieces a source chunk at a time and hands out what zlib wrote, so that
+        // neither the input nor the output is ever held whole.
+        while compressed.isEmpty {
+            let deflater = try self.deflater ?? Deflater(compression.coding, level: compression.level)
+            self.deflater = deflater
+            if deflater.isFinished { return nil }
+            if let chunk = try readSegments(upTo: Self.sourceChunk) {
+                compressed = try deflater.compress(chunk, finish: false)
+            } else {
+                compressed = try deflater.compress(Data(), finish: true)
+            }
+        }
+        let chunk = compressed.prefix(maximum)
+        compressed = compressed.count > maximum ? compressed.suffix(from: chunk.endIndex) : Data()
+        return chunk
+    }
+
+    /// How much of the source a compressed body reads at a time.
+    private static let sourceChunk = 64 * 1024
+
+    /// The pieces' next chunk of at most `maximum` bytes, or `nil` at the end.
+    private mutating func readSegments(upTo maximum: Int) throws -> Data? {
         while let segment = segments.first {
             switch segment {
             case .data(let data):

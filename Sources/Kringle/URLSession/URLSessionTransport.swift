@@ -270,10 +270,10 @@ public final class URLSessionTransport: Transport, ClientSending {
         }
     }
 
-    /// A file with the body's bytes: its own file when it is one, else a spooled copy (whose
-    /// directory is to be removed with it).
+    /// A file with the body's bytes: its own file when it is one (and is sent as it is), else
+    /// a spooled copy, compressed when the body is (whose directory is to be removed with it).
     private static func file(holding body: StreamedBody) throws -> (url: URL, isSpool: Bool) {
-        if body.segments.count == 1, case .file(let url, let size) = body.segments[0] {
+        if body.compression == nil, body.segments.count == 1, case .file(let url, let size) = body.segments[0] {
             // URLSession reads the file itself, so its size is checked here, once.
             let current = try StreamedBody.size(ofReadableFile: url)
             guard current == size else {
