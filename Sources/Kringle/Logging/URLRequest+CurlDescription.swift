@@ -22,7 +22,9 @@ extension URLRequest {
     ///   - redaction: What to hide: header values, query item values and the URL's password.
     ///     ``Redaction/disabled`` shows everything.
     ///   - includingBody: Whether to show the body too (`--data-binary`); bodies often hold
-    ///     secrets or personal data, so they are left out unless asked for.
+    ///     secrets or personal data, so they are left out unless asked for. A compressed body
+    ///     (one with `Content-Encoding`) is never shown: the command reads it from standard
+    ///     input (`--data-binary @-`).
     public func curlDescription(redacting redaction: Redaction = .default, includingBody: Bool = false) -> String {
         var parts = ["curl"]
         let method = httpMethod ?? "GET"
@@ -36,7 +38,12 @@ extension URLRequest {
             parts.append("-H \(Self.quoted("\(field.name): \(field.value)"))")
         }
         if let body = httpBody, !body.isEmpty {
-            if !includingBody {
+            if let coding = value(forHTTPHeaderField: "Content-Encoding") {
+                // Compressed bytes are not text: the command reads them from standard input,
+                // and a shell comment (last, so it ends the line) says what to pipe in.
+                let name = coding.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "," || $0 == " " }
+                parts.append("--data-binary @- # pipe in the \(body.count) bytes of the \(name)-compressed body")
+            } else if !includingBody {
                 parts.append("--data-binary '<\(body.count) bytes of body left out>'")
             } else if let text = String(data: body, encoding: .utf8) {
                 parts.append("--data-binary \(Self.quoted(text))")

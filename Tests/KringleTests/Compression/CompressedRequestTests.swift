@@ -5,6 +5,10 @@ import Testing
 
 @testable import Kringle
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Compressed request bodies reach a real server (LoopbackServer on 127.0.0.1), which keeps
 /// the bytes as they arrived; Python's zlib inflates them, and they must be the original.
 @Suite("Compressed request bodies")
@@ -199,5 +203,42 @@ struct CompressedRequestTests {
         for request in requests.dropFirst(2) {
             #expect(try Self.inflated(request, as: .deflate) == data)
         }
+    }
+}
+
+/// What a person reading the log or a `curl` command learns about a compressed body.
+@Suite("Compressed request bodies: logs and curlDescription")
+struct CompressedRequestLogTests {
+    @Test("the request log says the body was compressed")
+    func logSaysCompressed() async throws {
+        let server = try LoopbackServer { .streamingReceipt(for: $0) }
+        defer { server.shutdown() }
+        let log = InterceptorEventLog()
+        let client = TransportUnderTest.curl.client { $0.logger = log }
+        let endpoint = CompressedRequestTests.CompressingEndpoint(
+            baseURL: server.baseURL, path: "/logs", compression: .gzip)
+
+        let receipt = try await client.post(
+            CompressedRequestTests.LogBatch.sample, to: endpoint, as: StreamingReceipt.self
+        )
+        .valueWithin()
+        let sent = try #require(log.sent.first)
+        #expect(sent.headers["Content-Encoding"] == "gzip")
+        #expect(receipt.bytes > 0)
+        let line = try #require(log.events.first?.description)
+        #expect(line.contains("Content-Encoding: gzip"), "\(line)")
+    }
+
+    @Test("curlDescription reads a compressed body from standard input instead of printing it")
+    func curlDescription() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://logs.example/v1/ingest")))
+        request.httpMethod = "POST"
+        request.httpBody = try RequestCompression.gzip.compress(Inflating.sample(bytes: 5000))
+        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        let command = request.curlDescription(includingBody: true)
+        #expect(
+            command.hasSuffix(
+                "--data-binary @- # pipe in the \(request.httpBody?.count ?? 0) bytes of the gzip-compressed body"))
+        #expect(command.contains("-H 'Content-Encoding: gzip'"))
     }
 }
