@@ -16,6 +16,11 @@ if client.transport is CurlTransport, let version = CurlTransport.libraryVersion
 } else {
     print("Transport: \(type(of: client.transport))")
 }
+// zlib, loaded at run time like libcurl, compresses request bodies (RequestCompression).
+switch Zlib.load() {
+case .success: print("Compression: zlib \(Zlib.version ?? "?") (\(Zlib.libraryName ?? "?"))")
+case .failure(let failure): print("Compression: unavailable (\(failure))")
+}
 
 let tour = client.get(CatEndpoint.cuddle, as: Cat.self)
     .then { cat in
