@@ -157,6 +157,31 @@ enum ReadmeExamples {
     }
 
 
+    struct LogBatch: Codable, Sendable {
+        var lines: [String]
+    }
+
+    struct Receipt: Codable, Sendable {
+        var count: Int
+    }
+
+    enum Ingest: Endpoint {
+        case logs
+        var baseURL: URL { URL(string: "https://logs.example")! }
+        var path: String { "/v1/ingest" }
+        var compression: RequestCompression? { .gzip }
+    }
+
+    static func compressing(client: NetworkClient, lines: [String]) {
+        client.post(LogBatch(lines: lines), to: Ingest.logs, as: Receipt.self)
+            .done { receipt in print("stored \(receipt.count) lines") }
+
+        var builder = RequestBuilder(method: .post, url: URL(string: "https://logs.example/v1/ingest")!,
+                                     body: .json(LogBatch(lines: lines)))
+        builder.compression = .deflate
+        client.sendRequest(builder) { result in print(result.result.map(\.statusCode)) }
+    }
+
     static func largeBodies(client: NetworkClient) {
         let installer = FileManager.default.temporaryDirectory.appendingPathComponent("installer.pkg")
         client.download(CatEndpoint.cuddle, to: installer) { progress in
