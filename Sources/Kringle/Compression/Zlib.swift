@@ -4,7 +4,7 @@ import CCurlShim
 /// shim, under `pthread_once`) the first time a body is compressed.
 ///
 /// zlib is opened with `dlopen` (`libz.so.1` on Linux, `/usr/lib/libz.1.dylib` on Apple
-/// platforms), as libcurl is (``CurlLibrary``): Kringle links no `-lz` and needs no
+/// platforms), as libcurl is for ``CurlTransport``: Kringle links no `-lz` and needs no
 /// headers, and a process without zlib gets ``CompressionFailure/zlibUnavailable(_:)``
 /// when it asks for compression, never a crash.
 public enum Zlib {
