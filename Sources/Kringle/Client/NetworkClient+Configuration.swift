@@ -75,14 +75,5 @@ extension NetworkClient {
 
         /// The default configuration.
         public init() {}
-
-        /// The `timeoutInterval` a request gives its transport: the client's own timeout on
-        /// the real clock, where the transport's timer (inside URLSession or libcurl) is a
-        /// backstop that never fires much before the client's. On another clock (a test's
-        /// `ManualClock`) the client's timer alone decides, so the transport gets a limit that
-        /// real time will not reach.
-        var transportTimeout: TimeInterval {
-            clock.measuresRealTime ? timeout : 1_000_000
-        }
     }
 }

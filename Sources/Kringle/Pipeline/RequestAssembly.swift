@@ -96,8 +96,17 @@ enum RequestAssembly {
         }
         return Built(
             request: try ValidatedRequest(
-                url: url, method: method, timeout: client.configuration.transportTimeout, body: data, fields: fields),
+                url: url, method: method, timeout: transportTimeout(client.configuration), body: data, fields: fields),
             streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy)
+    }
+
+    /// The `timeoutInterval` a request gives its transport: the client's own timeout on the
+    /// real clock, where the transport's timer (inside URLSession or libcurl) is a backstop
+    /// that never fires much before the client's. On another clock (a test's `ManualClock`)
+    /// the client's timer alone decides, so the transport gets a limit that real time will
+    /// not reach.
+    static func transportTimeout(_ configuration: NetworkClient.Configuration) -> TimeInterval {
+        configuration.clock.measuresRealTime ? configuration.timeout : 1_000_000
     }
 
     /// A client's ``NetworkClient/Configuration-swift.struct/defaultHeaders``, checked and
