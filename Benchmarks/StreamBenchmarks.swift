@@ -123,7 +123,7 @@ private struct ChunkCount {
 
 /// This process's resident set from `/proc/self/status` (Linux), in bytes; elsewhere both
 /// figures are the lifetime peak that `getrusage` gives.
-private enum MemoryStatus {
+enum MemoryStatus {
     /// `VmRSS` (now) and `VmHWM` (the peak since the start, or since the last reset).
     static func read() -> (current: Int64, peak: Int64) {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""

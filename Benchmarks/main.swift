@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -35,6 +35,12 @@ case "stream-child":
     try runStreamChild(Array(CommandLine.arguments.dropFirst(2)))
 case "cookies":
     runCookieJarBenchmarks()
+case "compression":
+    try runCompressionBenchmarks()
+case "compressed-upload":
+    try exitWithStatus(of: runCompressedUploadBenchmark, usage: CompressionBenchmarkFailure.self)
+case "compressed-upload-child":
+    try runCompressedUploadChild(Array(CommandLine.arguments.dropFirst(2)))
 case "soak":
     try exitWithStatus(of: runSoak, usage: SoakOptions.Usage.self)
 case "speed-guard":
@@ -50,6 +56,8 @@ case "all":
     try runTransferBenchmarks()
     try runStreamBenchmarks()
     runCookieJarBenchmarks()
+    try runCompressionBenchmarks()
+    _ = try runCompressedUploadBenchmark([])
 default:
     print(usage)
     exit(2)
