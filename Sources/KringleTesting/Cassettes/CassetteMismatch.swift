@@ -10,7 +10,7 @@ import Foundation
 ///   #1 GET https://cats.example/cats?page=2: query lacks page=2; query has page=3 not recorded
 ///   #0 GET https://cats.example/cats: query has page=3 not recorded
 /// ```
-public struct CassetteMismatch: Sendable, CustomStringConvertible {
+public struct CassetteMismatch: Error, Sendable, CustomStringConvertible {
     /// A recorded entry and why it did not answer.
     public struct Candidate: Sendable, Hashable {
         /// Its index in the cassette's entries, from 0.
