@@ -106,8 +106,7 @@ public struct CassetteRedaction: Sendable {
     /// `a=1; b=2` → `a=<redacted>; b=<redacted>` (RFC 6265 §4.2.1).
     private static func cookieHeader(_ value: String) -> String {
         value.split(separator: ";").map { pair in
-            let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            return name.trimmingCharacters(in: .whitespaces) + "=" + placeholder
+            cookieName(pair) + "=" + placeholder
         }.joined(separator: "; ")
     }
 
@@ -115,8 +114,14 @@ public struct CassetteRedaction: Sendable {
     private static func setCookieHeader(_ value: String) -> String {
         var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
         guard let first = parts.first else { return placeholder }
-        let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-        parts[0] = name.trimmingCharacters(in: .whitespaces) + "=" + placeholder
+        parts[0] = cookieName(first) + "=" + placeholder
         return parts.joined(separator: ";")
+    }
+
+    /// The name of a `name=value` pair; a pair without `=` is all value and has no name, as
+    /// browsers read it (RFC 6265bis §5.6), so nothing of it is kept.
+    static func cookieName(_ pair: some StringProtocol) -> String {
+        guard let equals = pair.firstIndex(of: "=") else { return "" }
+        return pair[..<equals].trimmingCharacters(in: .whitespaces)
     }
 }

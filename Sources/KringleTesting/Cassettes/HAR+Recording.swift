@@ -127,11 +127,22 @@ extension HAR {
         let hides = redaction.hidesHeader("Cookie")
         return fields.filter { $0.name.lowercased() == "cookie" }.flatMap { field in
             field.value.split(separator: ";").map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                let value = parts.count > 1 ? parts[1] : ""
-                return Cookie(name: parts.first ?? "", value: hides ? CassetteRedaction.placeholder : value)
+                let (name, value) = HAR.cookiePair(pair)
+                return Cookie(name: name, value: hides ? CassetteRedaction.placeholder : value)
             }
         }
+    }
+}
+
+extension HAR {
+    /// The name and value of a `name=value` pair; a pair without `=` is all value, as
+    /// browsers read it (RFC 6265bis §5.6).
+    fileprivate static func cookiePair(_ pair: some StringProtocol) -> (name: String, value: String) {
+        guard let equals = pair.firstIndex(of: "=") else { return ("", pair.trimmingCharacters(in: .whitespaces)) }
+        return (
+            pair[..<equals].trimmingCharacters(in: .whitespaces),
+            pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        )
     }
 }
 
@@ -139,10 +150,8 @@ extension HAR.Cookie {
     /// The cookie a `Set-Cookie` line sets (RFC 6265 §5.2), its value hidden if asked.
     fileprivate init(setCookie line: String, hidingValue: Bool) {
         let parts = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        let pair = (parts.first ?? "").split(separator: "=", maxSplits: 1).map(String.init)
-        self.init(
-            name: pair.first ?? "", value: hidingValue ? CassetteRedaction.placeholder : (pair.count > 1 ? pair[1] : "")
-        )
+        let (name, value) = HAR.cookiePair(parts.first ?? "")
+        self.init(name: name, value: hidingValue ? CassetteRedaction.placeholder : value)
         for attribute in parts.dropFirst() {
             let nameAndValue = attribute.split(separator: "=", maxSplits: 1).map(String.init)
             let value = nameAndValue.count > 1 ? nameAndValue[1] : ""
