@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|cassettes|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|cassettes|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -35,6 +35,8 @@ case "stream-child":
     try runStreamChild(Array(CommandLine.arguments.dropFirst(2)))
 case "cookies":
     runCookieJarBenchmarks()
+case "cassettes":
+    try runCassetteBenchmarks()
 case "soak":
     try exitWithStatus(of: runSoak, usage: SoakOptions.Usage.self)
 case "speed-guard":
@@ -50,6 +52,7 @@ case "all":
     try runTransferBenchmarks()
     try runStreamBenchmarks()
     runCookieJarBenchmarks()
+    try runCassetteBenchmarks()
 default:
     print(usage)
     exit(2)

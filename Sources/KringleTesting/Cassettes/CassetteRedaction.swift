@@ -4,7 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a recorder hides before an exchange reaches a cassette: the client's ``Redaction``
+/// What a recorder hides before an exchange reaches a cassette: the client's ``/Kringle/Redaction``
 /// rules for headers, query items and URL passwords; the values (not the names) of cookies;
 /// and whatever a body hook removes from the bodies.
 ///
@@ -33,7 +33,7 @@ public struct CassetteRedaction: Sendable {
     /// Rewrites a body before it is written; `nil` writes bodies as they are.
     public var body: (@Sendable (Body) -> Data)?
 
-    /// The defaults of ``Redaction``, plus `rules`' additions, and the body hook.
+    /// The defaults of ``/Kringle/Redaction``, plus `rules`' additions, and the body hook.
     public init(rules: Redaction = .default, body: (@Sendable (Body) -> Data)? = nil) {
         self.rules = rules
         self.body = body

@@ -31,6 +31,8 @@ extension NetworkClient {
     ///     cassette's too.
     ///   - matching: How requests are matched to entries.
     ///   - environment: Where ``cassetteRecordingVariable`` is read; the process's by default.
+    ///   - filePath: The calling test's file, whose folder holds `Cassettes`; leave the default.
+    ///   - function: The calling test's name, the cassette's default name; leave the default.
     /// - Throws: ``CassetteError/unreadable(_:underlying:)`` when replaying a cassette that is
     ///   missing (the error says how to record it) or malformed.
     public static func cassette(
