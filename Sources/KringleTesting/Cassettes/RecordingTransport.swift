@@ -46,6 +46,8 @@ public final class RecordingTransport: Transport {
         var entries: [HAR.Entry] = []
         /// Entries not yet in the file.
         var unwritten: [HAR.Entry] = []
+        /// The file as this recorder last wrote it.
+        var snapshot: HARFileSnapshot?
     }
 
     /// A recorder sending through `base` and appending to `cassette`.
@@ -100,7 +102,9 @@ public final class RecordingTransport: Transport {
         }
         guard !pending.isEmpty else { return }
         do {
-            try HAR.Archive.append(pending, to: cassette)
+            let snapshot = recorded.withLock { $0.snapshot }
+            let written = try HAR.Archive.append(pending, to: cassette, after: snapshot)
+            recorded.withLock { $0.snapshot = written }
         } catch {
             recorded.withLock { $0.unwritten = pending + $0.unwritten }
             throw error

@@ -103,6 +103,9 @@ struct HARTests {
     func dates() {
         let date = Date(timeIntervalSince1970: 1_714_557_600.123)
         #expect(HAR.string(from: date) == "2024-05-01T10:00:00.123Z")
+        #expect(HAR.string(from: Date(timeIntervalSince1970: 0.0499)) == "1970-01-01T00:00:00.050Z")
+        #expect(HAR.string(from: Date(timeIntervalSince1970: -0.25)) == "1969-12-31T23:59:59.750Z")
+        #expect(HAR.string(from: Date(timeIntervalSince1970: 59.9996)) == "1970-01-01T00:01:00.000Z")
         #expect(HAR.date(from: "2024-05-01T12:00:00+02:00") == Date(timeIntervalSince1970: 1_714_557_600))
         #expect(
             abs((HAR.date(from: "2024-05-01T10:00:00.123Z")?.timeIntervalSince1970 ?? 0) - 1_714_557_600.123) < 0.001)
