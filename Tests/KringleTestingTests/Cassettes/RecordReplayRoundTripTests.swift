@@ -9,6 +9,7 @@ private struct SessionOutcome: Equatable {
     var secondPage: [CassetteCat]
     var created: CassetteCat
     var redirected: CassetteCat
+    var retried: CassetteCat
     var notFoundStatus: Int?
     var notFoundBody: String?
     var me: String
@@ -19,11 +20,16 @@ private struct SessionOutcome: Equatable {
 
 @Suite("Record and replay round trip")
 struct RecordReplayRoundTripTests {
-    /// The stand-in API: JSON GETs, a POST, a redirect, a 404 with a body, a cookie, a
-    /// download, a Server-Sent Events stream.
+    /// The stand-in API: JSON GETs, a POST, a redirect, a 503 then a 200 (the client
+    /// retries), a 404 with a body, a cookie, a download, a Server-Sent Events stream.
     private static func makeServer() throws -> LoopbackServer {
-        try LoopbackServer { request in
+        let flakyCalls = Counter()
+        return try LoopbackServer { request in
             switch (request.method, request.path) {
+            case ("GET", "/flaky"):
+                // Retry-After: 0 makes the client's retry immediate: nothing waits in the test.
+                return flakyCalls.increment() == 1
+                    ? .status(503).addingHeader("Retry-After", "0") : .json(#"{"name": "Tom", "mood": "patient"}"#)
             case ("GET", "/cats") where request.queryItems.contains(URLQueryItem(name: "page", value: "2")):
                 return .json(#"[{"name": "Felix", "mood": "sleepy"}]"#)
             case ("GET", "/cats"):
@@ -62,6 +68,7 @@ struct RecordReplayRoundTripTests {
             CassetteCat(name: "Kitty", mood: "new"), to: server.endpoint("/cats"), as: CassetteCat.self
         ).value
         let redirected = try await client.get(server.endpoint("/old-tom"), as: CassetteCat.self).value
+        let retried = try await client.get(server.endpoint("/flaky"), as: CassetteCat.self).value
         var notFoundStatus: Int?
         var notFoundBody: String?
         do {
@@ -81,7 +88,7 @@ struct RecordReplayRoundTripTests {
             if events.count == 2 { break }
         }
         return SessionOutcome(
-            cats: cats, secondPage: secondPage, created: created, redirected: redirected,
+            cats: cats, secondPage: secondPage, created: created, redirected: redirected, retried: retried,
             notFoundStatus: notFoundStatus, notFoundBody: notFoundBody, me: String(decoding: me.value, as: UTF8.self),
             cookieNames: cookieNames, downloaded: try Data(contentsOf: downloaded.value), events: events)
     }
@@ -93,7 +100,10 @@ struct RecordReplayRoundTripTests {
         let cassette = folder.appendingPathComponent("session.har")
         let server = try Self.makeServer()
         let recorder = RecordingTransport(recording: NetworkClient.makeDefaultTransport(), to: cassette)
-        let live = try await Self.runSession(NetworkClient(transport: recorder), server, folder: folder)
+        var configuration = NetworkClient.Configuration()
+        configuration.interceptors = [RetryPolicy()]
+        let live = try await Self.runSession(
+            NetworkClient(configuration: configuration, transport: recorder), server, folder: folder)
         server.shutdown()
         let requestsWhileRecording = server.statistics.requestsReceived
 
@@ -105,9 +115,13 @@ struct RecordReplayRoundTripTests {
         let archive = try HAR.Archive.read(from: cassette)
         #expect(archive.log.entries.count == requestsWhileRecording)
         #expect(archive.log.entries.contains { $0.response.status == 302 && $0.response.redirectURL == "/cats/Tom" })
+        // And so is each attempt of a retried call.
+        #expect(archive.log.entries.filter { $0.request.url.hasSuffix("/flaky") }.map(\.response.status) == [503, 200])
+        #expect(live.retried.mood == "patient")
 
         let replay = try ReplayTransport(cassette: cassette)
-        let replayed = try await Self.runSession(NetworkClient(transport: replay), server, folder: folder)
+        let replayed = try await Self.runSession(
+            NetworkClient(configuration: configuration, transport: replay), server, folder: folder)
         #expect(replayed == live)
         #expect(replay.replayedCount == requestsWhileRecording)
         #expect(replay.unusedEntries.isEmpty)
