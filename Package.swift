@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(
             name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting", "KringleTestSupport"]),
         .testTarget(
-            name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess", "KringleTestSupport"]),
+            name: "KringleTestingTests", dependencies: ["KringleTesting", "ChildProcess", "KringleTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "KringleTests",
             dependencies: ["Kringle", "KringleTesting", "ChildProcess", "KringleTestSupport", "NginxTestServer"],

@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -41,6 +41,8 @@ case "compressed-upload":
     try exitWithStatus(of: runCompressedUploadBenchmark, usage: CompressionBenchmarkFailure.self)
 case "compressed-upload-child":
     try runCompressedUploadChild(Array(CommandLine.arguments.dropFirst(2)))
+case "cassettes":
+    try runCassetteBenchmarks()
 case "soak":
     try exitWithStatus(of: runSoak, usage: SoakOptions.Usage.self)
 case "speed-guard":
@@ -58,6 +60,7 @@ case "all":
     runCookieJarBenchmarks()
     try runCompressionBenchmarks()
     _ = try runCompressedUploadBenchmark([])
+    try runCassetteBenchmarks()
 default:
     print(usage)
     exit(2)

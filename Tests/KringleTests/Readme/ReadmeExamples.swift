@@ -411,6 +411,34 @@ enum ReadmeExamples {
         clock.advance(by: 10)
         print(call.isRejected)   // true: timed out, and nothing waited
     }
+
+    static func testingWithoutTheNetwork() throws {
+        // Record once (every exchange, each redirect hop and retry its own entry)…
+        let cassette = URL(fileURLWithPath: "Tests/AppTests/Cassettes/cuddle.har")
+        let recorder = RecordingTransport(recording: NetworkClient.makeDefaultTransport(), to: cassette)
+        let cat = try NetworkClient(transport: recorder).get(CatEndpoint.cuddle, as: Cat.self).wait()
+
+        // …then replay: the same values and errors, and nothing reaches the network.
+        let replaying = NetworkClient(transport: try ReplayTransport(cassette: cassette))
+        let sameCat = try replaying.get(CatEndpoint.cuddle, as: Cat.self).wait()
+        _ = (cat, sameCat)
+
+        let client = try NetworkClient.cassette()   // in cuddlesTom(): Cassettes/cuddlesTom.har
+        _ = client
+
+        var matching = CassetteMatching()
+        matching.headers = ["Accept"]   // these header values must be equal too
+        matching.body = true            // and the bodies
+        matching.order = .recorded      // and the requests come in the recorded order
+        let strict = try ReplayTransport(cassette: cassette, matching: matching)
+        _ = strict
+
+        var redaction = CassetteRedaction()
+        redaction.rules.additionalHeaderNames.insert("X-API-Key")
+        redaction.body = CassetteRedaction.jsonFields(["password", "token"])
+        let careful = RecordingTransport(recording: CurlTransport(), to: cassette, redaction: redaction)
+        _ = careful
+    }
 }
 
 @Suite("README")

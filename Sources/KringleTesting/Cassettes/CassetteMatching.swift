@@ -1,0 +1,150 @@
+import Foundation
+
+/// How ``ReplayTransport`` picks the recorded entry that answers a request.
+///
+/// By default an entry answers a request with the same method and URL (scheme, host, port,
+/// path, and the same query items in any order), each entry once, in any order; among
+/// entries that match, the first recorded that has not been used wins, so a request made
+/// twice (a retry, a poll) gets the answers in the order they were recorded.
+///
+/// ```swift
+/// var matching = CassetteMatching()
+/// matching.headers = ["Accept"]     // the Accept values must be equal too
+/// matching.body = true              // and the bodies
+/// matching.order = .recorded        // and requests come in the order recorded
+/// ```
+public struct CassetteMatching: Sendable, Hashable {
+    /// Whether requests must come in the order they were recorded.
+    public enum Order: Sendable, Hashable {
+        /// Any order: the first matching entry answers.
+        case any
+        /// The recorded order: only the next entry not yet used may answer.
+        case recorded
+    }
+
+    /// How often an entry may answer.
+    public enum Reuse: Sendable, Hashable {
+        /// Once: a second identical request needs a second entry.
+        case once
+        /// Any number of times; an entry not used yet is still preferred.
+        case repeatable
+    }
+
+    /// Header names (case-insensitive) whose values must be equal, after redaction: a
+    /// redacted header matches on its presence only.
+    public var headers: Set<String>
+    /// Whether the bodies must be equal, byte for byte, after the body redaction.
+    public var body: Bool
+    /// Whether the scheme, host and port are compared: `false` lets a cassette recorded
+    /// against a `LoopbackServer` (a new port every run) answer in a later run.
+    public var comparesOrigin: Bool
+    /// Whether requests must come in the recorded order.
+    public var order: Order
+    /// How often an entry may answer.
+    public var reuse: Reuse
+
+    /// Matching by method and URL, plus what is given.
+    public init(
+        headers: Set<String> = [], body: Bool = false, comparesOrigin: Bool = true, order: Order = .any,
+        reuse: Reuse = .once
+    ) {
+        self.headers = headers
+        self.body = body
+        self.comparesOrigin = comparesOrigin
+        self.order = order
+        self.reuse = reuse
+    }
+
+    /// Method and URL, any order, each entry once.
+    public static let `default` = CassetteMatching()
+}
+
+/// A request as the matcher sees it: redacted as the recorder would have written it.
+struct CassetteRequest {
+    var method: String
+    var url: URL
+    var headers: [(name: String, value: String)]
+    var body: Data
+}
+
+extension CassetteMatching {
+    /// Why `entry` does not answer `request`: empty when it does. Each reason names what
+    /// differs, recorded value first.
+    func differences(_ request: CassetteRequest, _ entry: HAR.Entry) -> [String] {
+        var reasons: [String] = []
+        if entry.request.method.uppercased() != request.method.uppercased() {
+            reasons.append("method \(entry.request.method) ≠ \(request.method)")
+        }
+        let recorded = URLComponents(string: entry.request.url)
+        let asked = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
+        if comparesOrigin {
+            let origin = Self.origin(of: recorded)
+            let askedOrigin = Self.origin(of: asked)
+            if origin != askedOrigin { reasons.append("origin \(origin) ≠ \(askedOrigin)") }
+        }
+        let path = Self.path(of: recorded)
+        let askedPath = Self.path(of: asked)
+        if path != askedPath { reasons.append("path \(path) ≠ \(askedPath)") }
+        reasons += Self.queryDifferences(Self.query(of: recorded), Self.query(of: asked))
+        for name in headers.sorted() {
+            let recordedValues = entry.request.headers.filter { $0.name.equalsIgnoringCase(name) }.map(\.value)
+            let askedValues = request.headers.filter { $0.name.equalsIgnoringCase(name) }.map(\.value)
+            if recordedValues != askedValues {
+                reasons.append("header \(name): \(Self.list(recordedValues)) ≠ \(Self.list(askedValues))")
+            }
+        }
+        if body {
+            let recordedBody = (try? entry.request.postData?.body()) ?? Data()
+            if recordedBody != request.body {
+                reasons.append("body differs (\(recordedBody.count) bytes recorded, \(request.body.count) sent)")
+            }
+        }
+        return reasons
+    }
+
+    private static func origin(of components: URLComponents?) -> String {
+        guard let components else { return "(no URL)" }
+        let scheme = components.scheme?.lowercased() ?? ""
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        let port = components.port ?? defaultPort
+        return "\(scheme)://\(components.host?.lowercased() ?? "")" + (port.map { ":\($0)" } ?? "")
+    }
+
+    /// The path as sent (percent-encoded), `/` for an empty one (RFC 9110 §4.2.3).
+    private static func path(of components: URLComponents?) -> String {
+        let path = components?.percentEncodedPath ?? ""
+        return path.isEmpty ? "/" : path
+    }
+
+    /// The query items, decoded, sorted: the order of items does not matter.
+    private static func query(of components: URLComponents?) -> [String] {
+        (components?.queryItems ?? []).map { "\($0.name)=\($0.value ?? "")" }.sorted()
+    }
+
+    private static func queryDifferences(_ recorded: [String], _ asked: [String]) -> [String] {
+        guard recorded != asked else { return [] }
+        var missing = recorded
+        var extra: [String] = []
+        for item in asked {
+            if let index = missing.firstIndex(of: item) {
+                missing.remove(at: index)
+            } else {
+                extra.append(item)
+            }
+        }
+        var reasons: [String] = []
+        if !missing.isEmpty { reasons.append("query lacks \(missing.joined(separator: "&"))") }
+        if !extra.isEmpty { reasons.append("query has \(extra.joined(separator: "&")) not recorded") }
+        return reasons
+    }
+
+    private static func list(_ values: [String]) -> String {
+        values.isEmpty ? "(none)" : values.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+}
+
+extension String {
+    fileprivate func equalsIgnoringCase(_ other: String) -> Bool {
+        lowercased() == other.lowercased()
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+
+extension HAR {
+    /// One exchange: a request and its response, when it started and where its time went
+    /// (HAR 1.2 `entries`).
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The ``Page/id`` of the page the request belongs to, in a browser's export.
+        public var pageref: String?
+        /// When the request started (ISO 8601 with milliseconds and a time zone).
+        public var startedDateTime: String
+        /// The whole exchange in milliseconds: the sum of ``timings``' known parts.
+        public var time: Double
+        /// The request.
+        public var request: Request
+        /// The response.
+        public var response: Response
+        /// The browser's cache state, as read (Kringle writes `{}`).
+        public var cache: HARValue
+        /// Where the time went.
+        public var timings: Timings
+        /// The IP address of the server.
+        public var serverIPAddress: String?
+        /// The connection the exchange used (Kringle writes the server's port).
+        public var connection: String?
+        /// A comment.
+        public var comment: String?
+        /// Custom fields.
+        public var custom: [String: HARValue]
+
+        /// An entry.
+        public init(
+            startedDateTime: String, time: Double, request: Request, response: Response,
+            timings: Timings = Timings(), serverIPAddress: String? = nil, connection: String? = nil,
+            pageref: String? = nil, comment: String? = nil, custom: [String: HARValue] = [:]
+        ) {
+            self.pageref = pageref
+            self.startedDateTime = startedDateTime
+            self.time = time
+            self.request = request
+            self.response = response
+            cache = .object([:])
+            self.timings = timings
+            self.serverIPAddress = serverIPAddress
+            self.connection = connection
+            self.comment = comment
+            self.custom = custom
+        }
+
+        /// Reads an entry.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: HARKey.self)
+            pageref = try container.optional("pageref")
+            startedDateTime = try container.field("startedDateTime", or: "")
+            time = try container.field("time", or: 0)
+            request = try container.decode(Request.self, forKey: HARKey("request"))
+            response = try container.decode(Response.self, forKey: HARKey("response"))
+            cache = try container.field("cache", or: .object([:]))
+            timings = try container.field("timings", or: Timings())
+            serverIPAddress = try container.optional("serverIPAddress")
+            connection = try container.optional("connection")
+            comment = try container.optional("comment")
+            custom = try container.customFields()
+        }
+
+        /// Writes the entry.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: HARKey.self)
+            try container.put(pageref, "pageref")
+            try container.put(startedDateTime, "startedDateTime")
+            try container.put(time, "time")
+            try container.put(request, "request")
+            try container.put(response, "response")
+            try container.put(cache, "cache")
+            try container.put(timings, "timings")
+            try container.put(serverIPAddress, "serverIPAddress")
+            try container.put(connection, "connection")
+            try container.put(comment, "comment")
+            try container.putCustom(custom)
+        }
+
+        /// ``startedDateTime`` as a date, when it is valid ISO 8601.
+        public var startedDate: Date? {
+            HAR.date(from: startedDateTime)
+        }
+    }
+
+    /// A request as sent (HAR 1.2 `request`).
+    public struct Request: Sendable, Hashable, Codable {
+        /// The method, such as `GET`.
+        public var method: String
+        /// The absolute URL, fragment removed.
+        public var url: String
+        /// The version of HTTP, such as `HTTP/1.1`.
+        public var httpVersion: String
+        /// The cookies sent (from the `Cookie` header).
+        public var cookies: [Cookie]
+        /// The header fields, in order.
+        public var headers: [NameValue]
+        /// The query's name-value pairs, in order.
+        public var queryString: [NameValue]
+        /// The body, if any.
+        public var postData: PostData?
+        /// Bytes of the head, `-1` when unknown.
+        public var headersSize: Int
+        /// Bytes of the body, `-1` when unknown.
+        public var bodySize: Int
+        /// A comment.
+        public var comment: String?
+        /// Custom fields.
+        public var custom: [String: HARValue]
+
+        /// A request.
+        public init(
+            method: String, url: String, httpVersion: String = "HTTP/1.1", cookies: [Cookie] = [],
+            headers: [NameValue] = [], queryString: [NameValue] = [], postData: PostData? = nil,
+            headersSize: Int = -1, bodySize: Int = -1, comment: String? = nil, custom: [String: HARValue] = [:]
+        ) {
+            self.method = method
+            self.url = url
+            self.httpVersion = httpVersion
+            self.cookies = cookies
+            self.headers = headers
+            self.queryString = queryString
+            self.postData = postData
+            self.headersSize = headersSize
+            self.bodySize = bodySize
+            self.comment = comment
+            self.custom = custom
+        }
+
+        /// Reads a request.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: HARKey.self)
+            method = try container.field("method", or: "GET")
+            url = try container.field("url", or: "")
+            httpVersion = try container.field("httpVersion", or: "")
+            cookies = try container.field("cookies", or: [])
+            headers = try container.field("headers", or: [])
+            queryString = try container.field("queryString", or: [])
+            postData = try container.optional("postData")
+            headersSize = try container.field("headersSize", or: -1)
+            bodySize = try container.field("bodySize", or: -1)
+            comment = try container.optional("comment")
+            custom = try container.customFields()
+        }
+
+        /// Writes the request.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: HARKey.self)
+            try container.put(method, "method")
+            try container.put(url, "url")
+            try container.put(httpVersion, "httpVersion")
+            try container.put(cookies, "cookies")
+            try container.put(headers, "headers")
+            try container.put(queryString, "queryString")
+            try container.put(postData, "postData")
+            try container.put(headersSize, "headersSize")
+            try container.put(bodySize, "bodySize")
+            try container.put(comment, "comment")
+            try container.putCustom(custom)
+        }
+    }
+
+    /// A response as received (HAR 1.2 `response`).
+    public struct Response: Sendable, Hashable, Codable {
+        /// The status code; `0` for an exchange that got no response.
+        public var status: Int
+        /// The reason phrase.
+        public var statusText: String
+        /// The version of HTTP, such as `HTTP/1.1`.
+        public var httpVersion: String
+        /// The cookies set (from the `Set-Cookie` headers).
+        public var cookies: [Cookie]
+        /// The header fields, in order, repeated names kept.
+        public var headers: [NameValue]
+        /// The body.
+        public var content: Content
+        /// The `Location` header's target, `""` when there is none.
+        public var redirectURL: String
+        /// Bytes of the head, `-1` when unknown.
+        public var headersSize: Int
+        /// Bytes of the body as transferred, `-1` when unknown.
+        public var bodySize: Int
+        /// A comment.
+        public var comment: String?
+        /// Custom fields (Kringle writes the trailer fields as `_trailers`).
+        public var custom: [String: HARValue]
+
+        /// A response.
+        public init(
+            status: Int, statusText: String = "", httpVersion: String = "HTTP/1.1", cookies: [Cookie] = [],
+            headers: [NameValue] = [], content: Content = Content(), redirectURL: String = "", headersSize: Int = -1,
+            bodySize: Int = -1, comment: String? = nil, custom: [String: HARValue] = [:]
+        ) {
+            self.status = status
+            self.statusText = statusText
+            self.httpVersion = httpVersion
+            self.cookies = cookies
+            self.headers = headers
+            self.content = content
+            self.redirectURL = redirectURL
+            self.headersSize = headersSize
+            self.bodySize = bodySize
+            self.comment = comment
+            self.custom = custom
+        }
+
+        /// Reads a response.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: HARKey.self)
+            status = try container.field("status", or: 0)
+            statusText = try container.field("statusText", or: "")
+            httpVersion = try container.field("httpVersion", or: "")
+            cookies = try container.field("cookies", or: [])
+            headers = try container.field("headers", or: [])
+            content = try container.field("content", or: Content())
+            redirectURL = try container.field("redirectURL", or: "")
+            headersSize = try container.field("headersSize", or: -1)
+            bodySize = try container.field("bodySize", or: -1)
+            comment = try container.optional("comment")
+            custom = try container.customFields()
+        }
+
+        /// Writes the response.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: HARKey.self)
+            try container.put(status, "status")
+            try container.put(statusText, "statusText")
+            try container.put(httpVersion, "httpVersion")
+            try container.put(cookies, "cookies")
+            try container.put(headers, "headers")
+            try container.put(content, "content")
+            try container.put(redirectURL, "redirectURL")
+            try container.put(headersSize, "headersSize")
+            try container.put(bodySize, "bodySize")
+            try container.put(comment, "comment")
+            try container.putCustom(custom)
+        }
+    }
+
+    /// Where an exchange's time went, in milliseconds, each phase after the one before;
+    /// `-1` for a phase that did not apply (HAR 1.2 `timings`). `ssl` is included in
+    /// `connect`, as the spec says.
+    public struct Timings: Sendable, Hashable, Codable {
+        /// Waiting for a connection.
+        public var blocked: Double
+        /// The name lookup.
+        public var dns: Double
+        /// Making the connection, TLS included.
+        public var connect: Double
+        /// Sending the request.
+        public var send: Double
+        /// Waiting for the first byte of the response.
+        public var wait: Double
+        /// Receiving the response.
+        public var receive: Double
+        /// The TLS handshake.
+        public var ssl: Double
+        /// A comment.
+        public var comment: String?
+        /// Custom fields.
+        public var custom: [String: HARValue]
+
+        /// Timings; the required phases (`send`, `wait`, `receive`) default to 0, the others to -1.
+        public init(
+            blocked: Double = -1, dns: Double = -1, connect: Double = -1, send: Double = 0, wait: Double = 0,
+            receive: Double = 0, ssl: Double = -1, comment: String? = nil, custom: [String: HARValue] = [:]
+        ) {
+            self.blocked = blocked
+            self.dns = dns
+            self.connect = connect
+            self.send = send
+            self.wait = wait
+            self.receive = receive
+            self.ssl = ssl
+            self.comment = comment
+            self.custom = custom
+        }
+
+        /// Reads timings.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: HARKey.self)
+            blocked = try container.field("blocked", or: -1)
+            dns = try container.field("dns", or: -1)
+            connect = try container.field("connect", or: -1)
+            send = try container.field("send", or: 0)
+            wait = try container.field("wait", or: 0)
+            receive = try container.field("receive", or: 0)
+            ssl = try container.field("ssl", or: -1)
+            comment = try container.optional("comment")
+            custom = try container.customFields()
+        }
+
+        /// Writes the timings.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: HARKey.self)
+            try container.put(blocked, "blocked")
+            try container.put(dns, "dns")
+            try container.put(connect, "connect")
+            try container.put(send, "send")
+            try container.put(wait, "wait")
+            try container.put(receive, "receive")
+            try container.put(ssl, "ssl")
+            try container.put(comment, "comment")
+            try container.putCustom(custom)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Any JSON value: what a HAR file's custom fields (names beginning with `_`, HAR 1.2
+/// "Custom fields") hold, kept as read so that writing the file again loses none of them.
+///
+/// ```swift
+/// entry.custom["_priority"] = .string("High")
+/// ```
+public enum HARValue: Sendable, Hashable, Codable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number (written without a fraction when it is whole).
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([HARValue])
+    /// An object.
+    case object([String: HARValue])
+
+    /// Reads any JSON value.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([HARValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: HARValue].self))
+        }
+    }
+
+    /// Writes the value as it was read.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            // `3`, not `3.0`: a reader that expects an integer (a size, a status) gets one.
+            if value.rounded() == value, abs(value) < 1e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+/// A key of a HAR object, known or custom.
+struct HARKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+// Reading is lenient where the spec is strict: tools (Charles, older browsers) leave out
+// fields HAR 1.2 requires, such as `comment`-free `cookies` or `bodySize`, so a missing
+// field takes its "unknown" value instead of failing the whole file. Writing always puts
+// every required field.
+extension KeyedDecodingContainer where Key == HARKey {
+    /// The field `name`, or `fallback` when it is missing or `null`.
+    func field<T: Decodable>(_ name: String, or fallback: T) throws -> T {
+        try decodeIfPresent(T.self, forKey: HARKey(name)) ?? fallback
+    }
+
+    /// The field `name`, `nil` when missing.
+    func optional<T: Decodable>(_ name: String) throws -> T? {
+        try decodeIfPresent(T.self, forKey: HARKey(name))
+    }
+
+    /// Every custom field (its name begins with `_`), kept as read.
+    func customFields() throws -> [String: HARValue] {
+        var fields: [String: HARValue] = [:]
+        for key in allKeys where key.stringValue.hasPrefix("_") {
+            fields[key.stringValue] = try decode(HARValue.self, forKey: key)
+        }
+        return fields
+    }
+}
+
+extension KeyedEncodingContainer where Key == HARKey {
+    /// Writes `value` as the field `name`.
+    mutating func put<T: Encodable>(_ value: T, _ name: String) throws {
+        try encode(value, forKey: HARKey(name))
+    }
+
+    /// Writes `value` as the field `name` unless it is `nil`.
+    mutating func put<T: Encodable>(_ value: T?, _ name: String) throws {
+        try encodeIfPresent(value, forKey: HARKey(name))
+    }
+
+    /// Writes the custom fields; a name without the `_` that HAR 1.2 requires of custom
+    /// fields is written with one, so it cannot clash with a field of the spec.
+    mutating func putCustom(_ fields: [String: HARValue]) throws {
+        for (name, value) in fields {
+            try encode(value, forKey: HARKey(name.hasPrefix("_") ? name : "_" + name))
+        }
+    }
+}

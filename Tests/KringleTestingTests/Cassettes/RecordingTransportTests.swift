@@ -1,0 +1,46 @@
+import Foundation
+import KringleTesting
+import Testing
+
+@Suite("RecordingTransport")
+struct RecordingTransportTests {
+    @Test("an entry another writer appends between two exchanges is kept")
+    func interleavedWriters() async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appendingPathComponent("shared.har")
+        let stub = StubTransport()
+        stub.stub(.get, "/a", with: .json("1"))
+        stub.stub(.get, "/b", with: .json("2"))
+        let client = NetworkClient(transport: RecordingTransport(recording: stub, to: cassette))
+        let endpoint = CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/a")
+        try await client.get(endpoint).value
+        let other = HAR.Entry(
+            startedDateTime: HAR.string(from: Date(timeIntervalSince1970: 0)), time: 0,
+            request: HAR.Request(method: "GET", url: "https://other.example/"), response: HAR.Response(status: 204))
+        try HAR.Archive.append([other], to: cassette)
+        var second = endpoint
+        second.path = "/b"
+        try await client.get(second).value
+
+        let urls = try HAR.Archive.read(from: cassette).log.entries.map(\.request.url)
+        #expect(urls == ["https://cats.example/a", "https://other.example/", "https://cats.example/b"])
+    }
+
+    @Test("without writing each exchange, nothing reaches the file until flush")
+    func flushWrites() async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appendingPathComponent("later.har")
+        let stub = StubTransport()
+        stub.stub(.get, "/a", with: .json("1"))
+        let recorder = RecordingTransport(recording: stub, to: cassette, writesEachExchange: false)
+        try await NetworkClient(transport: recorder).get(
+            CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/a")
+        ).value
+        #expect(!FileManager.default.fileExists(atPath: cassette.path))
+        try recorder.flush()
+        #expect(try HAR.Archive.read(from: cassette).log.entries == recorder.entries)
+        #expect(recorder.entries.count == 1)
+    }
+}

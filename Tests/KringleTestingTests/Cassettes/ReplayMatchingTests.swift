@@ -1,0 +1,137 @@
+import Foundation
+import KringleTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Replay matching")
+struct ReplayMatchingTests {
+    /// A cassette of GETs and a POST on cats.example, answered with their index.
+    static func archive(_ requests: [(String, String, String?)]) -> HAR.Archive {
+        let entries = requests.enumerated().map { index, request in
+            var harRequest = HAR.Request(method: request.0, url: request.1)
+            harRequest.headers = [HAR.NameValue(name: "Accept", value: "application/json")]
+            if let body = request.2 {
+                harRequest.postData = HAR.PostData(body: Data(body.utf8), mimeType: "text/plain")
+            }
+            return HAR.Entry(
+                startedDateTime: "2024-05-01T10:00:00.000Z", time: 1, request: harRequest,
+                response: HAR.Response(
+                    status: 200, content: HAR.Content(body: Data("\(index)".utf8), mimeType: "text/plain")))
+        }
+        return HAR.Archive(log: HAR.Log(entries: entries))
+    }
+
+    static func send(
+        _ transport: ReplayTransport, _ method: String, _ url: String, body: String? = nil,
+        accept: String = "application/json"
+    ) async throws -> String {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.setValue(accept, forHTTPHeaderField: "Accept")
+        request.httpBody = body.map { Data($0.utf8) }
+        let response = try await transport.send(try ValidatedRequest(request)).value
+        return String(decoding: response.body, as: UTF8.self)
+    }
+
+    @Test("method and URL match, query items in any order; each entry once, first recorded first")
+    func defaults() async throws {
+        let replay = ReplayTransport(
+            archive: Self.archive([
+                ("GET", "https://cats.example/cats?a=1&b=2", nil), ("GET", "https://cats.example/cats?a=1&b=2", nil),
+                ("POST", "https://cats.example/cats", "x"),
+            ]))
+        #expect(try await Self.send(replay, "POST", "https://cats.example/cats", body: "other") == "2")
+        #expect(try await Self.send(replay, "GET", "https://cats.example/cats?b=2&a=1") == "0")
+        #expect(try await Self.send(replay, "GET", "https://CATS.example:443/cats?a=1&b=2") == "1")
+        await #expect(throws: CassetteError.self) {
+            try await Self.send(replay, "GET", "https://cats.example/cats?a=1&b=2")
+        }
+        #expect(replay.unusedEntries.isEmpty)
+    }
+
+    @Test("an unmatched request fails with a typed error naming it and the nearest entries")
+    func unmatched() async throws {
+        let replay = ReplayTransport(
+            archive: Self.archive([
+                ("GET", "https://cats.example/cats?page=1", nil), ("DELETE", "https://dogs.example/x", nil),
+                ("GET", "https://cats.example/dogs", nil), ("GET", "https://cats.example/cats?page=2", nil),
+            ]))
+        let error = await #expect(throws: CassetteError.self) {
+            try await Self.send(replay, "GET", "https://cats.example/cats?page=3")
+        }
+        guard case .unmatchedRequest(let mismatch)? = error else {
+            Issue.record("expected unmatchedRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(mismatch.method == "GET")
+        #expect(mismatch.url == "https://cats.example/cats?page=3")
+        #expect(mismatch.entryCount == 4)
+        #expect(mismatch.nearest.map(\.index) == [0, 3, 2])
+        #expect(mismatch.nearest[0].reasons == ["query lacks page=1", "query has page=3 not recorded"])
+        let description = mismatch.description
+        #expect(description.contains("GET https://cats.example/cats?page=3"))
+        #expect(description.contains("#3 GET https://cats.example/cats?page=2"))
+        #expect(!description.contains("dogs.example"))
+    }
+
+    @Test("through a client the unmatched error reaches the caller and nothing is sent")
+    func unmatchedThroughClient() async throws {
+        let server = try LoopbackServer { _ in .text("live") }
+        defer { server.shutdown() }
+        let replay = ReplayTransport(archive: Self.archive([("GET", server.url("/a").absoluteString, nil)]))
+        let outcome = await NetworkClient(transport: replay).get(server.endpoint("/b")).outcome()
+        var error: (any Error)?
+        if case .failure(let failure) = outcome { error = failure }
+        let mismatch: CassetteMismatch? =
+            switch error {
+            case CassetteError.unmatchedRequest(let mismatch)?: mismatch
+            case KringleError.transport(CassetteError.unmatchedRequest(let mismatch))?: mismatch
+            default: nil
+            }
+        #expect(mismatch?.nearest.first?.reasons == ["path /a ≠ /b"], "got \(String(describing: error))")
+        #expect(server.statistics.requestsReceived == 0)
+    }
+
+    @Test("chosen headers and the body can be matched too")
+    func headersAndBody() async throws {
+        let replay = ReplayTransport(
+            archive: Self.archive([
+                ("POST", "https://cats.example/cats", "tom"), ("POST", "https://cats.example/cats", "felix"),
+            ]),
+            matching: CassetteMatching(headers: ["accept"], body: true))
+        #expect(try await Self.send(replay, "POST", "https://cats.example/cats", body: "felix") == "1")
+        let error = await #expect(throws: CassetteError.self) {
+            try await Self.send(replay, "POST", "https://cats.example/cats", body: "tom", accept: "text/html")
+        }
+        #expect(String(describing: error).contains(#"header accept: "application/json" ≠ "text/html""#))
+        #expect(try await Self.send(replay, "POST", "https://cats.example/cats", body: "tom") == "0")
+    }
+
+    @Test("the recorded order can be required, and entries made repeatable")
+    func orderAndReuse() async throws {
+        let requests = [("GET", "https://cats.example/a", nil as String?), ("GET", "https://cats.example/b", nil)]
+        let ordered = ReplayTransport(archive: Self.archive(requests), matching: CassetteMatching(order: .recorded))
+        let error = await #expect(throws: CassetteError.self) {
+            try await Self.send(ordered, "GET", "https://cats.example/b")
+        }
+        #expect(String(describing: error).contains("out of the recorded order: entry #0 comes first"))
+        #expect(try await Self.send(ordered, "GET", "https://cats.example/a") == "0")
+        #expect(try await Self.send(ordered, "GET", "https://cats.example/b") == "1")
+
+        let repeatable = ReplayTransport(
+            archive: Self.archive(requests), matching: CassetteMatching(reuse: .repeatable))
+        for _ in 0..<3 { #expect(try await Self.send(repeatable, "GET", "https://cats.example/b") == "1") }
+        #expect(repeatable.unusedEntries == [0])
+    }
+
+    @Test("the origin can be left out, for a cassette recorded on another port")
+    func ignoringOrigin() async throws {
+        let replay = ReplayTransport(
+            archive: Self.archive([("GET", "http://127.0.0.1:5000/cats", nil)]),
+            matching: CassetteMatching(comparesOrigin: false))
+        #expect(try await Self.send(replay, "GET", "http://127.0.0.1:6001/cats") == "0")
+    }
+}
