@@ -30,8 +30,18 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// own (a ``CurlError`` or a `URLError`), with its TLS library's message. Not retried:
     /// the same server would present the same certificate again.
     case tls(URL, TLSFailure, underlying: any Error)
-    /// The request's timeout passed before the response was complete.
-    case timedOut
+    /// A time limit passed before the response was complete; the phase says which
+    /// (``TimeoutPhase``): connecting, silence on the connection, or the whole request.
+    /// ``RetryPolicy`` retries it for idempotent methods.
+    ///
+    /// ```swift
+    /// if case KringleError.timedOut(.connect) = error { print("the server is unreachable") }
+    /// ```
+    case timedOut(TimeoutPhase)
+    /// The transport cannot do what the request or its configuration asks (a Unix-socket
+    /// URL for `URLSessionTransport`, say), so it sent nothing rather than send it another
+    /// way. The string says what and why.
+    case unsupportedConfiguration(String)
     /// The server answered with a status outside the acceptable range. The response, body
     /// included, is kept so that you can decode your API's error payload.
     case unacceptableStatusCode(Int, Response<Data>)
@@ -129,8 +139,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .tls(let url, let failure, let underlying):
             return
                 "The TLS connection to \(Self.shown(url)) failed: \(failure) (\(Self.describe(transport: underlying)))"
-        case .timedOut:
-            return "The request timed out."
+        case .timedOut(let phase):
+            return "The request timed out: \(phase)."
+        case .unsupportedConfiguration(let reason):
+            return "The transport cannot send this request: \(reason)"
         case .unacceptableStatusCode(let status, let response):
             return "Unacceptable status code \(status) from \(Self.shown(response.url, response.redaction))"
                 + Self.bodySnippet(response.body)
@@ -234,7 +246,7 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .tls(hidden(url), failure, underlying: hidden(underlying: underlying))
         case .transport(let underlying):
             return .transport(hidden(underlying: underlying))
-        case .invalidRequest, .encodingFailed, .file, .timedOut, .compressionFailed:
+        case .invalidRequest, .encodingFailed, .file, .timedOut, .unsupportedConfiguration, .compressionFailed:
             return self
         }
     }

@@ -113,7 +113,7 @@ final class CurlDriver {
         if let deadline = submission.deadline {
             let now = clock.uptimeNanoseconds
             guard deadline > now else {
-                submission.promise.reject(KringleError.timedOut)
+                submission.promise.reject(KringleError.timedOut(.total))
                 return false
             }
             // Rounded up: curl takes 0 for "no limit".
@@ -175,7 +175,7 @@ final class CurlDriver {
     private func expire(_ id: UInt64) {
         guard let waiting = admission.remove(id) else { return }
         waitTimers.removeValue(forKey: id)
-        waiting.promise.reject(KringleError.timedOut)
+        waiting.promise.reject(KringleError.timedOut(.total))
     }
 
     /// Unpauses a transfer whose body channel has room again. curl may deliver the bytes it

@@ -139,7 +139,7 @@ final class CurlTransfer {
                     metrics: easy.metrics(decodedBodyBytes: collector.decodedBytes)
                 ))
         case KCURLE_OPERATION_TIMEDOUT:
-            return .failure(KringleError.timedOut)
+            return .failure(KringleError.timedOut(.total))
         case KCURLE_WEIRD_SERVER_REPLY:
             // curl's verdict on what came back: a header line without a colon, a NUL, an
             // invalid Content-Length…

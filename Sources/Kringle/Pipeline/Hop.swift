@@ -92,7 +92,7 @@ extension NetworkClient {
             let response: HTTPResponse
             switch result {
             case .success(let received): response = received
-            case .failure(PromiseError.timedOut): throw KringleError.timedOut
+            case .failure(PromiseError.timedOut): throw KringleError.timedOut(.total)
             case .failure(let error): throw error
             }
             client.configuration.cookieJar?.store(
@@ -205,7 +205,7 @@ extension NetworkClient {
             if let deadline = options.deadline {
                 let now = configuration.clock.uptimeNanoseconds
                 // A redirect that came as the time ran out goes no further.
-                guard deadline > now else { return Promise(error: KringleError.timedOut) }
+                guard deadline > now else { return Promise(error: KringleError.timedOut(.total)) }
                 timeLeft = TimeInterval(deadline - now) / 1e9
             }
             guard let sending = clientSendingTransport else {

@@ -36,7 +36,7 @@ extension URLSessionTransport {
         let requestURL = url ?? urlError.failingURL ?? URL(fileURLWithPath: "/")
         switch urlError.code {
         case .timedOut:
-            return KringleError.timedOut
+            return KringleError.timedOut(.total)
         case .cancelled:
             return PromiseError.cancelled
         case .cannotParseResponse:

@@ -62,7 +62,10 @@ extension HAR.Entry {
             // Chrome's own convention for a request that got no response: status 0 and `_error`.
             response = HAR.Response(status: 0, httpVersion: "")
             custom["_error"] = .string(redaction.rules.redacting(error).description)
-            if case KringleError.timedOut = error { custom["_kringleError"] = .string("timedOut") }
+            if case KringleError.timedOut(let phase) = error {
+                custom["_kringleError"] = .string("timedOut")
+                custom["_kringleTimeoutPhase"] = .string(phase.rawValue)
+            }
         }
         self.init(
             startedDateTime: HAR.string(from: started), time: time, request: request, response: response,

@@ -146,7 +146,7 @@ struct ClientErrorTests {
         let cases: [(KringleError, [String])] = [
             (.invalidRequest("no host"), ["no host"]),
             (.transport(URLError(.cannotConnectToHost)), ["failed"]),
-            (.timedOut, ["timed out"]),
+            (.timedOut(.total), ["timed out"]),
             (.unacceptableStatusCode(418, response), ["418", "http://h.example/a", "oops"]),
             (.decodingFailed(.dataCorrupted(context), response), ["http://h.example/a", "bad", "oops"]),
             (.tooManyRedirects(url), ["http://h.example/a"]),

@@ -225,6 +225,7 @@ extension KringleError {
         case .eventStreamRefused: return "eventStreamRefused"
         case .responseTooLarge: return "responseTooLarge"
         case .compressionFailed: return "compressionFailed"
+        case .unsupportedConfiguration: return "unsupportedConfiguration"
         }
     }
 }

@@ -40,7 +40,7 @@ struct RequestInterceptorTests {
         let adapted = try await InterceptorDefaultsOnly().adapt(request).outcome().get()
         #expect(adapted == request)
         let decision = try await InterceptorDefaultsOnly()
-            .retry(request, dueTo: KringleError.timedOut, attempt: 1).outcome().get()
+            .retry(request, dueTo: KringleError.timedOut(.total), attempt: 1).outcome().get()
         #expect(decision == .doNotRetry)
 
         let transport = StubTransport()

@@ -48,7 +48,7 @@ struct RetryPolicyLostResponseTests {
             KringleError.transport(URLError(.networkConnectionLost)), "reset before an answer (URLError -1005)",
             true
         ),
-        (KringleError.timedOut, "timed out", true),
+        (KringleError.timedOut(.total), "timed out", true),
         // FoundationNetworking's catch-all, before any answer: it may be a refusal of what the
         // transport could not read, or a local failure; not a lost response.
         (KringleError.transport(URLError(.unknown)), "URLError -1 without a head", false),

@@ -112,7 +112,7 @@ struct RetryPolicyTests {
     // MARK: - Transport failures
 
     static let transportCases: [InterceptorDecisionCase] = [
-        .init(method: .get, error: KringleError.timedOut, expected: .backoff, label: "timedOut"),
+        .init(method: .get, error: KringleError.timedOut(.total), expected: .backoff, label: "timedOut"),
         .init(
             method: .get, error: KringleError.transport(URLError(.timedOut)), expected: .backoff,
             label: "URLError.timedOut"),
@@ -150,7 +150,7 @@ struct RetryPolicyTests {
         .init(
             method: .get, error: InterceptorTestError(label: "not a KringleError"), expected: .none,
             label: "foreign error"),
-        .init(method: .post, error: KringleError.timedOut, expected: .none, label: "timedOut"),
+        .init(method: .post, error: KringleError.timedOut(.total), expected: .none, label: "timedOut"),
         .init(
             method: .post, error: KringleError.transport(URLError(.cannotConnectToHost)), expected: .none,
             label: "refused"),
@@ -171,7 +171,7 @@ struct RetryPolicyTests {
         Self.check(policy.decision(for: Self.request(.post), dueTo: Self.status(503), attempt: 1, now: Self.now), .none)
         Self.check(policy.decision(for: Self.request(.get), dueTo: Self.status(418), attempt: 1, now: Self.now), .none)
         Self.check(
-            policy.decision(for: Self.request(.post), dueTo: KringleError.timedOut, attempt: 1, now: Self.now), .backoff
+            policy.decision(for: Self.request(.post), dueTo: KringleError.timedOut(.total), attempt: 1, now: Self.now), .backoff
         )
     }
 
