@@ -37,15 +37,47 @@ extension NetworkClient {
         /// changeable by anyone on the path; such a redirect rejects with
         /// ``KringleError/insecureRedirect(from:to:)``.
         public var allowsRedirectsFromHTTPSToHTTP = false
-        /// Seconds one attempt at a request may take, with sub-second precision; then it is
-        /// cancelled and rejects with ``KringleError/timedOut``. Zero or less sets no limit.
+        /// Seconds one attempt at a request may take in total, with sub-second precision;
+        /// then it is cancelled and rejects with ``KringleError/timedOut(_:)``
+        /// (``TimeoutPhase/total``). Zero or less sets no limit.
         ///
         /// The time runs from the call (or from a retry's start, for each retry) across
         /// everything the request waits for: a place in the transport's queue for a
         /// connection, DNS, connecting, TLS, the exchange and every redirect hop. A
-        /// download, an upload or a streamed body is limited by silence instead: it fails
-        /// once nothing has moved for this long.
+        /// download, an upload or a streamed body is limited by silence instead
+        /// (``idleTimeout``, or this when that is `nil`): it fails once nothing has moved
+        /// for so long, however long the whole transfer takes.
         public var timeout: TimeInterval = 60
+        /// Seconds a request may spend getting a connection ready: resolving the host,
+        /// the TCP handshake, a proxy's tunnel and the TLS handshake; then it rejects with
+        /// ``KringleError/timedOut(_:)`` (``TimeoutPhase/connect``). `nil` (the default)
+        /// leaves connecting to the other limits. Time spent waiting in the transport's
+        /// queue for a free connection does not count (``timeout`` bounds that).
+        ///
+        /// It fails fast on a host that is down or unreachable, while ``timeout`` still lets
+        /// a slow answer from a reachable one take its time:
+        ///
+        /// ```swift
+        /// configuration.connectTimeout = 0.25
+        /// configuration.timeout = 30
+        /// ```
+        ///
+        /// `CurlTransport` applies it (`CURLOPT_CONNECTTIMEOUT_MS`). URLSession has no
+        /// limit on connecting alone, so `URLSessionTransport` rejects a request with one
+        /// with ``KringleError/unsupportedConfiguration(_:)`` rather than ignore it. A
+        /// transport of your own sees only the request's `timeoutInterval` (the total).
+        public var connectTimeout: TimeInterval?
+        /// Seconds a request may go without a byte moving either way once it has a
+        /// connection; then it is cancelled and rejects with ``KringleError/timedOut(_:)``
+        /// (``TimeoutPhase/idle``). `nil` (the default) sets no such limit on plain
+        /// requests, and leaves ``timeout`` as the limit on silence for downloads, uploads
+        /// and streamed bodies.
+        ///
+        /// The client keeps it on its own clock from the transport's progress reports, so it
+        /// holds for every transport (a transport of your own included, through
+        /// ``Transport/transfer(_:)``), with sub-second precision. A streamed response body
+        /// waiting for its reader is not idle: a reader may take its time.
+        public var idleTimeout: TimeInterval?
         /// Stores cookies from every response (redirect hops included) and sends them with
         /// every request; `nil` turns cookies off. An in-memory jar by default.
         public var cookieJar: CookieJar? = CookieJar()

@@ -139,7 +139,7 @@ final class CurlTransfer {
                     metrics: easy.metrics(decodedBodyBytes: collector.decodedBytes)
                 ))
         case KCURLE_OPERATION_TIMEDOUT:
-            return .failure(KringleError.timedOut(.total))
+            return .failure(KringleError.timedOut(timeoutPhase))
         case KCURLE_WEIRD_SERVER_REPLY:
             // curl's verdict on what came back: a header line without a colon, a NUL, an
             // invalid Content-Length…
@@ -164,6 +164,18 @@ final class CurlTransfer {
             }
             return .failure(KringleError.transport(error))
         }
+    }
+
+    /// Which of the limits ``configureTimeout(_:)`` set curl ran out of: connecting, when it
+    /// had no connection yet and the connect limit was the shorter; silence, for a transfer
+    /// (low speed); otherwise the whole exchange.
+    private var timeoutPhase: TimeoutPhase {
+        let plan = submission.plan
+        let timesSilence = plan.timeoutIsIdle || submission.channel != nil
+        guard !easy.connectionWasReady else { return timesSilence ? .idle : .total }
+        let connect = plan.connectTimeoutMilliseconds
+        let total = plan.timeoutMilliseconds
+        return timesSilence || (connect > 0 && (total == 0 || connect < total)) ? .connect : .total
     }
 
     /// The final response so far, for a streamed body's reader: status, fields, URL and the
@@ -203,21 +215,26 @@ final class CurlTransfer {
     /// A whole-exchange limit for plain requests; for streamed transfers a limit on silence,
     /// as the client's idle watchdog expects: the connection must be made within the time,
     /// and the transfer is stopped once it moves less than a byte a second for that long.
+    /// A connect timeout, when the plan has one, bounds connecting alone (curl uses the
+    /// shorter of it and the whole-exchange limit).
     ///
     /// A body streamed to a reader has no limit on silence: the reader pauses the transfer
     /// as long as it likes, and an event stream may be quiet for minutes. Only the
     /// connection must be made in time (the client times the head).
     private func configureTimeout(_ plan: CurlRequestPlan) throws(CurlError) {
-        guard submission.channel == nil else {
-            if plan.timeoutMilliseconds > 0 { try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.timeoutMilliseconds) }
-            return
+        if plan.connectTimeoutMilliseconds > 0 {
+            try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.connectTimeoutMilliseconds)
         }
-        guard plan.timeoutIsIdle else {
+        let timesSilence = plan.timeoutIsIdle || submission.channel != nil
+        guard timesSilence else {
             try easy.set(KCURLOPT_TIMEOUT_MS, plan.timeoutMilliseconds)
             return
         }
         guard plan.timeoutMilliseconds > 0 else { return }
-        try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.timeoutMilliseconds)
+        if plan.connectTimeoutMilliseconds == 0 {
+            try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.timeoutMilliseconds)
+        }
+        guard submission.channel == nil else { return }
         try easy.set(KCURLOPT_LOW_SPEED_LIMIT, 1)
         // Whole seconds only, rounded up.
         try easy.set(KCURLOPT_LOW_SPEED_TIME, (plan.timeoutMilliseconds + 999) / 1000)

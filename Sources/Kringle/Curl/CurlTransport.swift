@@ -107,19 +107,21 @@ public final class CurlTransport: Transport, ClientSending {
     ///   millisecond precision.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        send(request, timeLimit: nil, limits: .default)
+        send(request, timeLimit: nil, connectTimeout: nil, limits: .default)
     }
 
     var enforcesTimeLimits: Bool { true }
 
     /// ``send(_:)`` for the client: limited to `seconds` when given (the client then sets no
-    /// timer of its own), the response held within `limits`.
-    func send(_ request: ValidatedRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits)
-        -> Promise<HTTPResponse>
-    {
+    /// timer of its own), connecting to `connectTimeout`, the response held within `limits`.
+    func send(
+        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
+        limits: ResponseLimits
+    ) -> Promise<HTTPResponse> {
         submit { engine, promise in
-            let plan = try CurlRequestPlan(
+            var plan = try CurlRequestPlan(
                 request.urlRequest, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
+            plan.connectTimeoutMilliseconds = connectTimeout.map(CurlRequestPlan.milliseconds) ?? 0
             engine.submit(plan, limits: limits, promise: promise)
         }
     }
@@ -148,12 +150,13 @@ public final class CurlTransport: Transport, ClientSending {
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         submit { engine, promise in
-            let plan = try CurlRequestPlan(
+            var plan = try CurlRequestPlan(
                 transfer.request.urlRequest,
                 defaultTimeout: configuration.defaultTimeout,
                 streamedBody: transfer.body,
                 timeoutIsIdle: true
             )
+            plan.connectTimeoutMilliseconds = transfer.connectTimeout.map(CurlRequestPlan.milliseconds) ?? 0
             engine.submit(
                 plan, responseBodyFile: transfer.responseBodyFile, responseBodyHandle: transfer.responseBodyHandle,
                 progress: transfer.progress, limits: transfer.limits, channel: transfer.responseBodyChannel,
@@ -219,6 +222,9 @@ struct CurlRequestPlan: Sendable {
     /// Whether ``timeoutMilliseconds`` bounds the longest silence (streamed transfers, which
     /// may rightly take minutes) rather than the whole exchange (`CURLOPT_TIMEOUT_MS`).
     var timeoutIsIdle: Bool
+    /// The longest time to get the connection ready in milliseconds
+    /// (`CURLOPT_CONNECTTIMEOUT_MS`); 0 leaves it to ``timeoutMilliseconds``.
+    var connectTimeoutMilliseconds = 0
 
     /// Works out the plan for `request`.
     ///

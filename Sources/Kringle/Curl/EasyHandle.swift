@@ -86,6 +86,13 @@ final class EasyHandle {
         try check(kcurl_easy_setopt_seek(pointer, option, seek), option)
     }
 
+    /// Whether the transfer got as far as a ready connection (`CURLINFO_PRETRANSFER_TIME_T`
+    /// is set once the host was resolved, connected, tunnelled and TLS done, or a connection
+    /// was reused): a timeout before then ran out while connecting.
+    var connectionWasReady: Bool {
+        (seconds(KCURLINFO_PRETRANSFER_TIME_T) ?? 0) > 0
+    }
+
     /// `CURLINFO_RESPONSE_CODE`; 0 when no response arrived.
     var responseCode: Int {
         longInfo(KCURLINFO_RESPONSE_CODE) ?? 0

@@ -195,19 +195,21 @@ extension NetworkClient {
         }
     }
 
-    /// The transport's exchange for one hop, within the client's timeout: what is left of
-    /// the attempt's for a buffered request, the longest time without progress for a
-    /// transfer.
+    /// The transport's exchange for one hop, within the client's time limits: what is left
+    /// of the attempt's total and the connect timeout for a plain request; the longest
+    /// silence for a transfer, and for a plain request when the client has an idle timeout.
     private func exchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let limits = configuration.responseLimits
-        guard options.isStreaming else {
-            var timeLeft: TimeInterval?
-            if let deadline = options.deadline {
-                let now = configuration.clock.uptimeNanoseconds
-                // A redirect that came as the time ran out goes no further.
-                guard deadline > now else { return Promise(error: KringleError.timedOut(.total)) }
-                timeLeft = TimeInterval(deadline - now) / 1e9
-            }
+        var timeLeft: TimeInterval?
+        if let deadline = options.deadline {
+            let now = configuration.clock.uptimeNanoseconds
+            // A redirect that came as the time ran out goes no further.
+            guard deadline > now else { return Promise(error: KringleError.timedOut(.total)) }
+            timeLeft = TimeInterval(deadline - now) / 1e9
+        }
+        let connectTimeout = configuration.connectTimeout
+        // Silence is timed from progress reports, which only `transfer` gives.
+        guard options.isStreaming || configuration.idleTimeout != nil else {
             guard let sending = clientSendingTransport else {
                 return transport.send(request).timeout(within: timeLeft, clock: configuration.clock)
                     .mapResultInline { result in try Self.checked(result.get(), against: limits) }
@@ -215,9 +217,9 @@ extension NetworkClient {
             // The transport keeps the time itself (the whole of it, a wait for a connection
             // included) when it can and the clock is the real one.
             if sending.enforcesTimeLimits, configuration.clock.measuresRealTime, let timeLeft {
-                return sending.send(request, timeLimit: timeLeft, limits: limits)
+                return sending.send(request, timeLimit: timeLeft, connectTimeout: connectTimeout, limits: limits)
             }
-            return sending.send(request, timeLimit: nil, limits: limits)
+            return sending.send(request, timeLimit: nil, connectTimeout: connectTimeout, limits: limits)
                 .timeout(within: timeLeft, clock: configuration.clock)
         }
         let responseBodyHandle: FileHandle?
@@ -226,10 +228,10 @@ extension NetworkClient {
         } catch {
             return Promise(error: error)
         }
-        let watchdog = IdleWatchdog(timeout: configuration.timeout, clock: configuration.clock)
+        let watchdog = IdleWatchdog(timeout: configuration.idleTimeout ?? configuration.timeout, clock: configuration.clock)
         let progress = options.progress
         let channel = options.bodyChannels?.make()
-        let transfer = TransferRequest(
+        var transfer = TransferRequest(
             request: request,
             body: options.body,
             responseBodyFile: options.responseBodyFile?.url,
@@ -237,12 +239,14 @@ extension NetworkClient {
             limits: limits,
             responseBodyChannel: channel
         ) { report in
-            watchdog.touch()
+            watchdog?.touch()
             progress?.update(report, acceptable: self.configuration.acceptableStatusCodes)
         }
+        transfer.connectTimeout = connectTimeout
         // For a streamed body, the watchdog times the head alone: the transfer's promise
-        // settles with it.
-        let transferred = watchdog.guarding(transport.transfer(transfer))
+        // settles with it. A plain request keeps its total limit too.
+        let sent = transport.transfer(transfer)
+        let transferred = (watchdog?.guarding(sent) ?? sent).timeout(within: timeLeft, clock: configuration.clock)
         if let channel {
             transferred.onCancel { channel.cancel() }
             return transferred.mapResultInline { result in

@@ -2,8 +2,8 @@ import Foundation
 @_spi(KringleInternals) import KringlePromise
 import Synchronization
 
-/// Rejects a transfer with ``PromiseError/timedOut`` (and cancels it) once it has made no
-/// progress for `timeout` seconds.
+/// Rejects a transfer with `KringleError.timedOut(.idle)` (and cancels it) once it has made
+/// no progress for `timeout` seconds.
 ///
 /// One timer at a time, armed for the moment the transfer would have been idle for
 /// `timeout`: when it fires after progress, it is armed again for the rest of the time.
@@ -19,8 +19,11 @@ final class IdleWatchdog: Sendable {
     private let lastActivity: Atomic<UInt64>
     private let state = Locked(State())
 
-    init(timeout: TimeInterval, clock: any KringleClock) {
-        self.timeout = UInt64(max(0, min(timeout, 1e9)) * 1e9)
+    /// A watchdog for `timeout` seconds of silence; `nil` when `timeout` is zero or less,
+    /// which sets no limit.
+    init?(timeout: TimeInterval, clock: any KringleClock) {
+        guard timeout > 0 else { return nil }
+        self.timeout = UInt64(min(timeout, 1e9) * 1e9)
         self.clock = clock
         lastActivity = Atomic(clock.uptimeNanoseconds)
     }
@@ -30,7 +33,7 @@ final class IdleWatchdog: Sendable {
         lastActivity.store(clock.uptimeNanoseconds, ordering: .relaxed)
     }
 
-    /// `transfer`, rejected with ``PromiseError/timedOut`` after `timeout` seconds without
+    /// `transfer`, rejected with `KringleError.timedOut(.idle)` after `timeout` seconds without
     /// progress; the watchdog stops when it settles. Call once.
     func guarding(_ transfer: Promise<HTTPResponse>) -> Promise<HTTPResponse> {
         let guarded = Promise<HTTPResponse>.pending()
@@ -65,7 +68,7 @@ final class IdleWatchdog: Sendable {
             return
         }
         guard stop() else { return }
-        guarded.reject(PromiseError.timedOut)
+        guarded.reject(KringleError.timedOut(.idle))
         transfer.cancel()
     }
 

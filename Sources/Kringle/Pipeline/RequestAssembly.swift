@@ -102,11 +102,14 @@ enum RequestAssembly {
 
     /// The `timeoutInterval` a request gives its transport: the client's own timeout on the
     /// real clock, where the transport's timer (inside URLSession or libcurl) is a backstop
-    /// that never fires much before the client's. On another clock (a test's `ManualClock`)
-    /// the client's timer alone decides, so the transport gets a limit that real time will
-    /// not reach.
+    /// that never fires much before the client's; the idle timeout when that is longer, as a
+    /// transport takes the interval as a limit on silence for a transfer. On another clock
+    /// (a test's `ManualClock`) the client's timers alone decide, so the transport gets a
+    /// limit that real time will not reach.
     static func transportTimeout(_ configuration: NetworkClient.Configuration) -> TimeInterval {
-        configuration.clock.measuresRealTime ? configuration.timeout : 1_000_000
+        guard configuration.clock.measuresRealTime else { return 1_000_000 }
+        guard let idle = configuration.idleTimeout, configuration.timeout > 0 else { return configuration.timeout }
+        return max(configuration.timeout, idle)
     }
 
     /// A client's ``NetworkClient/Configuration-swift.struct/defaultHeaders``, checked and

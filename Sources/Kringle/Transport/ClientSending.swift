@@ -13,15 +13,19 @@ import FoundationNetworking
 /// Internal: both of Kringle's transports conform. The client checks a response from any
 /// other transport against the limits once it has arrived.
 protocol ClientSending: Transport {
-    /// Whether ``send(_:timeLimit:limits:)`` enforces its time limit. (URLSession on Linux
+    /// Whether ``send(_:timeLimit:connectTimeout:limits:)`` enforces its time limit. (URLSession on Linux
     /// rounds time limits to whole seconds, so `URLSessionTransport` relies on the client's
     /// timer.)
     var enforcesTimeLimits: Bool { get }
 
     /// ``Transport/send(_:)``, the response held within `limits` and, when `seconds` is given
     /// (positive and finite) and the transport ``enforcesTimeLimits``, the whole exchange
-    /// limited to it, whatever the request's `timeoutInterval` says.
-    func send(_ request: ValidatedRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits) -> Promise<
-        HTTPResponse
-    >
+    /// limited to it, whatever the request's `timeoutInterval` says. `connectTimeout`, when
+    /// given, bounds getting a connection ready, rejecting with
+    /// `KringleError.timedOut(.connect)` (or the transport refuses it, see
+    /// ``NetworkClient/Configuration-swift.struct/connectTimeout``).
+    func send(
+        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
+        limits: ResponseLimits
+    ) -> Promise<HTTPResponse>
 }

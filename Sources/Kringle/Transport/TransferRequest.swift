@@ -39,6 +39,12 @@ public struct TransferRequest: Sendable {
     /// When the reader cancels the channel, the transport stops the transfer. The
     /// default ``Transport/transfer(_:)`` buffers the body and offers it in one chunk.
     public var responseBodyChannel: ResponseBodyChannel?
+    /// The longest time to get a connection ready (resolving the host, TCP, a proxy's
+    /// tunnel, TLS), rejecting with `KringleError.timedOut(.connect)` when it passes; `nil`
+    /// (the default) leaves connecting to the request's `timeoutInterval`. A transport
+    /// that cannot bound connecting alone rejects the transfer with
+    /// ``KringleError/unsupportedConfiguration(_:)`` rather than ignore it.
+    public var connectTimeout: TimeInterval?
 
     /// Creates a transfer request; every parameter but `request` is described on its property.
     public init(

@@ -98,22 +98,35 @@ public final class URLSessionTransport: Transport, ClientSending {
         delegateQueue.withoutPacing { session.finishTasksAndInvalidate() }
     }
 
+    /// The answer to a connect timeout (``NetworkClient/Configuration-swift.struct/connectTimeout``,
+    /// ``TransferRequest/connectTimeout``): URLSession bounds a request's silence
+    /// (`timeoutInterval`) and its whole life (`timeoutIntervalForResource`), never connecting
+    /// alone, so the request is refused rather than sent without the limit it asked for.
+    private static var connectTimeoutRefusal: Promise<HTTPResponse> {
+        Promise(
+            error: KringleError.unsupportedConfiguration(
+                "URLSession has no connect timeout: remove connectTimeout, or use CurlTransport"))
+    }
+
     /// Sends `request` once with a data task and reports the response, whatever its status.
     ///
     /// - Parameter request: Sent as it is; a redirect comes back as the 3xx response.
     /// - Returns: A promise of the response; cancel it to cancel the task.
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        send(request, timeLimit: nil, limits: .default)
+        send(request, timeLimit: nil, connectTimeout: nil, limits: .default)
     }
 
     var enforcesTimeLimits: Bool { false }
 
     /// ``send(_:)`` for the client, the response held within `limits` (the time limit is the
-    /// client's to keep: URLSession on Linux rounds it to whole seconds).
-    func send(_ request: ValidatedRequest, timeLimit seconds: TimeInterval?, limits: ResponseLimits)
-        -> Promise<HTTPResponse>
-    {
+    /// client's to keep: URLSession on Linux rounds it to whole seconds). A connect timeout
+    /// is refused: URLSession has none.
+    func send(
+        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
+        limits: ResponseLimits
+    ) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
+        if connectTimeout != nil { return Self.connectTimeoutRefusal }
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
         return start(task, delegate.register(task, limits: limits))
     }
@@ -140,6 +153,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// variables). Put fields a stream needs on the endpoint or the client's default headers.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
+        if transfer.connectTimeout != nil { return Self.connectTimeoutRefusal }
         if let channel = transfer.responseBodyChannel {
             #if canImport(FoundationNetworking)
             _ = channel
