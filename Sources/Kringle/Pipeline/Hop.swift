@@ -228,7 +228,8 @@ extension NetworkClient {
         } catch {
             return Promise(error: error)
         }
-        let watchdog = IdleWatchdog(timeout: configuration.idleTimeout ?? configuration.timeout, clock: configuration.clock)
+        let watchdog = IdleWatchdog(
+            timeout: configuration.idleTimeout ?? configuration.timeout, clock: configuration.clock)
         let progress = options.progress
         let channel = options.bodyChannels?.make()
         var transfer = TransferRequest(

@@ -171,7 +171,8 @@ struct RetryPolicyTests {
         Self.check(policy.decision(for: Self.request(.post), dueTo: Self.status(503), attempt: 1, now: Self.now), .none)
         Self.check(policy.decision(for: Self.request(.get), dueTo: Self.status(418), attempt: 1, now: Self.now), .none)
         Self.check(
-            policy.decision(for: Self.request(.post), dueTo: KringleError.timedOut(.total), attempt: 1, now: Self.now), .backoff
+            policy.decision(for: Self.request(.post), dueTo: KringleError.timedOut(.total), attempt: 1, now: Self.now),
+            .backoff
         )
     }
 
