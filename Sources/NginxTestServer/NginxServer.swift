@@ -18,12 +18,16 @@ public final class NginxServer: Sendable {
     /// The same path over HTTPS (HTTP/2 and HTTP/1.1 offered by ALPN), when started with
     /// a certificate.
     public let httpsURL: URL?
+    /// The same path over plain HTTP/2 with prior knowledge (`h2c`, RFC 9113 §3.3): that
+    /// port speaks nothing else.
+    public let h2cURL: URL
     private let process: ChildProcess
     private let directory: URL
 
-    private init(url: URL, httpsURL: URL?, process: ChildProcess, directory: URL) {
+    private init(url: URL, httpsURL: URL?, h2cURL: URL, process: ChildProcess, directory: URL) {
         self.url = url
         self.httpsURL = httpsURL
+        self.h2cURL = h2cURL
         self.process = process
         self.directory = directory
     }
@@ -50,6 +54,7 @@ public final class NginxServer: Sendable {
         do {
             let port = try freePort()
             let tlsPort = try tls.map { _ in try freePort() }
+            let h2cPort = try freePort()
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent("www/uploads"), withIntermediateDirectories: true)
             // nginx started as root runs its worker as `nobody`, which must write uploads.
@@ -59,9 +64,11 @@ public final class NginxServer: Sendable {
                     ofItemAtPath: directory.appendingPathComponent(writable).path)
             }
             try prepare(directory.appendingPathComponent("www"))
-            try configuration(directory: directory, port: port, tls: tls.map { ($0, tlsPort ?? 0) })
+            try configuration(directory: directory, port: port, h2cPort: h2cPort, tls: tls.map { ($0, tlsPort ?? 0) })
                 .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-            guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
+            guard let url = URL(string: "http://127.0.0.1:\(port)\(path)"),
+                let h2cURL = URL(string: "http://127.0.0.1:\(h2cPort)\(path)")
+            else {
                 throw NginxError("no URL for port \(port)")
             }
             let process = try ChildProcess(
@@ -71,7 +78,8 @@ public final class NginxServer: Sendable {
                     "-e", directory.appendingPathComponent("error.log").path,
                 ])
             let httpsURL = tlsPort.flatMap { URL(string: "https://localhost:\($0)\(path)") }
-            let server = NginxServer(url: url, httpsURL: httpsURL, process: process, directory: directory)
+            let server = NginxServer(
+                url: url, httpsURL: httpsURL, h2cURL: h2cURL, process: process, directory: directory)
             guard server.waitUntilServing() else {
                 let log =
                     (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
@@ -136,7 +144,7 @@ public final class NginxServer: Sendable {
     /// A minimal configuration: one worker, keep-alive without a request limit, the file's
     /// descriptor cached (as any production static server would), every path nginx
     /// writes to inside `directory`.
-    private static func configuration(directory: URL, port: Int, tls: (TLS, port: Int)?) -> String {
+    private static func configuration(directory: URL, port: Int, h2cPort: Int, tls: (TLS, port: Int)?) -> String {
         let root = directory.path
         let secure =
             tls.map { tls, port in
@@ -179,6 +187,11 @@ public final class NginxServer: Sendable {
                         client_max_body_size 0;
                         client_body_buffer_size 1m;
                     }
+                }
+                server {
+                    listen 127.0.0.1:\(h2cPort) http2;
+                    root \(root)/www;
+                    location / { default_type application/json; }
                 }
                 \(secure)
             }

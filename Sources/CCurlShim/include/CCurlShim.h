@@ -98,6 +98,11 @@ typedef enum kcurl_option {
     KCURLOPT_SSLKEY_BLOB = 40292,
     KCURLOPT_CAINFO_BLOB = 40309,
     KCURLOPT_PROXY_CAINFO_BLOB = 40310,
+    /* Connections: DNS overrides, address family, the pool's ages. */
+    KCURLOPT_RESOLVE = 10203,
+    KCURLOPT_IPRESOLVE = 113,
+    KCURLOPT_MAXAGE_CONN = 288,
+    KCURLOPT_MAXLIFETIME_CONN = 314,
 } kcurl_option;
 
 /// Multi-handle options (multi.h, CURLMOPT_*).
@@ -159,6 +164,14 @@ enum {
     KCURL_HTTP_VERSION_NONE = 0,
     KCURL_HTTP_VERSION_1_1 = 2,
     KCURL_HTTP_VERSION_2TLS = 4,
+    KCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE = 5,
+};
+
+/// Values for KCURLOPT_IPRESOLVE (curl.h, CURL_IPRESOLVE_*).
+enum {
+    KCURL_IPRESOLVE_WHATEVER = 0,
+    KCURL_IPRESOLVE_V4 = 1,
+    KCURL_IPRESOLVE_V6 = 2,
 };
 
 /// Values for KCURLOPT_SSLVERSION (curl.h, CURL_SSLVERSION_*): the lowest version to accept;

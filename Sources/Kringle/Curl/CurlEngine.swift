@@ -210,7 +210,8 @@ final class CurlEngine: Sendable {
         // curl's default cache holds four idle connections per transfer in progress, so a
         // lull between two bursts (one transfer left of eight) would close connections the
         // next burst must open again.
-        kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, total ?? Self.idleConnectionsKept)
+        let idle = configuration.maximumIdleConnections.map { max(0, $0) } ?? total ?? Self.idleConnectionsKept
+        kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, idle)
     }
 }
 

@@ -20,6 +20,8 @@ final class CurlTransfer {
     private let progress: ProgressRelay?
     /// `CURLOPT_HTTPHEADER` does not copy the list either.
     private var headerList: OpaquePointer?
+    /// Nor does `CURLOPT_RESOLVE` (CurlTransfer+Pool.swift).
+    var resolveList: OpaquePointer?
 
     init(_ submission: CurlSubmission, easy: EasyHandle) {
         self.submission = submission
@@ -44,6 +46,7 @@ final class CurlTransfer {
 
     deinit {
         if let headerList { kcurl_slist_free_all(headerList) }
+        if let resolveList { kcurl_slist_free_all(resolveList) }
         bodyBuffer?.deallocate()
     }
 
@@ -97,6 +100,7 @@ final class CurlTransfer {
                 KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
         try configureConnection(configuration)
+        try configurePoolAndAddresses(configuration)
         // The server's TLS options (CurlTransfer+TLS.swift) would do nothing for plain http.
         if plan.isHTTPS {
             try configureTLS(configuration)
@@ -306,11 +310,14 @@ final class CurlTransfer {
             return
         case .http2:
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2TLS))
+        case .http2PriorKnowledge:
+            try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
         }
         // HTTP/2 over TLS multiplexes every request to a host on one connection (RFC 9113
         // §5), but only once curl knows the connection speaks it: without waiting for that,
-        // requests started together would each open a connection of their own.
-        if submission.plan.isHTTPS {
+        // requests started together would each open a connection of their own. Plain
+        // HTTP/2 with prior knowledge multiplexes too.
+        if submission.plan.isHTTPS || configuration.httpVersion == .http2PriorKnowledge {
             try easy.set(KCURLOPT_PIPEWAIT, true)
         }
     }

@@ -41,6 +41,39 @@ extension CurlTransport {
         /// the rest, failing one whose deadline passes while it waits, as this transport does.
         public var maximumConnectionsPerHost: Int?
 
+        /// The most idle connections kept open for reuse, across all hosts
+        /// (`CURLMOPT_MAXCONNECTS`); `nil` (the default) keeps as many as
+        /// ``maximumConnections`` allows, or 64 when that is `nil`. When a request ends and
+        /// the pool is full, the connection idle the longest is closed. Zero keeps none:
+        /// every request opens a connection of its own.
+        public var maximumIdleConnections: Int?
+
+        /// Seconds an idle connection is kept for reuse (`CURLOPT_MAXAGE_CONN`); 118 by
+        /// default (libcurl's own). A request that finds only older idle connections closes
+        /// them and opens a new one. Keep it below the servers' keep-alive timeout (nginx's
+        /// is 75 s, Node's 5 s): a server closing an idle connection just as a request goes
+        /// out on it is what ``RetryPolicy`` retries as a lost response. Whole seconds,
+        /// rounded up.
+        public var idleConnectionTimeout: TimeInterval
+
+        /// Seconds a connection is used for new requests at all, idle or not, from when it
+        /// was opened (`CURLOPT_MAXLIFETIME_CONN`, libcurl 7.80 or later; an older one
+        /// ignores it); `nil` (the default) sets no limit. Set it to spread load again
+        /// after a fleet behind one name changes (blue/green deployments, DNS rotation):
+        /// long-lived connections otherwise stay with the servers they first reached.
+        /// Whole seconds, rounded up.
+        public var maximumConnectionLifetime: TimeInterval?
+
+        /// Addresses to connect to instead of what DNS says, for a host and port
+        /// (`CURLOPT_RESOLVE`, curl's `--resolve`); none by default. The URL, the `Host`
+        /// field, TLS's server name and certificate check, cookies and the cache still see
+        /// the host name: only the address changes. See ``DNSOverride``.
+        public var dnsOverrides: [DNSOverride]
+
+        /// Which IP versions to connect over (`CURLOPT_IPRESOLVE`); ``IPVersion/any`` by
+        /// default.
+        public var ipVersion: IPVersion
+
         /// Seconds a request may take in total when its `timeoutInterval` is still
         /// URLRequest's default of 60; 60 by default. Zero or less means no limit.
         ///
@@ -106,7 +139,12 @@ extension CurlTransport {
             pinnedPublicKeys: [PublicKeyPin] = [],
             clientCertificate: ClientCertificate? = nil,
             minimumTLSVersion: TLSVersion = .tls1_2,
-            httpVersion: HTTPVersion = .automatic
+            httpVersion: HTTPVersion = .automatic,
+            maximumIdleConnections: Int? = nil,
+            idleConnectionTimeout: TimeInterval = 118,
+            maximumConnectionLifetime: TimeInterval? = nil,
+            dnsOverrides: [DNSOverride] = [],
+            ipVersion: IPVersion = .any
         ) {
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
@@ -119,6 +157,11 @@ extension CurlTransport {
             self.clientCertificate = clientCertificate
             self.minimumTLSVersion = minimumTLSVersion
             self.httpVersion = httpVersion
+            self.maximumIdleConnections = maximumIdleConnections
+            self.idleConnectionTimeout = idleConnectionTimeout
+            self.maximumConnectionLifetime = maximumConnectionLifetime
+            self.dnsOverrides = dnsOverrides
+            self.ipVersion = ipVersion
         }
     }
 
@@ -146,5 +189,12 @@ extension CurlTransport {
         /// HTTP/2 over TLS (negotiated with ALPN), HTTP/1.1 for plain `http://` URLs. With a
         /// libcurl built without HTTP/2, requests fail with a ``CurlError``.
         case http2
+        /// HTTP/2 from the first byte for plain `http://` URLs too, without asking first
+        /// (`h2c` with prior knowledge, RFC 9113 §3.3); over TLS as ``http2``. For internal
+        /// services that speak HTTP/2 without TLS (gRPC backends, service meshes). A server
+        /// that only speaks HTTP/1.1 cannot answer it: the request fails with a
+        /// ``CurlError``. The upgrade from HTTP/1.1 (`Upgrade: h2c`) is deprecated by
+        /// RFC 9113 and not offered.
+        case http2PriorKnowledge
     }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import KringleTestSupport
+import NginxTestServer
+import Testing
+
+@testable import Kringle
+
+private var nginxIsInstalled: Bool {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// HTTP/2 without TLS, against nginx's plain `listen … http2` port, which speaks nothing
+/// but HTTP/2.
+@Suite("h2c: HTTP/2 with prior knowledge", .enabled(if: nginxIsInstalled, "nginx is not installed"))
+struct H2CTests {
+    private static func endpoint(_ server: NginxServer) -> ClientTestEndpoint {
+        ClientTestEndpoint(
+            baseURL: server.h2cURL.deletingLastPathComponent(), path: server.h2cURL.lastPathComponent)
+    }
+
+    @Test("http2PriorKnowledge speaks HTTP/2 to a plain http URL, and requests at once share one connection")
+    func priorKnowledge() async throws {
+        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
+        defer { server.stop() }
+        let client = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http2PriorKnowledge)))
+        let before = try #require(server.acceptedConnections())
+        let calls = (0..<6).map { _ in client.request(.get, Self.endpoint(server), as: ClientCat.self) }
+        for call in calls {
+            let response = try await call.valueWithin()
+            #expect(response.httpVersion == .http2)
+            #expect(response.value == ClientCat(name: "Tom", mood: "plain"))
+        }
+        // One for the six (the status page's own connection counted once, as `before` did).
+        #expect(server.acceptedConnections() == before + 1)
+    }
+
+    @Test("without prior knowledge, the h2c-only port cannot be spoken to: a CurlError, not a hang")
+    func http1Refused() async throws {
+        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
+        defer { server.stop() }
+        let client = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http1_1)))
+        let outcome = await client.get(Self.endpoint(server), as: Data.self).outcome()
+        #expect(outcome.failure != nil, "\(outcome)")
+    }
+}
