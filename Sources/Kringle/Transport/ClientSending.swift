@@ -7,7 +7,7 @@ import FoundationNetworking
 /// A transport that takes the client's bounds for an exchange itself: it holds the response
 /// within ``ResponseLimits`` while the body arrives, and, when ``enforcesTimeLimits``,
 /// limits the whole exchange to a given time, to the millisecond, rejecting with
-/// ``KringleError/timedOut`` (on the real clock the client then sets no timer of its own,
+/// ``KringleError/timedOut(_:)`` (on the real clock the client then sets no timer of its own,
 /// which saves a promise, a timer and their bookkeeping on every request).
 ///
 /// Internal: both of Kringle's transports conform. The client checks a response from any

@@ -20,7 +20,7 @@ import FoundationNetworking
 /// - reject with ``KringleError/transport(_:)`` when no response arrives,
 ///   ``KringleError/malformedResponse(_:reason:)`` when what arrives is not an HTTP response,
 ///   ``KringleError/incompleteResponse(_:received:expected:underlying:)`` when the response
-///   began but was cut short, or ``KringleError/timedOut`` when the request's
+///   began but was cut short, or ``KringleError/timedOut(_:)`` when the request's
 ///   `timeoutInterval` passes.
 ///
 /// ``CurlTransport`` and ``URLSessionTransport`` ship with Kringle

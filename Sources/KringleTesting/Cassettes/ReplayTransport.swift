@@ -136,7 +136,7 @@ public final class ReplayTransport: Transport {
     /// - Returns: The recorded response; it rejects with ``CassetteError/unmatchedRequest(_:)``
     ///   when no entry answers, ``CassetteError/malformedEntry(_:reason:)`` when the entry's
     ///   body does not decode, or the recorded failure of an exchange that had no response
-    ///   (``/Kringle/KringleError/timedOut``, or ``/Kringle/KringleError/transport(_:)``
+    ///   (``/Kringle/KringleError/timedOut(_:)``, or ``/Kringle/KringleError/transport(_:)``
     ///   wrapping ``CassetteError/recordedFailure(_:)``).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         if recordsEverything, let recorder { return recorder.send(request) }

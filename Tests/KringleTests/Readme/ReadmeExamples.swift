@@ -241,6 +241,52 @@ enum ReadmeExamples {
         _ = configuredClient
     }
 
+    enum Reports: Endpoint {
+        case monthly
+        var baseURL: URL { URL(string: "https://reports.internal")! }
+        var path: String { "/monthly" }
+    }
+
+    struct Report: Decodable, Sendable {}
+
+    static func timeoutsByPhase() {
+        var configuration = NetworkClient.Configuration()
+        configuration.connectTimeout = 0.25   // DNS, TCP, a proxy's tunnel and TLS
+        configuration.idleTimeout = 5         // no byte either way for this long
+        configuration.timeout = 30            // the whole request, redirects and queueing included
+        let dependency = NetworkClient(configuration: configuration)
+
+        dependency.get(Reports.monthly, as: Report.self).catch { error in
+            if case KringleError.timedOut(.connect) = error { print("the report service is unreachable") }
+        }
+    }
+
+    static func connectionPool() {
+        var pool = CurlTransport.Configuration()
+        pool.maximumConnectionsPerHost = 8     // requests at once to one host; more wait in a queue (6)
+        pool.maximumConnections = 128          // requests at once in all; also bounds descriptors (64)
+        pool.maximumIdleConnections = 16       // idle connections kept for reuse (as many as maximumConnections)
+        pool.idleConnectionTimeout = 50        // close idle connections before the server does (118 s)
+        pool.maximumConnectionLifetime = 300   // then reconnect, to follow DNS after a deployment (no limit)
+        let pooled = NetworkClient(transport: CurlTransport(configuration: pool))
+        _ = pooled
+    }
+
+    static func dnsOverrides() {
+        var addresses = CurlTransport.Configuration()
+        addresses.dnsOverrides = [
+            CurlTransport.DNSOverride(host: "api.example.com", port: 443, addresses: ["10.0.0.7", "10.0.0.8"]),
+        ]
+        addresses.ipVersion = .v4              // .any (both, happy eyeballs) by default
+        let green = NetworkClient(transport: CurlTransport(configuration: addresses))
+        _ = green
+    }
+
+    static func h2c() {
+        let plainHTTP2 = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http2PriorKnowledge)))
+        _ = plainHTTP2
+    }
+
     static func caching(client: NetworkClient, cachesDirectory: URL) throws {
         var cached = NetworkClient.Configuration()
         cached.cache = .memory(maximumBytes: 20_000_000)                  // least recently used go first
