@@ -43,6 +43,11 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     case retry(method: String, url: Redacted<URL>, attempt: Int, reason: Redacted<any Error>, delay: TimeInterval)
     /// A call failed for good (cancellation included).
     case failure(method: String, url: Redacted<URL>, error: Redacted<any Error>)
+    /// The request (one attempt, one redirect hop) that just got its response had a body
+    /// compressed as its endpoint asked (``Endpoint/compression``): how big it was and how
+    /// big it went out. Logged with the response, since a body compressed as it streams has
+    /// a size only once it has been sent.
+    case requestBodyCompressed(method: String, url: Redacted<URL>, sizes: CompressedBodySizes)
 
     /// The event on one line, such as
     /// `← 200 GET https://cats.example/cuddle (12.3 ms, 42 bytes, HTTP/2)`: for a response the
@@ -67,6 +72,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
                 reason.description, delay)
         case .failure(let method, let url, let error):
             return "✗ \(method) \(url) failed: \(error)"
+        case .requestBodyCompressed(let method, let url, let sizes):
+            return "⇣ \(method) \(url) body \(sizes)"
         }
     }
 }

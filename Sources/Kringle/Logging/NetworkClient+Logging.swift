@@ -25,6 +25,10 @@ extension NetworkClient {
             ))
     }
 
+    func logCompressed(_ request: URLRequest, _ sizes: CompressedBodySizes) {
+        log(.requestBodyCompressed(method: request.httpMethod ?? "GET", url: loggedURL(request.url), sizes: sizes))
+    }
+
     func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: UInt64) {
         guard isLogging else { return }
         log(

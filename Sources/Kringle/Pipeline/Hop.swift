@@ -189,6 +189,9 @@ extension NetworkClient {
         let start = configuration.clock.uptimeNanoseconds
         return exchange(request, options: options).mapResultInline { result in
             if case .success(let response) = result {
+                if let sizes = CompressedBodySizes(request, options: options) {
+                    self.logCompressed(request.urlRequest, sizes)
+                }
                 self.logReceived(response, for: request.urlRequest, since: start)
             }
             return try result.get()

@@ -23,6 +23,9 @@ enum RequestAssembly {
         var streamedBody: StreamedBody?
         var credentialHeaders: Set<String>
         var cachePolicy: CachePolicy
+        /// For a body in memory that was compressed: its coding and length before, for the
+        /// log.
+        var compressedFrom: CompressedBodySizes.Original?
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
@@ -34,7 +37,8 @@ enum RequestAssembly {
         @usableFromInline
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
-                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy)
+                body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy,
+                compressedFrom: compressedFrom)
         }
     }
 
@@ -63,6 +67,7 @@ enum RequestAssembly {
         var data: Data?
         var fields = try client.defaultFields.fields.get()
         var streamed: StreamedBody?
+        var compressedFrom: CompressedBodySizes.Original?
         // Compared before it is unwrapped: unwrapping copies it (see `NetworkClient.assemble`).
         if body != nil, let body {
             let encoded = try body.encoded(with: client.configuration.encoder)
@@ -71,6 +76,7 @@ enum RequestAssembly {
             case .data(let encodedData):
                 if let compression, compression.applies(toBodyOf: Int64(encodedData.count)) {
                     data = try compression.compress(encodedData)
+                    compressedFrom = .init(coding: compression.coding, bytes: Int64(encodedData.count))
                     try fields.set(compression.coding.rawValue, for: "Content-Encoding")
                 } else {
                     data = encodedData
@@ -97,7 +103,8 @@ enum RequestAssembly {
         return Built(
             request: try ValidatedRequest(
                 url: url, method: method, timeout: transportTimeout(client.configuration), body: data, fields: fields),
-            streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy)
+            streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy,
+            compressedFrom: compressedFrom)
     }
 
     /// The `timeoutInterval` a request gives its transport: the client's own timeout on the
@@ -406,6 +413,8 @@ struct TransferOptions: Sendable {
     /// for a connection. `nil` for no limit, and for streamed calls, whose timeout bounds
     /// silence instead.
     var deadline: UInt64?
+    /// For a body in memory that was compressed: its coding and length before, for the log.
+    var compressedFrom: CompressedBodySizes.Original?
 
     /// No streaming: the plain ``Transport/send(_:)`` path.
     @usableFromInline

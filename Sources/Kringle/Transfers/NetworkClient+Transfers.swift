@@ -118,11 +118,15 @@ extension NetworkClient {
         }
         let sent = body
         let reporter = progress.map {
-            ProgressReporter(.upload(total: sent.wireLength), clock: configuration.clock, callback: $0)
+            ProgressReporter(
+                .upload(
+                    total: sent.compressionCounter == nil ? sent.wireLength : sent.length,
+                    source: sent.compressionCounter),
+                clock: configuration.clock, callback: $0)
         }
         let options = TransferOptions(body: body, progress: reporter, credentialHeaders: endpoint.credentialHeaders)
         let uploaded = runPipeline(for: request, options: options) { [self] response in
-            reporter?.finish(completed: sent.wireLength ?? 0)
+            reporter?.finish(completed: sent.compressionCounter == nil ? sent.wireLength ?? 0 : sent.length)
             return try ResponseDecoding.value(of: response, as: type, configuration: configuration)
         }
         return reporter?.deliveringFirst(uploaded) ?? uploaded

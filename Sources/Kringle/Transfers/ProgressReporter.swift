@@ -8,7 +8,9 @@ final class ProgressReporter: Sendable {
     enum Direction: Sendable {
         /// Counts bytes sent, out of the body's length when it is known (not for a body
         /// compressed as it is sent).
-        case upload(total: Int64?)
+        /// For a body compressed as it is sent, `source` counts the bytes read before
+        /// compression, which `total` (the body's length) then measures.
+        case upload(total: Int64?, source: CompressionCounter? = nil)
         /// Counts bytes received, out of the `Content-Length` when there is one.
         case download
     }
@@ -18,6 +20,8 @@ final class ProgressReporter: Sendable {
         /// The clock's uptime at the last callback; `nil` before the first, which goes at once.
         var lastDelivery: UInt64?
         var finished = false
+        /// The bytes sent at the last report, for the final callback of a compressed upload.
+        var sent: Int64?
     }
 
     private static let interval: UInt64 = 50_000_000  // 50 ms: 20 callbacks a second
@@ -50,6 +54,7 @@ final class ProgressReporter: Sendable {
             // The clock is read under the lock, so the times compared never go backwards, and
             // callbacks are queued under it too, so they arrive in the order decided here.
             let now = clock.uptimeNanoseconds
+            if progress.bytesSent != nil { state.sent = progress.bytesSent }
             guard !state.finished, progress.completedBytes > max(state.delivered, 0),
                 state.lastDelivery.map({ now &- $0 >= Self.interval }) ?? true
             else { return }
@@ -66,7 +71,7 @@ final class ProgressReporter: Sendable {
             state.finished = true
             let bytes = max(completed, state.delivered)
             state.delivered = bytes
-            let final = TransferProgress(completedBytes: bytes, totalBytes: bytes)
+            let final = TransferProgress(completedBytes: bytes, totalBytes: bytes, bytesSent: state.sent)
             queue.async { [callback] in callback(final) }
         }
     }
@@ -84,7 +89,11 @@ final class ProgressReporter: Sendable {
 
     private func progress(sent: Int64, received: Int64, expected: Int64?) -> TransferProgress {
         switch direction {
-        case .upload(let total):
+        case .upload(let total, let source?):
+            let read = source.bytesRead
+            return TransferProgress(
+                completedBytes: total.map { min(read, $0) } ?? read, totalBytes: total, bytesSent: sent)
+        case .upload(let total, nil):
             return TransferProgress(completedBytes: total.map { min(sent, $0) } ?? sent, totalBytes: total)
         case .download: return TransferProgress(completedBytes: received, totalBytes: expected)
         }

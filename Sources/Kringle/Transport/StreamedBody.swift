@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A request body sent in chunks from memory and files, never read whole: an upload from
 /// a file, or a multipart form with file parts.
@@ -19,6 +20,10 @@ public struct StreamedBody: Sendable {
     /// How the reader compresses the pieces as it reads them (an endpoint's
     /// ``Endpoint/compression``), or `nil` to send them as they are.
     var compression: RequestCompression?
+    /// For a compressed body: how many bytes of the pieces the latest reader has read (for
+    /// progress in terms of the file rather than of the unknown compressed length) and
+    /// handed out compressed (for the log).
+    var compressionCounter: CompressionCounter?
 
     /// Creates a body from its pieces.
     public init(segments: [Segment]) {
@@ -54,12 +59,14 @@ public struct StreamedBody: Sendable {
     func compressed(_ compression: RequestCompression) -> StreamedBody {
         var copy = self
         copy.compression = compression
+        copy.compressionCounter = CompressionCounter()
         return copy
     }
 
     /// A reader positioned at the start.
     public func makeReader() -> StreamedBodyReader {
-        StreamedBodyReader(segments: segments, compression: compression)
+        compressionCounter?.restart()
+        return StreamedBodyReader(segments: segments, compression: compression, counter: compressionCounter)
     }
 
     /// The bytes all at once: for transports that cannot stream.
@@ -105,10 +112,14 @@ public struct StreamedBodyReader {
     private let compression: RequestCompression?
     private var deflater: Deflater?
     private var compressed = Data()
+    private let counter: CompressionCounter?
 
-    init(segments: [StreamedBody.Segment], compression: RequestCompression? = nil) {
+    init(
+        segments: [StreamedBody.Segment], compression: RequestCompression? = nil, counter: CompressionCounter? = nil
+    ) {
         self.segments = segments[...]
         self.compression = compression
+        self.counter = counter
     }
 
     /// The next chunk of at most `maximum` bytes, or `nil` at the end.
@@ -125,6 +136,7 @@ public struct StreamedBodyReader {
             self.deflater = deflater
             if deflater.isFinished { return nil }
             if let chunk = try readSegments(upTo: Self.sourceChunk) {
+                counter?.read(chunk.count)
                 compressed = try deflater.compress(chunk, finish: false)
             } else {
                 compressed = try deflater.compress(Data(), finish: true)
@@ -132,6 +144,7 @@ public struct StreamedBodyReader {
         }
         let chunk = compressed.prefix(maximum)
         compressed = compressed.count > maximum ? compressed.suffix(from: chunk.endIndex) : Data()
+        counter?.wrote(chunk.count)
         return chunk
     }
 
@@ -184,5 +197,32 @@ public struct StreamedBodyReader {
             offsetInData = 0
         }
         return nil
+    }
+}
+
+/// What the latest reader of a compressed body has done: bytes of its pieces read, and
+/// compressed bytes handed out; read by the upload's progress reporter and the log on
+/// other threads.
+final class CompressionCounter: Sendable {
+    private let source = Atomic<Int64>(0)
+    private let output = Atomic<Int64>(0)
+
+    /// Bytes of the pieces read, before compression.
+    var bytesRead: Int64 { source.load(ordering: .relaxed) }
+    /// Compressed bytes handed out to be sent.
+    var bytesWritten: Int64 { output.load(ordering: .relaxed) }
+
+    func read(_ count: Int) {
+        source.add(Int64(count), ordering: .relaxed)
+    }
+
+    func wrote(_ count: Int) {
+        output.add(Int64(count), ordering: .relaxed)
+    }
+
+    /// A new reader starts from the first byte (a retry, a 307 redirect).
+    func restart() {
+        source.store(0, ordering: .relaxed)
+        output.store(0, ordering: .relaxed)
     }
 }

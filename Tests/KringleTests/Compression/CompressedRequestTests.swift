@@ -229,6 +229,72 @@ struct CompressedRequestLogTests {
         #expect(line.contains("Content-Encoding: gzip"), "\(line)")
     }
 
+    @Test("the log reports a compressed body's sizes, in memory and streamed from a file")
+    func logReportsSizes() async throws {
+        let received = ReceivedRequests()
+        let server = try LoopbackServer { request in
+            received.append(request)
+            return .streamingReceipt(for: request)
+        }
+        defer { server.shutdown() }
+        let log = InterceptorEventLog()
+        let client = TransportUnderTest.curl.client { $0.logger = log }
+        let endpoint = CompressedRequestTests.CompressingEndpoint(
+            baseURL: server.baseURL, path: "/logs", compression: .gzip)
+        _ = try await client.post(CompressedRequestTests.LogBatch.sample, to: endpoint, as: StreamingReceipt.self)
+            .valueWithin()
+        let original = try JSONEncoder().encode(CompressedRequestTests.LogBatch.sample)
+
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let data = Inflating.sample(bytes: 1 << 20)
+        let file = try scratch.write(data, to: "logs.jsonl")
+        _ = try await client.upload(file, to: endpoint, as: StreamingReceipt.self).valueWithin(60)
+
+        let sizes = log.events.compactMap { event -> CompressedBodySizes? in
+            guard case .requestBodyCompressed(_, _, let sizes) = event else { return nil }
+            return sizes
+        }
+        let bodies = received.all.map { Int64($0.body.count) }
+        #expect(sizes.map(\.originalBytes) == [Int64(original.count), Int64(data.count)])
+        #expect(sizes.map(\.compressedBytes) == bodies)
+        #expect(sizes.allSatisfy { $0.coding == .gzip })
+        let line = try #require(log.events.first { $0.kind == "compressed" }?.description)
+        #expect(line.contains("gzip, \(original.count) → \(bodies[0]) bytes"), "\(line)")
+    }
+
+    @Test(
+        "a compressed upload's progress counts the file's bytes read, out of its size, and the bytes sent",
+        arguments: TransportUnderTest.allCases)
+    func compressedUploadProgress(_ transport: TransportUnderTest) async throws {
+        let received = ReceivedRequests()
+        let server = try LoopbackServer { request in
+            received.append(request)
+            return .streamingReceipt(for: request)
+        }
+        defer { server.shutdown() }
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let data = Inflating.sample(bytes: 2 << 20)
+        let file = try scratch.write(data, to: "logs.jsonl")
+        let endpoint = CompressedRequestTests.CompressingEndpoint(
+            baseURL: server.baseURL, path: "/logs", compression: .gzip)
+        let reports = Box<[TransferProgress]>([])
+        _ = try await transport.client().upload(file, to: endpoint, as: StreamingReceipt.self) { progress in
+            reports.withLock { $0.append(progress) }
+        }.valueWithin(60)
+        let all = reports.value
+        let last = try #require(all.last)
+        let sent = Int64(try #require(received.all.first).body.count)
+        #expect(last.completedBytes == Int64(data.count))
+        #expect(last.totalBytes == Int64(data.count))
+        // curl counts the chunked framing too: a few bytes per chunk.
+        let bytesSent = try #require(last.bytesSent)
+        #expect(bytesSent >= sent && bytesSent <= sent + sent / 100, "\(last), \(sent) bytes arrived")
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes })
+        #expect(all.allSatisfy { $0.totalBytes == Int64(data.count) })
+    }
+
     @Test("curlDescription reads a compressed body from standard input instead of printing it")
     func curlDescription() throws {
         var request = URLRequest(url: try #require(URL(string: "https://logs.example/v1/ingest")))

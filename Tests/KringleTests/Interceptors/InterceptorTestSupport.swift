@@ -197,6 +197,7 @@ extension KringleLogEvent {
         case .cacheAnswered(_, _, let status, let cacheStatus): return "cache \(cacheStatus) \(status)"
         case .retry: return "retry"
         case .failure: return "failure"
+        case .requestBodyCompressed: return "compressed"
         }
     }
 }
