@@ -52,7 +52,7 @@ final class CurlTransfer {
     ///
     /// - Throws: ``CurlError`` when curl refuses an option; `KringleError.transport` when
     ///   the file cannot be opened.
-    func configure(_ configuration: CurlTransport.Configuration) throws {
+    func configure(_ configuration: CurlTransport.Configuration, proxyRoutes: ProxyRoutes) throws {
         if let handle = submission.responseBodyHandle {
             collector.sink = try ResponseFileSink(handle: handle)
         } else if let file = submission.responseBodyFile {
@@ -96,6 +96,7 @@ final class CurlTransfer {
             try easy.set(
                 KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
+        try configureProxy(proxyRoutes, configuration)
         try configureConnection(configuration)
         // The server's TLS options (CurlTransfer+TLS.swift) would do nothing for plain http.
         if plan.isHTTPS {
@@ -272,14 +273,6 @@ final class CurlTransfer {
     }
 
     private func configureConnection(_ configuration: CurlTransport.Configuration) throws {
-        switch configuration.proxy {
-        case .environment:
-            break  // curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
-        case .direct:
-            try easy.set(KCURLOPT_PROXY, "")  // an empty proxy overrides the environment
-        case .url(let proxy):
-            try easy.set(KCURLOPT_PROXY, proxy)
-        }
         try configureProxyTLS(configuration)
         switch configuration.httpVersion {
         case .automatic:
