@@ -31,7 +31,7 @@ struct ProxyServer: Sendable, Hashable {
             throw ProxyURLRejection(
                 "has the scheme \"\(scheme)\"; a proxy is http://, https://, socks5:// or socks5h://")
         }
-        guard let host = components.percentEncodedHost, !host.isEmpty else {
+        guard let host = components.percentEncodedHost.map(Self.bracketed), !host.isEmpty else {
             throw ProxyURLRejection("names no host")
         }
         self.kind = kind
@@ -46,7 +46,8 @@ struct ProxyServer: Sendable, Hashable {
     static func redacted(_ url: String, username: String?, hasPassword: Bool) -> String {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
-        guard var components = URLComponents(string: withScheme), let host = components.percentEncodedHost
+        guard var components = URLComponents(string: withScheme),
+            let host = components.percentEncodedHost.map(bracketed)
         else { return "<a proxy URL that does not parse>" }
         let user = username ?? components.user
         let password = hasPassword || components.password != nil
@@ -59,6 +60,12 @@ struct ProxyServer: Sendable, Hashable {
         case (_?, false), (nil, true): return "\(scheme)://***@\(host)\(port)"
         case (nil, false): return "\(scheme)://\(host)\(port)"
         }
+    }
+
+    /// An IPv6 address in the brackets a URL needs (RFC 3986 §3.2.2), whether or not
+    /// URLComponents kept them.
+    private static func bracketed(_ host: String) -> String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
     private static func encoded(_ user: String) -> String {

@@ -70,6 +70,10 @@ import Testing
             name: "the four kinds", variables: ["http_proxy": "HTTPS://p:443", "https_proxy": "socks5://p:1080"],
             http: "https://p:443", https: "socks5://p:1080"),
         Case(
+            name: "an IPv6 proxy keeps its brackets",
+            variables: ["http_proxy": "http://[::1]:3128", "https_proxy": "[fd00::5]"],
+            http: "http://[::1]:3128", https: "http://[fd00::5]"),
+        Case(
             name: "credentials are kept out of the curl URL", variables: ["http_proxy": "http://u:pw@p:8080/"],
             http: "http://p:8080", https: "direct"),
         Case(
