@@ -10,8 +10,8 @@ extension CurlTransfer {
     ///   use cannot be used (nothing is sent another way); ``CurlError`` when curl refuses an
     ///   option.
     func configureProxy(_ routes: ProxyRoutes, _ configuration: CurlTransport.Configuration) throws {
-        let plan = submission.plan
-        switch routes.decision(for: plan.requestURL, isHTTPS: plan.isHTTPS) {
+        // The URL is looked at only when a proxy applies and a no-proxy list is set.
+        switch routes.decision(isHTTPS: submission.plan.isHTTPS, url: { submission.plan.requestURL }) {
         case .leftToLibcurl:
             break
         case .route(.direct):

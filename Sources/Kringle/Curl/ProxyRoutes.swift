@@ -112,9 +112,16 @@ struct ProxyRoutes: Sendable, Hashable {
 
     /// The way for a request to `url`.
     func decision(for url: URL, isHTTPS: Bool) -> Decision {
+        decision(isHTTPS: isHTTPS, url: { url })
+    }
+
+    /// The way for a request to the URL `url` returns, called only when the no-proxy list
+    /// has to be consulted (a transport's default route, direct, never reads the URL).
+    func decision(isHTTPS: Bool, url makeURL: () -> URL) -> Decision {
         if leftToLibcurl { return .leftToLibcurl }
         let route = isHTTPS ? https : http
         if case .direct = route { return .route(.direct) }
+        let url = makeURL()
         if !noProxy.isEmpty, let host = url.host {
             if noProxy.matches(host: host, port: url.port ?? (isHTTPS ? 443 : 80)) { return .route(.direct) }
         }
