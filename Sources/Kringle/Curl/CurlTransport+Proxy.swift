@@ -65,7 +65,78 @@ extension CurlTransport {
             case server(url: String, username: String?, password: String?, noProxy: [String])
         }
 
-        let choice: Choice
+        /// Which of the four ``Choice`` cases, apart from its values.
+        enum Mode: UInt8, Sendable, Hashable {
+            case environment, libcurlEnvironment, direct, server
+        }
+
+        /// The values of ``Choice/environment(_:)`` and ``Choice/server(url:username:password:noProxy:)``.
+        final class Values: Sendable, Hashable {
+            let variables: [String: String]?
+            let url: String
+            let username: String?
+            let password: String?
+            let noProxy: [String]
+
+            init(
+                variables: [String: String]? = nil, url: String = "", username: String? = nil,
+                password: String? = nil, noProxy: [String] = []
+            ) {
+                self.variables = variables
+                self.url = url
+                self.username = username
+                self.password = password
+                self.noProxy = noProxy
+            }
+
+            static func == (left: Values, right: Values) -> Bool {
+                left.variables == right.variables && left.url == right.url && left.username == right.username
+                    && left.password == right.password && left.noProxy == right.noProxy
+            }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(variables)
+                hasher.combine(url)
+                hasher.combine(username)
+                hasher.combine(password)
+                hasher.combine(noProxy)
+            }
+        }
+
+        /// The choice as a mode and, for the two cases that carry values, a reference to them:
+        /// a transport's ``Configuration`` is copied on every request, and a
+        /// ``Choice`` stored inline made each request of the default path cost about 1,000
+        /// instructions more (Scripts/speed-guard.sh); `nil` costs nothing to copy.
+        let mode: Mode
+        let values: Values?
+
+        init(choice: Choice) {
+            switch choice {
+            case .environment(nil):
+                (mode, values) = (.environment, nil)
+            case .environment(let variables?):
+                (mode, values) = (.environment, Values(variables: variables))
+            case .libcurlEnvironment:
+                (mode, values) = (.libcurlEnvironment, nil)
+            case .direct:
+                (mode, values) = (.direct, nil)
+            case .server(let url, let username, let password, let noProxy):
+                (mode, values) = (.server, Values(url: url, username: username, password: password, noProxy: noProxy))
+            }
+        }
+
+        /// What was chosen.
+        var choice: Choice {
+            switch mode {
+            case .environment: .environment(values?.variables)
+            case .libcurlEnvironment: .libcurlEnvironment
+            case .direct: .direct
+            case .server:
+                .server(
+                    url: values?.url ?? "", username: values?.username, password: values?.password,
+                    noProxy: values?.noProxy ?? [])
+            }
+        }
 
         /// Follows the proxy environment variables, read once when the transport is created
         /// (a later `setenv` does not change a transport already made; make a new one). Read
