@@ -83,6 +83,11 @@ typedef enum kcurl_option {
     KCURLOPT_PROXY_CAINFO = 10246,
     KCURLOPT_PROXY_SSL_VERIFYPEER = 248,
     KCURLOPT_PROXY_SSL_VERIFYHOST = 249,
+    // Proxy credentials, handed to curl apart from the proxy URL (so that no URL curl reports
+    // carries them), and the lowest TLS version an HTTPS proxy may speak.
+    KCURLOPT_PROXYUSERNAME = 10175,
+    KCURLOPT_PROXYPASSWORD = 10176,
+    KCURLOPT_PROXY_SSLVERSION = 250,
     KCURLOPT_PROTOCOLS = 181,
     KCURLOPT_PROTOCOLS_STR = 10318,
     // TLS: client certificates, versions, pinning, in-memory PEM (the _BLOB options are curl 7.71+,

@@ -126,7 +126,7 @@ final class CurlDriver {
         }
         let transfer = CurlTransfer(submission, easy: easy)
         do {
-            try transfer.configure(engine.configuration)
+            try transfer.configure(engine.configuration, proxyRoutes: engine.proxyRoutes)
         } catch let error as KringleError {
             recycle(easy)
             submission.promise.reject(error)

@@ -38,6 +38,8 @@ final class CurlEngine: Sendable {
     }
 
     let configuration: CurlTransport.Configuration
+    /// The configuration's proxy, resolved once (the environment read here, not per request).
+    let proxyRoutes: ProxyRoutes
     let multi: MultiHandle
     private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
@@ -53,6 +55,7 @@ final class CurlEngine: Sendable {
             throw CurlError(code: CurlError.failedInitialization, message: "curl_multi_init failed")
         }
         self.configuration = configuration
+        proxyRoutes = ProxyRoutes(configuration.proxy)
         multi = MultiHandle(pointer: pointer)
         applyLimits()
         let thread = Thread { [self] in

@@ -55,7 +55,7 @@ final class CurlTransfer {
     ///
     /// - Throws: ``CurlError`` when curl refuses an option; `KringleError.transport` when
     ///   the file cannot be opened.
-    func configure(_ configuration: CurlTransport.Configuration) throws {
+    func configure(_ configuration: CurlTransport.Configuration, proxyRoutes: ProxyRoutes) throws {
         if let handle = submission.responseBodyHandle {
             collector.sink = try ResponseFileSink(handle: handle)
         } else if let file = submission.responseBodyFile {
@@ -99,6 +99,7 @@ final class CurlTransfer {
             try easy.set(
                 KCURLOPT_XFERINFODATA, pointer: UnsafeRawPointer(Unmanaged.passUnretained(progress).toOpaque()))
         }
+        try configureProxy(proxyRoutes, configuration)
         try configureConnection(configuration)
         try configurePoolAndAddresses(configuration)
         // The server's TLS options (CurlTransfer+TLS.swift) would do nothing for plain http.
@@ -293,14 +294,6 @@ final class CurlTransfer {
     }
 
     private func configureConnection(_ configuration: CurlTransport.Configuration) throws {
-        switch configuration.proxy {
-        case .environment:
-            break  // curl reads http_proxy, https_proxy, all_proxy and no_proxy itself
-        case .direct:
-            try easy.set(KCURLOPT_PROXY, "")  // an empty proxy overrides the environment
-        case .url(let proxy):
-            try easy.set(KCURLOPT_PROXY, proxy)
-        }
         try configureProxyTLS(configuration)
         switch configuration.httpVersion {
         case .automatic:

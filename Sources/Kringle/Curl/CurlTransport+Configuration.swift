@@ -82,7 +82,8 @@ extension CurlTransport {
         /// connection (see ``maximumConnections``), to the end of the response.
         public var defaultTimeout: TimeInterval
 
-        /// Which proxy to use; ``Proxy/environment`` by default.
+        /// Which proxy to use; ``Proxy/environment`` by default (the proxy environment
+        /// variables, read once when the transport is created). See ``Proxy``.
         public var proxy: Proxy
 
         /// Whether TLS certificates and host names are verified (`CURLOPT_SSL_VERIFYPEER` and
@@ -163,19 +164,6 @@ extension CurlTransport {
             self.dnsOverrides = dnsOverrides
             self.ipVersion = ipVersion
         }
-    }
-
-    /// Where requests go before they reach the server.
-    public enum Proxy: Sendable, Hashable {
-        /// Follow the `http_proxy` (lower case only), `https_proxy`, `all_proxy` and
-        /// `no_proxy` environment variables, as the `curl` tool does. A proxy sees every
-        /// plain-`http` request in full.
-        case environment
-        /// Connect to every server directly, whatever the environment says.
-        case direct
-        /// Send every request through this proxy, such as `"http://proxy.internal:3128"` or
-        /// `"socks5h://127.0.0.1:1080"`; hosts listed in `no_proxy` still go direct.
-        case url(String)
     }
 
     /// The HTTP version a transport asks for (`CURLOPT_HTTP_VERSION`).

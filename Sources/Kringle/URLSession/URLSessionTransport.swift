@@ -36,11 +36,18 @@ import FoundationNetworking
 /// FoundationNetworking refuses a status line without a reason phrase (`HTTP/1.1 200`) and a
 /// header value with a non-UTF-8 byte, and accepts `Http/1.1 200 OK`.
 ///
-/// **Proxies.** On Linux FoundationNetworking leaves proxies to libcurl, which follows the
-/// `http_proxy`, `https_proxy`, `all_proxy` and `no_proxy` environment variables; on Apple
-/// platforms URLSession follows the system's proxy settings (a session configuration's
-/// `connectionProxyDictionary` chooses otherwise). ``CurlTransport`` can ignore the
-/// environment or name a proxy of its own.
+/// **Proxies.** On Linux FoundationNetworking sets no proxy option on libcurl (its
+/// `EasyHandle` leaves proxies as a to-do), so libcurl reads the environment with its own
+/// rules: `http_proxy` in lower case only (`HTTP_PROXY` never, CGI or not), `https_proxy` or
+/// `HTTPS_PROXY`, `all_proxy` or `ALL_PROXY`, and `no_proxy` or `NO_PROXY` (host names and
+/// suffixes, IP addresses and, from libcurl 7.86, CIDR ranges; entries with a port are
+/// ignored). A session configuration's `connectionProxyDictionary` would be ignored there,
+/// so on Linux a transport made with one refuses every request with
+/// `KringleError.unsupportedConfiguration` rather than send it another way. On Apple
+/// platforms URLSession follows the system's proxy settings, or the
+/// `connectionProxyDictionary` you set. For one proxy URL, credentials, a no-proxy list with
+/// ports, or the environment read the same way for every variable, use ``CurlTransport``
+/// (see ``CurlTransport/Proxy``).
 ///
 /// **TLS.** A certificate that does not verify is refused with `KringleError.tls` and a
 /// ``TLSFailure`` that says why. On Linux, FoundationNetworking trusts only the system's
@@ -63,6 +70,9 @@ public final class URLSessionTransport: Transport, ClientSending {
 
     /// The trust beyond the platform's defaults this transport was made with.
     public let serverTrust: ServerTrust?
+    /// Why every request is refused, when the session configuration asks for a proxy this
+    /// platform's URLSession would ignore.
+    private let proxyRefusal: String?
 
     /// Creates a transport with its own session.
     ///
@@ -76,6 +86,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     ///     (see ``ServerTrust``). `nil` by default: the platform's trust.
     public init(configuration: URLSessionConfiguration = defaultConfiguration, serverTrust: ServerTrust? = nil) {
         self.serverTrust = serverTrust
+        proxyRefusal = Self.proxyRefusal(for: configuration)
         let configuration = configuration
         // On Linux anything less than all three still stores or sends cookies.
         configuration.httpShouldSetCookies = false
@@ -127,6 +138,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     ) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
         if connectTimeout != nil { return Self.connectTimeoutRefusal }
+        if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
         return start(task, delegate.register(task, limits: limits))
     }
@@ -154,6 +166,7 @@ public final class URLSessionTransport: Transport, ClientSending {
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
         if transfer.connectTimeout != nil { return Self.connectTimeoutRefusal }
+        if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
         if let channel = transfer.responseBodyChannel {
             #if canImport(FoundationNetworking)
             _ = channel
@@ -204,7 +217,8 @@ public final class URLSessionTransport: Transport, ClientSending {
     private func streamingTransport() -> CurlTransport {
         streamingEngine.withLock { engine in
             if let engine { return engine }
-            let made = CurlTransport()
+            // libcurl reads the proxy environment itself, as it does under FoundationNetworking.
+            let made = CurlTransport(configuration: .init(proxy: .libcurlEnvironment))
             engine = made
             return made
         }

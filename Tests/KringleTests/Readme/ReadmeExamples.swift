@@ -428,6 +428,17 @@ enum ReadmeExamples {
         _ = (systemStackClient, curlClient)
     }
 
+    static func proxies(proxyPassword: String) {
+        var proxySettings = CurlTransport.Configuration()
+        proxySettings.proxy = .url(
+            "http://proxy.internal:3128", username: "build", password: proxyPassword,
+            noProxy: ["localhost", "127.0.0.1", ".internal", "10.0.0.0/8", "registry.internal:5000"])
+        let proxiedClient = NetworkClient(transport: CurlTransport(configuration: proxySettings))
+        // Through an SSH tunnel (`ssh -D 1080 jump-host`), names resolved at the far end:
+        let tunnelled = CurlTransport(configuration: .init(proxy: .url("socks5h://127.0.0.1:1080")))
+        _ = (proxiedClient, tunnelled)
+    }
+
     static func transports() {
         let loggingClient = NetworkClient(transport: LoggingTransport(base: URLSessionTransport()))
         _ = loggingClient
