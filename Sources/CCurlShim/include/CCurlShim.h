@@ -98,6 +98,8 @@ typedef enum kcurl_option {
     KCURLOPT_SSLKEY_BLOB = 40292,
     KCURLOPT_CAINFO_BLOB = 40309,
     KCURLOPT_PROXY_CAINFO_BLOB = 40310,
+    // Unix domain sockets (issue 32): curl 7.40+, when built with UnixSockets.
+    KCURLOPT_UNIX_SOCKET_PATH = 10231,
 } kcurl_option;
 
 /// Multi-handle options (multi.h, CURLMOPT_*).

@@ -200,6 +200,9 @@ struct CurlRequestPlan: Sendable {
     /// Whether the URL's scheme is https: only then does the transfer speak TLS with the
     /// server (the client follows redirects itself, so a transfer never leaves its URL).
     var isHTTPS: Bool
+    /// The Unix socket to connect to instead of the URL's host, for an `http+unix` or
+    /// `https+unix` URL (CurlTransfer+UnixSocket.swift); ``url`` is then `http://localhost/…`.
+    var unixSocketPath: String?
     var method: Method
     /// Where the body comes from.
     enum Body: Sendable {
@@ -240,18 +243,26 @@ struct CurlRequestPlan: Sendable {
         guard let url = request.url else {
             throw .invalidRequest("The request has no URL.")
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        let scheme = url.scheme?.lowercased()
+        if scheme == "http" || scheme == "https" {
+            self.url = url.absoluteString
+            isHTTPS = scheme == "https"
+        } else if let socket = try Self.unixSocketTarget(of: url) {
+            // Unix domain sockets (issue 32): CurlTransfer+UnixSocket.swift.
+            self.url = socket.curlURL
+            isHTTPS = socket.usesTLS
+            unixSocketPath = socket.socketPath
+        } else {
             // The URL is the caller's, and may hold a password (ftp://user:pass@…): shown as
             // the client's default redaction shows URLs in logs.
             throw .invalidRequest(
-                "CurlTransport sends only http and https URLs, not \(Redaction.default.redacting(url)).")
+                "CurlTransport sends only http, https, http+unix and https+unix URLs, not \(Redaction.default.redacting(url))."
+            )
         }
         guard request.httpBodyStream == nil else {
             throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
         }
         requestURL = url
-        self.url = url.absoluteString
-        isHTTPS = scheme == "https"
         let methodName = request.httpMethod ?? "GET"
         if let streamedBody {
             (method, body) = Self.method(methodName, stream: streamedBody)

@@ -114,6 +114,8 @@ public final class URLSessionTransport: Transport, ClientSending {
         -> Promise<HTTPResponse>
     {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
+        // Unix domain sockets (issue 32): URLSessionTransport+UnixSocket.swift.
+        if let refusal = Self.unixSocketRefusal(request.url) { return refusal }
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
         return start(task, delegate.register(task, limits: limits))
     }
@@ -140,6 +142,8 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// variables). Put fields a stream needs on the endpoint or the client's default headers.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
+        // Unix domain sockets (issue 32): refused before a stream could reach CurlTransport.
+        if let refusal = Self.unixSocketRefusal(transfer.request.url) { return refusal }
         if let channel = transfer.responseBodyChannel {
             #if canImport(FoundationNetworking)
             _ = channel
