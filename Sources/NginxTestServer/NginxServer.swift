@@ -39,10 +39,13 @@ public final class NginxServer: Sendable {
     /// under `/uploads/` and serving what is under `/fresh/` with `Cache-Control:
     /// max-age=3600`; `url` is `path` on it. Or says why it could not.
     ///
-    /// - Parameter unixSocket: a Unix domain socket path the plain server listens on too
-    ///   (`listen unix:…`), which must not exist yet; nginx removes it when it stops.
+    /// - Parameters:
+    ///   - unixSocket: a Unix domain socket path the plain server listens on too
+    ///     (`listen unix:…`), which must not exist yet; nginx removes it when it stops.
+    ///   - tlsUnixSocket: the same for the HTTPS server (`listen unix:… ssl`), when there is one.
     public static func start(
-        path: String, tls: TLS? = nil, unixSocket: String? = nil, prepare: (URL) throws -> Void
+        path: String, tls: TLS? = nil, unixSocket: String? = nil, tlsUnixSocket: String? = nil,
+        prepare: (URL) throws -> Void
     ) -> Result<NginxServer, NginxError> {
         let candidates = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx"]
         guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
@@ -63,7 +66,8 @@ public final class NginxServer: Sendable {
             }
             try prepare(directory.appendingPathComponent("www"))
             try configuration(
-                directory: directory, port: port, tls: tls.map { ($0, tlsPort ?? 0) }, unixSocket: unixSocket
+                directory: directory, port: port, tls: tls.map { ($0, tlsPort ?? 0) }, unixSocket: unixSocket,
+                tlsUnixSocket: tlsUnixSocket
             )
             .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
             guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else {
@@ -141,17 +145,19 @@ public final class NginxServer: Sendable {
     /// A minimal configuration: one worker, keep-alive without a request limit, the file's
     /// descriptor cached (as any production static server would), every path nginx
     /// writes to inside `directory`.
-    private static func configuration(directory: URL, port: Int, tls: (TLS, port: Int)?, unixSocket: String?)
-        -> String
-    {
+    private static func configuration(
+        directory: URL, port: Int, tls: (TLS, port: Int)?, unixSocket: String?, tlsUnixSocket: String?
+    ) -> String {
         let root = directory.path
         // Unix domain sockets (issue 32): the same server on a socket as well.
         let unixListener = unixSocket.map { "listen unix:\($0);" } ?? ""
+        let tlsUnixListener = tlsUnixSocket.map { "listen unix:\($0) ssl;" } ?? ""
         let secure =
             tls.map { tls, port in
                 """
                 server {
                     listen 127.0.0.1:\(port) ssl http2;
+                    \(tlsUnixListener)
                     ssl_certificate \(tls.certificate.path);
                     ssl_certificate_key \(tls.key.path);
                     root \(root)/www;
