@@ -34,10 +34,8 @@ extension CurlRequestPlan {
             )
         }
         if let problem = socket.problem { throw .invalidRequest(problem) }
-        let path = url.path(percentEncoded: true)
-        let query = url.query(percentEncoded: true).map { "?" + $0 } ?? ""
-        let curlURL = (socket.usesTLS ? "https://localhost" : "http://localhost") + (path.isEmpty ? "/" : path) + query
-        return UnixSocketTarget(socketPath: socket.socketPath, curlURL: curlURL, usesTLS: socket.usesTLS)
+        return UnixSocketTarget(
+            socketPath: socket.socketPath, curlURL: socket.localhostURL(for: url), usesTLS: socket.usesTLS)
     }
 
     /// The URL whose scheme, host and port name the server for the connection limits

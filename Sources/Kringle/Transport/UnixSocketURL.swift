@@ -91,13 +91,24 @@ public struct UnixSocketURL: Sendable, Hashable {
                 UInt8(ascii: "~"):
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let digits = Array("0123456789ABCDEF".unicodeScalars)
                 encoded.unicodeScalars.append("%")
-                encoded.unicodeScalars.append(digits[Int(byte >> 4)])
-                encoded.unicodeScalars.append(digits[Int(byte & 0x0F)])
+                encoded.unicodeScalars.append(Self.hexDigits[Int(byte >> 4)])
+                encoded.unicodeScalars.append(Self.hexDigits[Int(byte & 0x0F)])
             }
         }
         return encoded
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
+
+    /// What the server behind the socket is asked for: `http://localhost` (`https` over
+    /// TLS) with `url`'s path (`/` when it has none) and query, percent-encoding intact, and
+    /// no fragment, which never leaves the client. libcurl is given it with the socket, and
+    /// `curl --unix-socket` takes it the same way.
+    func localhostURL(for url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        let query = url.query(percentEncoded: true).map { "?" + $0 } ?? ""
+        return (usesTLS ? "https://localhost" : "http://localhost") + (path.isEmpty ? "/" : path) + query
     }
 
     /// Why this socket cannot be connected to, or `nil`: a path that `sockaddr_un` cannot

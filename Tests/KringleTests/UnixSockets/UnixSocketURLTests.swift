@@ -132,3 +132,20 @@ struct UnixSocketURLTests {
         #expect(jar.cookieHeader(for: try parsedURL("http://localhost/login")) == nil)
     }
 }
+
+/// What the request log shows for a request to a Unix socket.
+@Suite("Unix socket URLs in curl command lines")
+struct UnixSocketCurlDescriptionTests {
+    @Test("curlDescription names the socket with --unix-socket and the localhost URL, redacted")
+    func curlDescription() throws {
+        var request = URLRequest(
+            url: try parsedURL("http+unix://%2Fvar%2Frun%2Fdocker.sock/containers/json?all=1&token=abc#top"))
+        request.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
+        #expect(
+            request.curlDescription
+                == "curl --unix-socket '/var/run/docker.sock' 'http://localhost/containers/json?all=1&token=***' -H 'Authorization: <redacted>'"
+        )
+        let secure = URLRequest(url: try parsedURL("https+unix://%2Frun%2Fa%27b.sock"))
+        #expect(secure.curlDescription == #"curl --unix-socket '/run/a'\''b.sock' 'https://localhost/'"#)
+    }
+}
