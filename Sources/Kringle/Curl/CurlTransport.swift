@@ -28,6 +28,9 @@ import FoundationNetworking
 /// ``transfer(_:)`` streams: request bodies are read in chunks, response bodies go straight
 /// to their file, and progress is reported as bytes move.
 ///
+/// Besides `http` and `https` URLs it sends `http+unix` and `https+unix` ones to a server on
+/// a Unix domain socket (``UnixSocketURL``), with `CURLOPT_UNIX_SOCKET_PATH`.
+///
 /// Errors: `KringleError.timedOut` when the request's timeout passes,
 /// `KringleError.malformedResponse` when the answer is not HTTP (a status line that is not
 /// `HTTP/1.0`, `1.1`, `2` or `3` in upper case, then a three-digit code, as RFC 9112 §2.3 and
@@ -37,7 +40,7 @@ import FoundationNetworking
 /// certificate…), `KringleError.transport(CurlError)` for any other failure (``CurlError``
 /// is a `TransportFailure`, so `RetryPolicy` can resend requests that never reached a
 /// server), `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme
-/// other than http or https, an `httpBodyStream`, a header name that is not a token), and
+/// other than http, https, http+unix or https+unix, an `httpBodyStream`, a header name that is not a token), and
 /// `PromiseError.cancelled` when the promise is cancelled. A status line without a reason
 /// phrase is valid and accepted.
 public final class CurlTransport: Transport, ClientSending {
