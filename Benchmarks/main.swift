@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -43,6 +43,8 @@ case "compressed-upload-child":
     try runCompressedUploadChild(Array(CommandLine.arguments.dropFirst(2)))
 case "cassettes":
     try runCassetteBenchmarks()
+case "unix-socket":
+    try runUnixSocketBenchmarks()
 case "soak":
     try exitWithStatus(of: runSoak, usage: SoakOptions.Usage.self)
 case "speed-guard":
@@ -61,6 +63,7 @@ case "all":
     try runCompressionBenchmarks()
     _ = try runCompressedUploadBenchmark([])
     try runCassetteBenchmarks()
+    try runUnixSocketBenchmarks()
 default:
     print(usage)
     exit(2)

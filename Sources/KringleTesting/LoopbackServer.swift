@@ -35,11 +35,16 @@ import Foundation
 /// runaway client fails its test with a `413` or `503` instead of exhausting the process;
 /// see ``Configuration``.
 public final class LoopbackServer: Sendable {
-    /// The port the server listens on, chosen by the kernel.
+    /// The port the server listens on, chosen by the kernel; 0 for a server on a Unix
+    /// socket.
     public let port: Int
 
-    /// The server's root URL, `http://127.0.0.1:<port>`.
+    /// The server's root URL, `http://127.0.0.1:<port>`; for a server on a Unix socket,
+    /// `http+unix://` and the socket's path, percent-encoded (see ``init(unixSocketPath:configuration:handler:)``).
     public let baseURL: URL
+
+    /// The Unix domain socket the server listens on, or `nil` for a server on 127.0.0.1.
+    public let unixSocketPath: String?
 
     /// The limits the server was started with.
     public let configuration: Configuration
@@ -60,7 +65,7 @@ public final class LoopbackServer: Sendable {
     ///     request (body included) has arrived. Its response is written back unless the
     ///     client has gone away.
     /// - Throws: ``LoopbackServerError`` if the socket cannot be created, bound or listened on.
-    public init(
+    public convenience init(
         configuration: Configuration = Configuration(),
         handler: @escaping @Sendable (Request) -> Response
     ) throws(LoopbackServerError) {
@@ -74,10 +79,16 @@ public final class LoopbackServer: Sendable {
             core.shutdown()
             throw .socketCallFailed(call: "URLComponents.url", errno: 0)
         }
+        self.init(core: core, baseURL: baseURL)
+    }
+
+    /// Starts serving what `core` accepts, at `baseURL`.
+    init(core: ServerCore, baseURL: URL) {
         self.core = core
-        self.configuration = configuration
+        self.configuration = core.configuration
         self.port = core.port
         self.baseURL = baseURL
+        self.unixSocketPath = core.unixSocketPath
         core.start()
     }
 
@@ -141,7 +152,8 @@ public final class LoopbackServer: Sendable {
     /// Stops the server: closes the listener and every open connection, and waits for all
     /// server threads to finish.
     ///
-    /// After it returns no handler is running or will run, and the port is free. Delayed
+    /// After it returns no handler is running or will run, and the port is free (a Unix
+    /// socket's file is removed). Delayed
     /// responses are abandoned; a handler that is running is waited for, so a handler that
     /// never returns keeps `shutdown` from returning. Calling it again does nothing more
     /// (it still waits until the threads have finished). Also called by `deinit`.

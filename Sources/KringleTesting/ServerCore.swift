@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     let port: Int
     /// The request body and connection limits.
     let configuration: LoopbackServer.Configuration
+    /// The Unix socket the listener is bound to instead of a port, removed once it closes.
+    let unixSocketPath: String?
 
     private let listener: Int32
     private let wakePipe: (reader: Int32, writer: Int32)
@@ -54,17 +56,25 @@ final class ServerCore: Sendable {
     /// Binds the listener; ``start()`` begins accepting.
     init(
         configuration: LoopbackServer.Configuration,
+        unixSocketPath: String? = nil,
         handler: @escaping @Sendable (LoopbackServer.Request) -> LoopbackServer.Response
     ) throws(LoopbackServerError) {
-        let (listener, port) = try Socket.makeLoopbackListener()
+        let (listener, port) =
+            if let unixSocketPath {
+                (try Socket.makeUnixListener(path: unixSocketPath), 0)
+            } else {
+                try Socket.makeLoopbackListener()
+            }
         do {
             wakePipe = try Socket.makeWakePipe()
         } catch {
             Socket.closeDescriptor(listener)
+            if let unixSocketPath { Socket.removeSocketFile(unixSocketPath) }
             throw error
         }
         self.listener = listener
         self.port = port
+        self.unixSocketPath = unixSocketPath
         self.configuration = configuration
         self.handler = handler
     }
@@ -163,10 +173,12 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Closes the listener, which frees the port, and the wake-up pipe. Called once, with the
-    /// lock held, so `shutdown` never writes to a closed pipe.
+    /// Closes the listener, which frees the port (or removes the Unix socket's file), and
+    /// the wake-up pipe. Called once, with the lock held, so `shutdown` never writes to a
+    /// closed pipe.
     private func closeListenerAndPipe() {
         Socket.closeDescriptor(listener)
+        if let unixSocketPath { Socket.removeSocketFile(unixSocketPath) }
         Socket.closeDescriptor(wakePipe.reader)
         Socket.closeDescriptor(wakePipe.writer)
     }

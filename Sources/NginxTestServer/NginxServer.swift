@@ -42,9 +42,15 @@ public final class NginxServer: Sendable {
     /// Starts nginx with a `www` directory that `prepare` fills, accepting `PUT` uploads
     /// under `/uploads/` and serving what is under `/fresh/` with `Cache-Control:
     /// max-age=3600`; `url` is `path` on it. Or says why it could not.
-    public static func start(path: String, tls: TLS? = nil, prepare: (URL) throws -> Void) -> Result<
-        NginxServer, NginxError
-    > {
+    ///
+    /// - Parameters:
+    ///   - unixSocket: a Unix domain socket path the plain server listens on too
+    ///     (`listen unix:…`), which must not exist yet; nginx removes it when it stops.
+    ///   - tlsUnixSocket: the same for the HTTPS server (`listen unix:… ssl`), when there is one.
+    public static func start(
+        path: String, tls: TLS? = nil, unixSocket: String? = nil, tlsUnixSocket: String? = nil,
+        prepare: (URL) throws -> Void
+    ) -> Result<NginxServer, NginxError> {
         let candidates = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx"]
         guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             return .failure(NginxError("nginx is not installed (apt-get install -y nginx-light)"))
@@ -64,8 +70,11 @@ public final class NginxServer: Sendable {
                     ofItemAtPath: directory.appendingPathComponent(writable).path)
             }
             try prepare(directory.appendingPathComponent("www"))
-            try configuration(directory: directory, port: port, h2cPort: h2cPort, tls: tls.map { ($0, tlsPort ?? 0) })
-                .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+            try configuration(
+                directory: directory, port: port, h2cPort: h2cPort, tls: tls.map { ($0, tlsPort ?? 0) },
+                unixSocket: unixSocket, tlsUnixSocket: tlsUnixSocket
+            )
+            .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
             guard let url = URL(string: "http://127.0.0.1:\(port)\(path)"),
                 let h2cURL = URL(string: "http://127.0.0.1:\(h2cPort)\(path)")
             else {
@@ -144,13 +153,19 @@ public final class NginxServer: Sendable {
     /// A minimal configuration: one worker, keep-alive without a request limit, the file's
     /// descriptor cached (as any production static server would), every path nginx
     /// writes to inside `directory`.
-    private static func configuration(directory: URL, port: Int, h2cPort: Int, tls: (TLS, port: Int)?) -> String {
+    private static func configuration(
+        directory: URL, port: Int, h2cPort: Int, tls: (TLS, port: Int)?, unixSocket: String?, tlsUnixSocket: String?
+    ) -> String {
         let root = directory.path
+        // Unix domain sockets (issue 32): the same server on a socket as well.
+        let unixListener = unixSocket.map { "listen unix:\($0);" } ?? ""
+        let tlsUnixListener = tlsUnixSocket.map { "listen unix:\($0) ssl;" } ?? ""
         let secure =
             tls.map { tls, port in
                 """
                 server {
                     listen 127.0.0.1:\(port) ssl http2;
+                    \(tlsUnixListener)
                     ssl_certificate \(tls.certificate.path);
                     ssl_certificate_key \(tls.key.path);
                     root \(root)/www;
@@ -178,6 +193,7 @@ public final class NginxServer: Sendable {
                 open_file_cache_valid 600s;
                 server {
                     listen 127.0.0.1:\(port);
+                    \(unixListener)
                     root \(root)/www;
                     location / { default_type application/json; }
                     location = /nginx-status { stub_status; }

@@ -84,7 +84,10 @@ public final class HTTPCache: Sendable {
             var components = URLComponents(string: withoutFragment)
         else { return withoutFragment }
         components.scheme = components.scheme?.lowercased()
-        components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+        // A Unix socket's host is a file system path, whose case matters (issue 32).
+        if !UnixSocketURL.isUnixSocket(url) {
+            components.percentEncodedHost = components.percentEncodedHost?.lowercased()
+        }
         let defaultPort = ["http": 80, "https": 443][components.scheme ?? ""]
         if components.port == defaultPort { components.port = nil }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }

@@ -4,7 +4,7 @@ import Foundation
 /// host, the still-encoded path, and whether the scheme is secure.
 struct CookieRequestURL: Sendable, Equatable {
     /// Schemes whose connections are encrypted, so `Secure` cookies may travel on them.
-    static let secureSchemes: Set<String> = ["https", "wss"]
+    static let secureSchemes: Set<String> = ["https", "wss", UnixSocketURL.tlsScheme]
 
     /// The canonicalized host (RFC 6265 §5.1.2).
     let host: String
@@ -20,10 +20,17 @@ struct CookieRequestURL: Sendable, Equatable {
     ///
     /// - Parameter url: The request or response URL.
     init?(_ url: URL) {
-        guard let rawHost = url.host(percentEncoded: false),
-            let host = DomainMatching.canonicalHost(rawHost)
-        else { return nil }
-        self.host = host
+        if let socket = UnixSocketURL(url) {
+            // Unix domain sockets (issue 32): the host is the socket's path, in the one
+            // spelling the URL form gives it (`%2fvar%2frun%2fdocker.sock`), in lower case
+            // as every host here is; a path is no domain name for Punycode to convert.
+            self.host = socket.encodedHost.lowercased()
+        } else {
+            guard let rawHost = url.host(percentEncoded: false),
+                let host = DomainMatching.canonicalHost(rawHost)
+            else { return nil }
+            self.host = host
+        }
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path
         self.isSecure = Self.secureSchemes.contains(url.scheme?.lowercased() ?? "")

@@ -96,7 +96,8 @@ final class CurlEngine: Sendable {
             deadline = DispatchTime.now().uptimeNanoseconds + UInt64(plan.timeoutMilliseconds) * 1_000_000
         }
         let submission = CurlSubmission(
-            id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.url), deadline: deadline,
+            id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.admissionURL),
+            deadline: deadline,
             responseBodyFile: responseBodyFile, responseBodyHandle: responseBodyHandle, progress: progress,
             limits: limits, channel: channel)
         guard enqueue(.start(submission)) else {

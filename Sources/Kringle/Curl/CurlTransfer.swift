@@ -102,6 +102,8 @@ final class CurlTransfer {
         try configureProxy(proxyRoutes, configuration)
         try configureConnection(configuration)
         try configurePoolAndAddresses(configuration)
+        // Unix domain sockets (issue 32): after the proxy, which it switches off.
+        if let socketPath = plan.unixSocketPath { try configureUnixSocket(socketPath) }
         // The server's TLS options (CurlTransfer+TLS.swift) would do nothing for plain http.
         if plan.isHTTPS {
             try configureTLS(configuration)

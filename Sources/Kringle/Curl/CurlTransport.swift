@@ -28,6 +28,9 @@ import FoundationNetworking
 /// ``transfer(_:)`` streams: request bodies are read in chunks, response bodies go straight
 /// to their file, and progress is reported as bytes move.
 ///
+/// Besides `http` and `https` URLs it sends `http+unix` and `https+unix` ones to a server on
+/// a Unix domain socket (``UnixSocketURL``), with `CURLOPT_UNIX_SOCKET_PATH`.
+///
 /// Errors: `KringleError.timedOut` when the request's timeout passes,
 /// `KringleError.malformedResponse` when the answer is not HTTP (a status line that is not
 /// `HTTP/1.0`, `1.1`, `2` or `3` in upper case, then a three-digit code, as RFC 9112 §2.3 and
@@ -37,7 +40,7 @@ import FoundationNetworking
 /// certificate…), `KringleError.transport(CurlError)` for any other failure (``CurlError``
 /// is a `TransportFailure`, so `RetryPolicy` can resend requests that never reached a
 /// server), `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme
-/// other than http or https, an `httpBodyStream`, a header name that is not a token), and
+/// other than http, https, http+unix or https+unix, an `httpBodyStream`, a header name that is not a token), and
 /// `PromiseError.cancelled` when the promise is cancelled. A status line without a reason
 /// phrase is valid and accepted.
 public final class CurlTransport: Transport, ClientSending {
@@ -203,6 +206,9 @@ struct CurlRequestPlan: Sendable {
     /// Whether the URL's scheme is https: only then does the transfer speak TLS with the
     /// server (the client follows redirects itself, so a transfer never leaves its URL).
     var isHTTPS: Bool
+    /// The Unix socket to connect to instead of the URL's host, for an `http+unix` or
+    /// `https+unix` URL (CurlTransfer+UnixSocket.swift); ``url`` is then `http://localhost/…`.
+    var unixSocketPath: String?
     var method: Method
     /// Where the body comes from.
     enum Body: Sendable {
@@ -246,18 +252,26 @@ struct CurlRequestPlan: Sendable {
         guard let url = request.url else {
             throw .invalidRequest("The request has no URL.")
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        let scheme = url.scheme?.lowercased()
+        if scheme == "http" || scheme == "https" {
+            self.url = url.absoluteString
+            isHTTPS = scheme == "https"
+        } else if let socket = try Self.unixSocketTarget(of: url) {
+            // Unix domain sockets (issue 32): CurlTransfer+UnixSocket.swift.
+            self.url = socket.curlURL
+            isHTTPS = socket.usesTLS
+            unixSocketPath = socket.socketPath
+        } else {
             // The URL is the caller's, and may hold a password (ftp://user:pass@…): shown as
             // the client's default redaction shows URLs in logs.
             throw .invalidRequest(
-                "CurlTransport sends only http and https URLs, not \(Redaction.default.redacting(url)).")
+                "CurlTransport sends only http, https, http+unix and https+unix URLs, not \(Redaction.default.redacting(url))."
+            )
         }
         guard request.httpBodyStream == nil else {
             throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
         }
         requestURL = url
-        self.url = url.absoluteString
-        isHTTPS = scheme == "https"
         let methodName = request.httpMethod ?? "GET"
         if let streamedBody {
             (method, body) = Self.method(methodName, stream: streamedBody)

@@ -12,6 +12,9 @@ extension URLRequest {
     /// print(request.curlDescription)
     /// // curl -X 'POST' 'https://cats.example/cats?api_key=***' -H 'Authorization: <redacted>'
     /// ```
+    ///
+    /// A request to a Unix socket (``UnixSocketURL``) names the socket as curl wants it:
+    /// `curl --unix-socket '/var/run/docker.sock' 'http://localhost/containers/json'`.
     public var curlDescription: String {
         curlDescription()
     }
@@ -33,7 +36,13 @@ extension URLRequest {
         case "HEAD": parts.append("--head")  // `-X HEAD` would make curl wait for a body
         default: parts.append("-X \(Self.quoted(method))")
         }
-        parts.append(Self.quoted(url.map { redaction.redacting($0).description } ?? ""))
+        if let url, let socket = UnixSocketURL(url), let local = URL(string: socket.localhostURL(for: url)) {
+            // Unix domain sockets (issue 32): curl takes the socket apart from the URL.
+            parts.append("--unix-socket \(Self.quoted(socket.socketPath))")
+            parts.append(Self.quoted(redaction.redacting(local).description))
+        } else {
+            parts.append(Self.quoted(url.map { redaction.redacting($0).description } ?? ""))
+        }
         for field in redaction.redacting(kringleHeaders).value {
             parts.append("-H \(Self.quoted("\(field.name): \(field.value)"))")
         }

@@ -22,7 +22,8 @@ struct Redirect {
     ///   into GET without a body; 307 and 308 keep the method and the body.
     /// - A relative `Location` resolves against the URL that answered; only http and https
     ///   targets are followed, with scheme and host in lower case
-    ///   (`URL.withLowercaseSchemeAndHost()`).
+    ///   (`URL.withLowercaseSchemeAndHost()`), and Unix socket targets from the same socket
+    ///   (``followingUnixSocket(_:from:)``).
     /// - `Authorization`, `Proxy-Authorization`, the `credentialHeaders` and the caller's
     ///   `Cookie` are dropped when the hop changes origin.
     /// - Whether an HTTPS to HTTP hop may be followed is the client's decision
@@ -36,9 +37,11 @@ struct Redirect {
         default: return nil
         }
         guard let location = response.headers["Location"],
-            let target = URL(string: location, relativeTo: response.url)?.absoluteURL,
+            let resolved = URL(string: location, relativeTo: response.url)?.absoluteURL,
+            // Unix domain sockets (issue 32): Redirect+UnixSocket.swift.
+            let target = Self.followingUnixSocket(resolved, from: response.url),
             let scheme = target.scheme?.lowercased(),  // RFC 3986 §3.1: case-insensitive
-            scheme == "http" || scheme == "https"
+            scheme == "http" || scheme == "https" || UnixSocketURL.isUnixSocket(target)
         else { return nil }
 
         var next = request
@@ -73,7 +76,8 @@ struct Redirect {
     /// Whether the hop leaves HTTPS for plain HTTP, where anyone on the path can read and
     /// change the request and its answer.
     static func isDowngrade(from source: URL, to target: URL) -> Bool {
-        source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http"
+        // https+unix counts as https (issue 32).
+        isSecure(source) && target.scheme?.lowercased() == "http"
     }
 
     /// The transfer options for the next hop: the same, less a streamed body the hop drops.

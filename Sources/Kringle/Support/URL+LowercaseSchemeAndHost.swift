@@ -7,6 +7,7 @@ extension URL {
     /// base URL so, but FoundationNetworking refuses a scheme in upper case (`URLError`
     /// -1002, unsupported URL). The rest of the URL is case-sensitive and left alone,
     /// percent-escapes in the host included (§6.2.2.1 prefers their hex digits in upper case).
+    /// The host of an `http+unix` URL (``UnixSocketURL``) is a socket's path and keeps its case.
     func withLowercaseSchemeAndHost() -> URL {
         // Most URLs are in lower case already: those are not taken apart.
         guard let scheme,
@@ -14,7 +15,8 @@ extension URL {
             var components = URLComponents(url: self, resolvingAgainstBaseURL: false)
         else { return self }
         components.scheme = scheme.lowercased()
-        if let host = components.percentEncodedHost {
+        // A Unix socket's host is a file system path, whose case matters (issue 32).
+        if let host = components.percentEncodedHost, !UnixSocketURL.isUnixSocket(self) {
             components.percentEncodedHost = Self.lowercasedOutsideEscapes(host)
         }
         return components.url ?? self

@@ -139,6 +139,8 @@ public final class URLSessionTransport: Transport, ClientSending {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
         if connectTimeout != nil { return Self.connectTimeoutRefusal }
         if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
+        // Unix domain sockets (issue 32): URLSessionTransport+UnixSocket.swift.
+        if let refusal = Self.unixSocketRefusal(request.url) { return refusal }
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
         return start(task, delegate.register(task, limits: limits))
     }
@@ -167,6 +169,8 @@ public final class URLSessionTransport: Transport, ClientSending {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
         if transfer.connectTimeout != nil { return Self.connectTimeoutRefusal }
         if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
+        // Unix domain sockets (issue 32): refused before a stream could reach CurlTransport.
+        if let refusal = Self.unixSocketRefusal(transfer.request.url) { return refusal }
         if let channel = transfer.responseBodyChannel {
             #if canImport(FoundationNetworking)
             _ = channel

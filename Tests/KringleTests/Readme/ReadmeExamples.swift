@@ -469,6 +469,37 @@ enum ReadmeExamples {
         print(call.isRejected)   // true: timed out, and nothing waited
     }
 
+    enum Docker: Endpoint {
+        case containers(all: Bool)
+
+        var baseURL: URL { URL(string: "http+unix://%2Fvar%2Frun%2Fdocker.sock")! }
+        var path: String { "/containers/json" }
+        var queryItems: [URLQueryItem] {
+            switch self {
+            case .containers(let all): return [URLQueryItem(name: "all", value: all ? "1" : "0")]
+            }
+        }
+    }
+
+    struct Container: Decodable, Sendable {
+        var id: String
+        var names: [String]
+        var image: String
+        var state: String
+
+        enum CodingKeys: String, CodingKey {
+            case id = "Id", names = "Names", image = "Image", state = "State"
+        }
+    }
+
+    static func unixDomainSockets() async throws {
+        let docker = NetworkClient(transport: CurlTransport())
+        let containers = try await docker.get(Docker.containers(all: true), as: [Container].self).value
+        for container in containers {
+            print(container.names.first ?? container.id, container.image, container.state)
+        }
+    }
+
     static func testingWithoutTheNetwork() throws {
         // Record once (every exchange, each redirect hop and retry its own entry)…
         let cassette = URL(fileURLWithPath: "Tests/AppTests/Cassettes/cuddle.har")
