@@ -58,9 +58,9 @@ public final class NginxServer: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kringle-nginx-\(UUID().uuidString)")
         do {
-            let port = try freePort()
-            let tlsPort = try tls.map { _ in try freePort() }
-            let h2cPort = try freePort()
+            let ports = try freePorts(3)
+            let (port, h2cPort) = (ports[0], ports[1])
+            let tlsPort = tls.map { _ in ports[2] }
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent("www/uploads"), withIntermediateDirectories: true)
             // nginx started as root runs its worker as `nobody`, which must write uploads.
@@ -141,13 +141,13 @@ public final class NginxServer: Sendable {
         return false
     }
 
-    /// A port nothing listens on right now: one the kernel just handed to a server that
-    /// has since shut down.
-    private static func freePort() throws -> Int {
-        let probe = try LoopbackServer { _ in .status(204) }
-        let port = probe.port
-        probe.shutdown()
-        return port
+    /// Ports nothing listens on right now, all different: ones the kernel just handed to
+    /// servers that have since shut down.
+    private static func freePorts(_ count: Int) throws -> [Int] {
+        // All probes listen at once, so that the kernel hands out `count` different ports.
+        let probes = try (0..<count).map { _ in try LoopbackServer { _ in .status(204) } }
+        defer { probes.forEach { $0.shutdown() } }
+        return probes.map(\.port)
     }
 
     /// A minimal configuration: one worker, keep-alive without a request limit, the file's

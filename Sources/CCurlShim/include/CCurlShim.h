@@ -108,6 +108,8 @@ typedef enum kcurl_option {
     KCURLOPT_IPRESOLVE = 113,
     KCURLOPT_MAXAGE_CONN = 288,
     KCURLOPT_MAXLIFETIME_CONN = 314,
+    KCURLOPT_FRESH_CONNECT = 74,
+    KCURLOPT_FORBID_REUSE = 75,
     // Unix domain sockets (issue 32): curl 7.40+, when built with UnixSockets.
     KCURLOPT_UNIX_SOCKET_PATH = 10231,
 } kcurl_option;

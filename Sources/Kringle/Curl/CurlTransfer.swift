@@ -307,12 +307,18 @@ final class CurlTransfer {
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2TLS))
         case .http2PriorKnowledge:
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            // libcurl 7.88 fails a second request on a plain HTTP/2 connection, after or
+            // beside the first, with a framing error (`curl --http2-prior-knowledge URL URL`
+            // does too): each request gets a connection of its own, closed after it.
+            if !submission.plan.isHTTPS {
+                try easy.set(KCURLOPT_FRESH_CONNECT, true)
+                try easy.set(KCURLOPT_FORBID_REUSE, true)
+            }
         }
         // HTTP/2 over TLS multiplexes every request to a host on one connection (RFC 9113
         // §5), but only once curl knows the connection speaks it: without waiting for that,
-        // requests started together would each open a connection of their own. Plain
-        // HTTP/2 with prior knowledge multiplexes too.
-        if submission.plan.isHTTPS || configuration.httpVersion == .http2PriorKnowledge {
+        // requests started together would each open a connection of their own.
+        if submission.plan.isHTTPS {
             try easy.set(KCURLOPT_PIPEWAIT, true)
         }
     }

@@ -183,6 +183,10 @@ extension CurlTransport {
         /// that only speaks HTTP/1.1 cannot answer it: the request fails with a
         /// ``CurlError``. The upgrade from HTTP/1.1 (`Upgrade: h2c`) is deprecated by
         /// RFC 9113 and not offered.
+        ///
+        /// Each plain request has a connection of its own, closed after it: libcurl 7.88
+        /// fails a second request on a plain HTTP/2 connection, after or beside the first
+        /// (its own command line does too), so requests are not multiplexed over h2c.
         case http2PriorKnowledge
     }
 }
