@@ -146,7 +146,9 @@ public final class NginxServer: Sendable {
     private static func freePorts(_ count: Int) throws -> [Int] {
         // All probes listen at once, so that the kernel hands out `count` different ports.
         let probes = try (0..<count).map { _ in try LoopbackServer { _ in .status(204) } }
-        defer { probes.forEach { $0.shutdown() } }
+        defer {
+            for probe in probes { probe.shutdown() }
+        }
         return probes.map(\.port)
     }
 
