@@ -8,12 +8,6 @@ import Testing
 /// DNS overrides and the IP version, against a server that only listens on 127.0.0.1.
 @Suite("CurlTransport addresses")
 struct CurlAddressTests {
-    private static func client(_ configure: (inout CurlTransport.Configuration) -> Void) -> NetworkClient {
-        var configuration = CurlTransport.Configuration()
-        configure(&configuration)
-        return NetworkClient(transport: CurlTransport(configuration: configuration))
-    }
-
     private static func endpoint(host: String, port: Int, path: String = "/") throws -> ClientTestEndpoint {
         ClientTestEndpoint(baseURL: try #require(URL(string: "http://\(host):\(port)")), path: path)
     }
@@ -28,7 +22,7 @@ struct CurlAddressTests {
             return response
         }
         defer { server.shutdown() }
-        let client = Self.client {
+        let client = curlClient {
             $0.dnsOverrides = [.init(host: "kringle.test", port: server.port, addresses: ["127.0.0.1"])]
         }
         let endpoint = try Self.endpoint(host: "kringle.test", port: server.port)
@@ -50,14 +44,14 @@ struct CurlAddressTests {
         ]
         let endpoint = try Self.endpoint(host: "dual.test", port: server.port)
 
-        let v4 = Self.client {
+        let v4 = curlClient {
             $0.dnsOverrides = overrides
             $0.ipVersion = .v4
         }
         let response = try await v4.request(.get, endpoint, as: Data.self).valueWithin()
         #expect(response.metrics?.exchanges.last?.metrics?.remoteAddress == "127.0.0.1")
 
-        let v6 = Self.client {
+        let v6 = curlClient {
             $0.dnsOverrides = overrides
             $0.ipVersion = .v6
         }
@@ -81,7 +75,7 @@ struct CurlAddressTests {
     func malformedOverride(_ override: CurlTransport.DNSOverride) async throws {
         let server = try LoopbackServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let client = Self.client { $0.dnsOverrides = [override] }
+        let client = curlClient { $0.dnsOverrides = [override] }
         let outcome = await client.get(server.clientEndpoint("/"), as: Data.self).outcome()
         guard case .failure(KringleError.invalidRequest(let reason)) = outcome else {
             Issue.record("expected invalidRequest, got \(outcome)")

@@ -8,12 +8,6 @@ import Testing
 /// The connection pool's settings, counted where connections are made: at the server.
 @Suite("CurlTransport connection pool")
 struct CurlPoolTests {
-    private static func client(_ configure: (inout CurlTransport.Configuration) -> Void) -> NetworkClient {
-        var configuration = CurlTransport.Configuration()
-        configure(&configuration)
-        return NetworkClient(transport: CurlTransport(configuration: configuration))
-    }
-
     /// A server whose answers to `/<name>` wait until `gates[name]` opens.
     private static func heldServer(_ gates: [String: LoopbackServer.Gate]) throws -> LoopbackServer {
         try LoopbackServer { request in
@@ -27,7 +21,7 @@ struct CurlPoolTests {
         let gate = LoopbackServer.Gate()
         let server = try Self.heldServer(["held": gate])
         defer { server.shutdown() }
-        let client = Self.client { $0.maximumConnectionsPerHost = 2 }
+        let client = curlClient { $0.maximumConnectionsPerHost = 2 }
         let calls = (0..<8).map { _ in client.get(server.clientEndpoint("/held"), as: Data.self) }
         #expect(await server.awaitStatistics { $0.requestsReceived == 2 })
         gate.open()
@@ -44,7 +38,7 @@ struct CurlPoolTests {
         let second = LoopbackServer.Gate()
         let server = try Self.heldServer(["first": first, "second": second])
         defer { server.shutdown() }
-        let client = Self.client { $0.maximumIdleConnections = kept }
+        let client = curlClient { $0.maximumIdleConnections = kept }
 
         let burst = (0..<3).map { _ in client.get(server.clientEndpoint("/first"), as: Data.self) }
         #expect(await server.awaitStatistics { $0.requestsReceived == 3 })
@@ -65,7 +59,7 @@ struct CurlPoolTests {
     func idleConnectionTimeout() async throws {
         let server = try LoopbackServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let client = Self.client { $0.idleConnectionTimeout = 1 }
+        let client = curlClient { $0.idleConnectionTimeout = 1 }
         _ = try await client.get(server.clientEndpoint("/"), as: Data.self).valueWithin()
         try await Task.sleep(for: .milliseconds(2_100))
         _ = try await client.get(server.clientEndpoint("/"), as: Data.self).valueWithin()
@@ -76,7 +70,7 @@ struct CurlPoolTests {
     func connectionLifetime() async throws {
         let server = try LoopbackServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let client = Self.client { $0.maximumConnectionLifetime = 1 }
+        let client = curlClient { $0.maximumConnectionLifetime = 1 }
         _ = try await client.get(server.clientEndpoint("/"), as: Data.self).valueWithin()
         try await Task.sleep(for: .milliseconds(2_100))
         _ = try await client.get(server.clientEndpoint("/"), as: Data.self).valueWithin()
@@ -87,7 +81,7 @@ struct CurlPoolTests {
     func reusesByDefault() async throws {
         let server = try LoopbackServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let client = Self.client { _ in }
+        let client = curlClient { _ in }
         for _ in 0..<3 { _ = try await client.get(server.clientEndpoint("/"), as: Data.self).valueWithin() }
         #expect(server.statistics.connectionsAccepted == 1, "\(server.statistics)")
     }
