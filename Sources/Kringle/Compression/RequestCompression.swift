@@ -24,6 +24,11 @@ import Foundation
 /// held whole in memory; their compressed length is not known in advance, so they are sent
 /// without `Content-Length` (chunked, over HTTP/1.1).
 ///
+/// Compression sets `Content-Encoding` itself: an endpoint that also sets that header in
+/// its own ``Endpoint/headers`` is refused with ``KringleError/invalidRequest(_:)`` (its
+/// value would replace the library's and mislabel the body). Compress the body yourself and
+/// leave `compression` `nil` to send a coding Kringle does not apply (`br`, `zstd`).
+///
 /// The server must accept the coding: one that does not answers `415 Unsupported Media
 /// Type` (RFC 9110 §15.5.16). zlib is loaded at run time (``Zlib``); without it the request
 /// fails with ``KringleError/compressionFailed(_:)``.
@@ -68,6 +73,24 @@ public struct RequestCompression: Sendable, Hashable {
     /// Whether a body of `size` bytes is compressed.
     func applies(toBodyOf size: Int64) -> Bool {
         size >= Int64(minimumBodySize)
+    }
+
+    /// The endpoint's compression, after checking that its own headers do not set
+    /// `Content-Encoding` too: RFC 9110 §8.4 makes that field the list of codings applied,
+    /// so an endpoint's value, which wins over the library's, would name codings the body
+    /// does not have (or, below ``minimumBodySize``, a coding it was not given).
+    ///
+    /// - Throws: ``KringleError/invalidRequest(_:)`` naming both.
+    static func checked(for endpoint: some Endpoint) throws(KringleError) -> RequestCompression? {
+        // The headers are read only when there is a compression: most requests have none.
+        guard let compression = endpoint.compression else { return nil }
+        for (name, value) in endpoint.headers where name.caseInsensitiveCompare("Content-Encoding") == .orderedSame {
+            throw KringleError.invalidRequest(
+                "The endpoint sets Content-Encoding: \(value) and asks for \(compression.coding.rawValue) compression, "
+                    + "which sets Content-Encoding itself. Remove the header, or compress the body yourself "
+                    + "and leave compression nil.")
+        }
+        return compression
     }
 
     /// `data` compressed in one go.

@@ -71,7 +71,7 @@ enum RequestAssembly {
         // Compared before it is unwrapped: unwrapping copies it (see `NetworkClient.assemble`).
         if body != nil, let body {
             let encoded = try body.encoded(with: client.configuration.encoder)
-            let compression = endpoint.compression
+            let compression = try RequestCompression.checked(for: endpoint)
             switch encoded.body {
             case .data(let encodedData):
                 if let compression, compression.applies(toBodyOf: Int64(encodedData.count)) {

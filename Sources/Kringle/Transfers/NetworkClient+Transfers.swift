@@ -105,7 +105,9 @@ extension NetworkClient {
             if request.urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
                 request = try request.setting("application/octet-stream", forField: "Content-Type")
             }
-            if let compression = endpoint.compression, compression.applies(toBodyOf: body.length) {
+            if let compression = try RequestCompression.checked(for: endpoint),
+                compression.applies(toBodyOf: body.length)
+            {
                 // Compressed as it streams, so sent without Content-Length.
                 try Zlib.load().mapError(KringleError.compressionFailed).get()
                 body = body.compressed(compression)

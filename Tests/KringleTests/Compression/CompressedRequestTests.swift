@@ -18,6 +18,7 @@ struct CompressedRequestTests {
         var baseURL: URL
         var path: String
         var compression: RequestCompression?
+        var headers: [String: String] = [:]
     }
 
     struct LogBatch: Codable, Sendable, Equatable {

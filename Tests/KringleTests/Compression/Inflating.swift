@@ -54,7 +54,7 @@ enum Inflating {
                     file.path,
                 ])
         case .gzipCommand:
-            outcome = try ChildProcess.run(try executable("gzip"), ["-d", "-c", file.path])
+            outcome = try ChildProcess.run(try InstalledTool.path("gzip"), ["-d", "-c", file.path])
         }
         guard outcome.status == 0 else {
             throw Failure(description: "\(tool) exited with \(outcome.status)")
@@ -62,20 +62,9 @@ enum Inflating {
         return outcome.output
     }
 
-    /// Python 3: the system's first (as `.ci/run` installs it), then `PATH`.
+    /// Python 3, as `.ci/run` installs it.
     static func python() throws -> String {
-        try executable("python3")
-    }
-
-    /// Where `name` is: `/usr/bin` first, then `PATH`; a test fails when it is missing
-    /// (`.ci/run` installs it).
-    static func executable(_ name: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = ["/usr/bin/\(name)", "/bin/\(name)"] + path.split(separator: ":").map { "\($0)/\(name)" }
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw Failure(description: "\(name) is not installed (apt-get install -y \(name))")
-        }
-        return found
+        try InstalledTool.path("python3")
     }
 
     /// Bytes that compress well but not trivially: JSON-like lines with varying numbers.

@@ -84,7 +84,7 @@ final class ProxyProcess: Sendable {
     private static func start(
         _ program: String, prepare: (URL, Int) throws -> (arguments: [String], log: URL)
     ) async throws -> ProxyProcess {
-        let binary = try executable(program)
+        let binary = try InstalledTool.path(program, package: program == "tinyproxy" ? "tinyproxy-bin" : nil)
         var failures: [String] = []
         for _ in 0..<3 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -153,19 +153,6 @@ final class ProxyProcess: Sendable {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
         return address
-    }
-
-    /// The program's path: the usual places first, then `PATH`.
-    private static func executable(_ program: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = ["/usr/bin", "/usr/sbin", "/usr/local/bin"] + path.split(separator: ":").map(String.init)
-        guard let found = candidates.map({ "\($0)/\(program)" }).first(where: FileManager.default.isExecutableFile)
-        else {
-            throw ProxyProcessError(
-                "\(program) is not installed (.ci/run installs it: apt-get install -y \(program == "tinyproxy" ? "tinyproxy-bin" : program))"
-            )
-        }
-        return found
     }
 }
 

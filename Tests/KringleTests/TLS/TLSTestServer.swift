@@ -1,12 +1,4 @@
-import ChildProcess
-import Dispatch
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The HTTPS server of the TLS tests: one Python process (`Fixtures/tls/https_server.py`,
 /// the standard library's `ssl` module) with one listener on 127.0.0.1 per certificate or
@@ -54,7 +46,7 @@ final class TLSTestServer: Sendable {
     }
 
     /// The server of this test process, started on first use; or why it could not start.
-    static let shared: Result<TLSTestServer, TLSTestServerError> = start()
+    static let shared: Result<TLSTestServer, PythonTestServerError> = start()
 
     /// Each listener's port on 127.0.0.1.
     let ports: [String: Int]
@@ -85,76 +77,15 @@ final class TLSTestServer: Sendable {
         try Data(contentsOf: fixture(name))
     }
 
-    /// Where Python is: the system's first (as `.ci/run` installs it), then `PATH`.
-    static var python: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates =
-            ["/usr/bin/python3", "/usr/local/bin/python3"] + path.split(separator: ":").map { "\($0)/python3" }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// Starts the server and reads the ports it reports on its first line of output.
-    private static func start() -> Result<TLSTestServer, TLSTestServerError> {
-        guard let python else {
-            return .failure(TLSTestServerError("python3 is not installed (apt-get install -y python3)"))
-        }
+    private static func start() -> Result<TLSTestServer, PythonTestServerError> {
         let listeners = Listener.allCases.map(\.settings)
         guard let configuration = try? JSONSerialization.data(withJSONObject: listeners) else {
-            return .failure(TLSTestServerError("the listener configuration does not encode"))
+            return .failure(PythonTestServerError("the listener configuration does not encode"))
         }
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return .failure(TLSTestServerError("pipe failed: errno \(errno)")) }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        defer { close(ends[0]) }
-        let child: ChildProcess
-        do {
-            defer { close(ends[1]) }
-            child = try ChildProcess(
-                python,
-                [fixture("https_server.py").path, String(decoding: configuration, as: UTF8.self)],
-                output: ends[1])
-        } catch {
-            return .failure(TLSTestServerError("could not start \(python): \(error)"))
-        }
-        // A server that never reports its ports is stopped, which ends the read below; a
-        // generous bound, since Python may start slowly on a loaded machine.
-        let watchdog = DispatchWorkItem { child.terminate(with: SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
-        defer { watchdog.cancel() }
-        let line = readLine(ends[0])
-        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Int],
-            Listener.allCases.allSatisfy({ object[$0.rawValue] != nil })
-        else {
-            child.terminate(with: SIGKILL)
-            return .failure(
-                TLSTestServerError(
-                    "the HTTPS test server did not report its ports; it said: \(String(decoding: line, as: UTF8.self))")
-            )
-        }
-        return .success(TLSTestServer(ports: object))
-    }
-
-    /// Reads up to the first newline, or until the writer closes the pipe.
-    private static func readLine(_ descriptor: Int32) -> Data {
-        var data = Data()
-        var byte: UInt8 = 0
-        while true {
-            let count = read(descriptor, &byte, 1)
-            if count == 1 {
-                if byte == UInt8(ascii: "\n") { return data }
-                data.append(byte)
-            } else if count == 0 || errno != EINTR {
-                return data
-            }
-        }
-    }
-}
-
-/// Why the HTTPS test server could not be started.
-struct TLSTestServerError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
+        return PythonTestServer.start(
+            fixture("https_server.py"), arguments: [String(decoding: configuration, as: UTF8.self)],
+            expecting: Listener.allCases.map(\.rawValue)
+        ).map(TLSTestServer.init(ports:))
     }
 }

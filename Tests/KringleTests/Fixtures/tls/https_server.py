@@ -22,8 +22,10 @@ import socket
 import socketserver
 import ssl
 import sys
-import select
 import threading
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from parent_exit import wait_for_exit  # noqa: E402
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -101,7 +103,6 @@ def context_for(listener):
 
 def main():
     listeners = json.loads(sys.argv[1])
-    parent = os.getppid()
     ports = {}
     for listener in listeners:
         server = Server(context_for(listener))
@@ -109,18 +110,7 @@ def main():
         threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdout.write(json.dumps(ports) + "\n")
     sys.stdout.flush()
-    wait_for_exit(parent)
-
-
-def wait_for_exit(pid):
-    """Blocks until process `pid` exits: woken by the kernel, no polling."""
-    if hasattr(os, "pidfd_open"):
-        descriptor = os.pidfd_open(pid)  # readable once the process has exited
-        select.select([descriptor], [], [])
-    else:
-        queue = select.kqueue()
-        event = select.kevent(pid, filter=select.KQ_FILTER_PROC, flags=select.KQ_EV_ADD, fflags=select.KQ_NOTE_EXIT)
-        queue.control([event], 1)
+    wait_for_exit()
 
 
 if __name__ == "__main__":

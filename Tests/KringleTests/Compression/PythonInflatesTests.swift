@@ -1,0 +1,149 @@
+import Foundation
+import KringleTestSupport
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Every body form, compressed, sent to a server that is not ours: Python's `http.server`
+/// inflating with its standard library (``InflatingServer``), which answers with what it
+/// inflated. Over both transports, through the typed API and the callback API.
+@Suite("Compressed request bodies: a Python server inflates them")
+struct PythonInflatesTests {
+    typealias LogBatch = CompressedRequestTests.LogBatch
+    static let codings = RequestCompression.Coding.allCases
+
+    private static func server() throws -> InflatingServer {
+        try InflatingServer.shared.get()
+    }
+
+    private static func endpoint(
+        _ path: String, _ coding: RequestCompression.Coding
+    ) throws -> CompressedRequestTests.CompressingEndpoint {
+        .init(baseURL: try server().baseURL, path: path, compression: RequestCompression(coding))
+    }
+
+    /// Checks the server's account of what arrived.
+    private static func expectArrived(
+        _ response: Response<Data>, compressedAs coding: RequestCompression.Coding, smallerThan size: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(response.headers["X-Content-Encoding"] == coding.rawValue, sourceLocation: sourceLocation)
+        let received = Int(response.headers["X-Received-Bytes"] ?? "") ?? .max
+        #expect(received < size, "compressed: \(received) of \(size) bytes", sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "RequestBuilder + sendRequest: JSON, gzipped or deflated, inflates to the original",
+        arguments: TransportUnderTest.allCases, codings)
+    func builderJSON(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
+        var builder = RequestBuilder(method: .post, url: try Self.server().url("/logs"), body: .json(LogBatch.sample))
+        builder.compression = RequestCompression(coding)
+        let done = Promise<NetworkResult>.pending()
+
+        transport.client().sendRequest(builder) { done.fulfill($0) }
+        let response = try await done.outcome().get().result.get()
+        let original = try JSONEncoder().encode(LogBatch.sample)
+        #expect(response.body == original)
+        Self.expectArrived(response, compressedAs: coding, smallerThan: original.count)
+        #expect(response.headers["X-Content-Type"] == "application/json")
+    }
+
+    @Test("post(_:to:as:): JSON inflates to the original", arguments: TransportUnderTest.allCases, codings)
+    func typedJSON(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
+        let inflated = try await transport.client()
+            .post(LogBatch.sample, to: try Self.endpoint("/logs", coding), as: Data.self).valueWithin()
+        #expect(inflated == (try JSONEncoder().encode(LogBatch.sample)))
+    }
+
+    @Test("Data and a form inflate to the original", arguments: TransportUnderTest.allCases, codings)
+    func dataAndForm(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
+        let client = transport.client()
+        let endpoint = try Self.endpoint("/raw", coding)
+        let data = Inflating.sample(bytes: 50_000)
+        let fields = (0..<200).map { (name: "cat\($0)", value: "Tom & Jerry #\($0)") }
+
+        let sentData = try await client.request(
+            .post, endpoint, body: .data(data, contentType: "text/plain"), as: Data.self
+        )
+        .valueWithin()
+        let sentForm = try await client.request(.post, endpoint, body: .form(fields), as: Data.self).valueWithin()
+
+        #expect(sentData.body == data)
+        Self.expectArrived(sentData, compressedAs: coding, smallerThan: data.count)
+        #expect(sentData.headers["X-Content-Type"] == "text/plain")
+        let form = String(decoding: sentForm.body, as: UTF8.self)
+        #expect(form.hasPrefix("cat0=Tom%20%26%20Jerry%20%230&cat1="), "\(form.prefix(60))")
+        #expect(form.split(separator: "&").count == fields.count)
+        Self.expectArrived(sentForm, compressedAs: coding, smallerThan: form.utf8.count)
+        #expect(sentForm.headers["X-Content-Type"]?.hasPrefix("application/x-www-form-urlencoded") == true)
+    }
+
+    @Test("a multipart form through the callback API, compressed as it streams", arguments: TransportUnderTest.allCases)
+    func multipart(_ transport: TransportUnderTest) async throws {
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let data = Inflating.sample(bytes: 200_000)
+        let file = try scratch.write(data, to: "tom.jsonl")
+        let builder = RequestBuilder(
+            method: .post, url: try Self.server().url("/forms"),
+            body: .multipart([
+                .field(name: "caption", value: "Tom"),
+                .file(name: "log", fileURL: file, filename: "tom.jsonl", contentType: "application/jsonl"),
+            ]), compression: .deflate)
+        let done = Promise<NetworkResult>.pending()
+
+        transport.client().sendRequest(builder) { done.fulfill($0) }
+        let response = try await done.outcome().get().result.get()
+        let boundary = try #require(
+            response.headers["X-Content-Type"]?.split(separator: "=").last.map(String.init))
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(text.hasPrefix("--\(boundary)\r\n"))
+        #expect(text.hasSuffix("--\(boundary)--\r\n"))
+        #expect(text.contains("name=\"caption\"\r\n\r\nTom\r\n"))
+        #expect(response.body.range(of: data) != nil, "the file's bytes are in the form")
+        Self.expectArrived(response, compressedAs: .deflate, smallerThan: data.count)
+    }
+
+    @Test(
+        "a file upload, compressed as it streams, inflates to the file", arguments: TransportUnderTest.allCases, codings
+    )
+    func fileUpload(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
+        let scratch = try StreamingScratchDirectory()
+        defer { scratch.remove() }
+        let data = Inflating.sample(bytes: 8 << 20)
+        let file = try scratch.write(data, to: "logs.jsonl")
+
+        let inflated = try await transport.client()
+            .upload(file, to: try Self.endpoint("/upload", coding), as: Data.self).valueWithin(120)
+        #expect(inflated.count == data.count)
+        #expect(inflated == data)
+    }
+
+    @Test("bytes that do not inflate are refused by the server, so the checks above can fail")
+    func serverRefusesBrokenBodies() async throws {
+        let client = TransportUnderTest.curl.client()
+        let url = try Self.server().url("/raw")
+        let gzipped = try RequestCompression.gzip.compress(Inflating.sample(bytes: 10_000))
+        var truncated = RequestBuilder(
+            method: .post, url: url, body: .data(gzipped.dropLast(4), contentType: "text/plain"))
+        truncated.headers["Content-Encoding"] = "gzip"
+        var unknown = RequestBuilder(method: .post, url: url, body: .data(gzipped, contentType: "text/plain"))
+        unknown.headers["Content-Encoding"] = "br"
+
+        for (builder, status) in [(truncated, 400), (unknown, 415)] {
+            let done = Promise<NetworkResult>.pending()
+            client.sendRequest(builder) { done.fulfill($0) }
+            let result = try await done.outcome().get().result
+            guard case .failure(KringleError.unacceptableStatusCode(let code, _)) = result else {
+                Issue.record("expected \(status), got \(result)")
+                continue
+            }
+            #expect(code == status)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ChildProcess
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A test server written in Python (a script under `Fixtures/`), started once per test
+/// process: it binds its listeners to ports the system picks on 127.0.0.1, prints one line
+/// of JSON naming them, and serves until the test process exits (`Fixtures/parent_exit.py`
+/// watches its parent), so nothing has to stop it.
+enum PythonTestServer {
+    /// Starts `script` with `arguments` and returns the object of the JSON line it prints
+    /// first, once it has every key of `expecting`.
+    static func start(
+        _ script: URL, arguments: [String] = [], expecting keys: [String]
+    ) -> Result<[String: Int], PythonTestServerError> {
+        let python: String
+        do {
+            python = try InstalledTool.path("python3")
+        } catch {
+            return .failure(PythonTestServerError("\(error)"))
+        }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return .failure(PythonTestServerError("pipe failed: errno \(errno)")) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[0]) }
+        let child: ChildProcess
+        do {
+            defer { close(ends[1]) }
+            child = try ChildProcess(python, [script.path] + arguments, output: ends[1])
+        } catch {
+            return .failure(PythonTestServerError("could not start \(python): \(error)"))
+        }
+        // A server that never reports its ports is stopped, which ends the read below; a
+        // generous bound, since Python may start slowly on a loaded machine.
+        let watchdog = DispatchWorkItem { child.terminate(with: SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        defer { watchdog.cancel() }
+        let line = readLine(ends[0])
+        guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Int],
+            keys.allSatisfy({ object[$0] != nil })
+        else {
+            child.terminate(with: SIGKILL)
+            return .failure(
+                PythonTestServerError(
+                    "\(script.lastPathComponent) did not report its ports; it said: "
+                        + String(decoding: line, as: UTF8.self)))
+        }
+        return .success(object)
+    }
+
+    /// Reads up to the first newline, or until the writer closes the pipe.
+    private static func readLine(_ descriptor: Int32) -> Data {
+        var data = Data()
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count == 1 {
+                if byte == UInt8(ascii: "\n") { return data }
+                data.append(byte)
+            } else if count == 0 || errno != EINTR {
+                return data
+            }
+        }
+    }
+}
+
+/// Why a Python test server could not be started.
+struct PythonTestServerError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Where the tests' outside tools are (`python3`, `gzip`, the proxies): the usual places
+/// first, where `.ci/run` installs them, then `PATH`.
+enum InstalledTool {
+    struct Missing: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The path of the program `name`.
+    ///
+    /// - Parameter package: The Debian package that has it, when its name differs.
+    /// - Throws: ``Missing`` saying how to install it.
+    static func path(_ name: String, package: String? = nil) throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let folders = ["/usr/bin", "/bin", "/usr/sbin", "/usr/local/bin"] + path.split(separator: ":").map(String.init)
+        guard let found = folders.map({ "\($0)/\(name)" }).first(where: FileManager.default.isExecutableFile) else {
+            throw Missing(
+                description: "\(name) is not installed (.ci/run installs it: apt-get install -y \(package ?? name))")
+        }
+        return found
+    }
+}
