@@ -7,12 +7,16 @@ import Foundation
 /// rest (`Wed, 09 Jun 2021 10:18:14 GMT`, `Sun, 18-Apr-2027 21:06:29 GMT`,
 /// `Thu Jan  1 00:00:00 70`, …). Anything it cannot read gives `nil`, and the caller
 /// then ignores the attribute (never the cookie).
-enum CookieDateParser {
+///
+/// Open to the library's own modules (KringleTesting's cassettes write the date a
+/// `Set-Cookie` gives in ISO 8601), not part of the public API.
+@_spi(KringleInternals)
+public enum CookieDateParser {
     /// Parses a cookie-date.
     ///
     /// - Parameter string: The attribute value of `Expires`.
     /// - Returns: The date in UTC, or `nil` when the string is not a valid cookie-date.
-    static func parse(_ string: some StringProtocol) -> Date? {
+    public static func parse(_ string: some StringProtocol) -> Date? {
         var fields = Fields()
         let bytes = Array(string.utf8)
 

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(KringleInternals) import Kringle
 @_spi(KringleInternals) import KringlePromise
 
 #if canImport(FoundationNetworking)
@@ -161,14 +162,24 @@ extension HAR.Cookie {
             switch nameAndValue.first?.lowercased() ?? "" {
             case "path": path = value
             case "domain": domain = value
-            // As sent (an HTTP-date); HAR 1.2 asks for ISO 8601, which would lose nothing but
-            // the form a reader of the cassette compares with the header beside it.
-            case "expires": expires = value
+            case "expires": setExpires(value)
             case "httponly": httpOnly = true
             case "secure": secure = true
             case "samesite": custom["_sameSite"] = .string(value)
             default: break
             }
         }
+    }
+
+    /// HAR 1.2 writes `expires` in ISO 8601; the attribute is read as the cookie jar reads it
+    /// (RFC 6265 §5.1.1). One no jar could read is kept as it was, in `_expires`.
+    private mutating func setExpires(_ value: String) {
+        guard let date = CookieDateParser.parse(value) else {
+            custom["_expires"] = .string(value)
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        expires = formatter.string(from: date)
     }
 }

@@ -43,4 +43,25 @@ struct RecordingTransportTests {
         #expect(try HAR.Archive.read(from: cassette).log.entries == recorder.entries)
         #expect(recorder.entries.count == 1)
     }
+
+    @Test("a cookie's Expires is written in ISO 8601, as HAR 1.2 asks; one no cookie jar reads is kept as sent")
+    func cookieExpiresInISO8601() async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var headers = HTTPHeaders()
+        headers.add(name: "Set-Cookie", value: "a=1; Expires=Sun, 18-Apr-2027 21:06:29 GMT; Path=/")
+        headers.add(name: "Set-Cookie", value: "b=2; Expires=someday")
+        let stub = StubTransport()
+        stub.stub(.get, "/a", with: StubTransport.Stub(headers: headers))
+        let recorder = RecordingTransport(recording: stub, to: folder.appendingPathComponent("cookies.har"))
+
+        try await NetworkClient(transport: recorder).get(
+            CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/a")
+        ).value
+        let cookies = try #require(recorder.entries.first?.response.cookies)
+        #expect(cookies.map(\.name) == ["a", "b"])
+        #expect(cookies.first?.expires == "2027-04-18T21:06:29.000Z")
+        #expect(cookies.last?.expires == nil)
+        #expect(cookies.last?.custom["_expires"] == .string("someday"))
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@_spi(KringleInternals) @testable import Kringle
 
 /// RFC 6265 §5.1.1: the cookie-date algorithm.
 @Suite("RFC 6265 §5.1.1 cookie-date")
