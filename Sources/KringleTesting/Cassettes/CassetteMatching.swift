@@ -3,7 +3,9 @@ import Foundation
 /// How ``ReplayTransport`` picks the recorded entry that answers a request.
 ///
 /// By default an entry answers a request with the same method and URL (scheme, host, port,
-/// path, and the same query items in any order), each entry once, in any order; among
+/// path, and the same query items in any order), each entry once, in any order; the port of
+/// a loopback host (`127.0.0.1`, `::1`, `localhost`) is not compared, since a test server
+/// there gets a new one every run (``ignoresLoopbackPorts``). Among
 /// entries that match, the first recorded that has not been used wins, so a request made
 /// twice (a retry, a poll) gets the answers in the order they were recorded.
 ///
@@ -36,8 +38,12 @@ public struct CassetteMatching: Sendable, Hashable {
     /// Whether the bodies must be equal, byte for byte, after the body redaction.
     public var body: Bool
     /// Whether the scheme, host and port are compared: `false` lets a cassette recorded
-    /// against a `LoopbackServer` (a new port every run) answer in a later run.
+    /// against one host answer requests to another (a staging server's, say).
     public var comparesOrigin: Bool
+    /// Whether the port is left out when both the recorded and the asked host are loopback
+    /// (`127.0.0.0/8`, `::1`, `localhost`): a cassette recorded against a `LoopbackServer`,
+    /// which gets a port the system picks, then answers in a later run. `true` by default.
+    public var ignoresLoopbackPorts: Bool
     /// Whether requests must come in the recorded order.
     public var order: Order
     /// How often an entry may answer.
@@ -45,12 +51,13 @@ public struct CassetteMatching: Sendable, Hashable {
 
     /// Matching by method and URL, plus what is given.
     public init(
-        headers: Set<String> = [], body: Bool = false, comparesOrigin: Bool = true, order: Order = .any,
-        reuse: Reuse = .once
+        headers: Set<String> = [], body: Bool = false, comparesOrigin: Bool = true, ignoresLoopbackPorts: Bool = true,
+        order: Order = .any, reuse: Reuse = .once
     ) {
         self.headers = headers
         self.body = body
         self.comparesOrigin = comparesOrigin
+        self.ignoresLoopbackPorts = ignoresLoopbackPorts
         self.order = order
         self.reuse = reuse
     }
@@ -78,8 +85,9 @@ extension CassetteMatching {
         let recorded = URLComponents(string: entry.request.url)
         let asked = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
         if comparesOrigin {
-            let origin = Self.origin(of: recorded)
-            let askedOrigin = Self.origin(of: asked)
+            let withPorts = !(ignoresLoopbackPorts && Self.isLoopback(recorded) && Self.isLoopback(asked))
+            let origin = Self.origin(of: recorded, withPort: withPorts)
+            let askedOrigin = Self.origin(of: asked, withPort: withPorts)
             if origin != askedOrigin { reasons.append("origin \(origin) ≠ \(askedOrigin)") }
         }
         let path = Self.path(of: recorded)
@@ -102,12 +110,20 @@ extension CassetteMatching {
         return reasons
     }
 
-    private static func origin(of components: URLComponents?) -> String {
+    private static func origin(of components: URLComponents?, withPort: Bool) -> String {
         guard let components else { return "(no URL)" }
         let scheme = components.scheme?.lowercased() ?? ""
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        let port = components.port ?? defaultPort
+        let port = withPort ? components.port ?? defaultPort : nil
         return "\(scheme)://\(components.host?.lowercased() ?? "")" + (port.map { ":\($0)" } ?? "")
+    }
+
+    /// Whether the URL's host is this machine: `localhost` or a loopback address (RFC 6890:
+    /// all of `127.0.0.0/8`, and `::1`).
+    private static func isLoopback(_ components: URLComponents?) -> Bool {
+        guard let host = components?.host?.lowercased() else { return false }
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// The path as sent (percent-encoded), `/` for an empty one (RFC 9110 §4.2.3).

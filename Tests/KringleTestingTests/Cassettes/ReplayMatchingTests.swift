@@ -127,11 +127,38 @@ struct ReplayMatchingTests {
         #expect(repeatable.unusedEntries == [0])
     }
 
-    @Test("the origin can be left out, for a cassette recorded on another port")
+    @Test("the origin can be left out, for a cassette recorded against another host")
     func ignoringOrigin() async throws {
         let replay = ReplayTransport(
-            archive: Self.archive([("GET", "http://127.0.0.1:5000/cats", nil)]),
+            archive: Self.archive([("GET", "https://staging.cats.example:8443/cats", nil)]),
             matching: CassetteMatching(comparesOrigin: false))
+        #expect(try await Self.send(replay, "GET", "https://cats.example/cats") == "0")
+    }
+
+    @Test("a loopback port is not compared by default: a LoopbackServer's cassette answers in a later run")
+    func loopbackPorts() async throws {
+        let recorded = Self.archive([
+            ("GET", "http://127.0.0.1:5000/cats", nil), ("GET", "http://localhost:5000/dogs", nil),
+            ("GET", "http://[::1]:5000/owls", nil), ("GET", "https://cats.example:8443/cats", nil),
+        ])
+        let replay = ReplayTransport(archive: recorded, matching: CassetteMatching(order: .recorded))
         #expect(try await Self.send(replay, "GET", "http://127.0.0.1:6001/cats") == "0")
+        #expect(try await Self.send(replay, "GET", "http://localhost:6001/dogs") == "1")
+        #expect(try await Self.send(replay, "GET", "http://[::1]:6001/owls") == "2")
+        // Another host's port still counts, and so does the host.
+        let otherPort = await #expect(throws: CassetteError.self) {
+            try await Self.send(replay, "GET", "https://cats.example:9443/cats")
+        }
+        #expect(String(describing: otherPort).contains("origin https://cats.example:8443 ≠ https://cats.example:9443"))
+
+        let strict = ReplayTransport(archive: recorded, matching: CassetteMatching(ignoresLoopbackPorts: false))
+        let error = await #expect(throws: CassetteError.self) {
+            try await Self.send(strict, "GET", "http://127.0.0.1:6001/cats")
+        }
+        #expect(String(describing: error).contains("origin http://127.0.0.1:5000 ≠ http://127.0.0.1:6001"))
+        let host = await #expect(throws: CassetteError.self) {
+            try await Self.send(replay, "GET", "http://10.0.0.1:5000/cats")
+        }
+        #expect(String(describing: host).contains("origin http://127.0.0.1:5000 ≠ http://10.0.0.1:5000"))
     }
 }
