@@ -23,13 +23,33 @@ extension HAR.Archive {
     /// The archive as a HAR file's bytes: pretty-printed, keys sorted, so that a cassette
     /// diffs well in review and the same exchanges always give the same file.
     public func encoded() throws(CassetteError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(self)
-        } catch {
-            throw .unwritable(URL(fileURLWithPath: "/dev/null"), underlying: error)
+        try encoded(entries: log.entries.map { entry throws(CassetteError) in try HAR.encoded(entry) })
+    }
+
+    /// ``encoded()`` from each entry's own encoding (`fragments`, one per entry of the
+    /// archive), so that a recorder writing after every exchange encodes each entry once,
+    /// not the whole file each time: the rest of the archive is encoded, and the entries
+    /// are set into its empty `entries` array at the depth the encoder would give them. The
+    /// bytes are the same as encoding the whole archive (a test holds that); were the
+    /// encoder's layout ever different, the whole archive is encoded instead.
+    func encoded(entries fragments: [Data]) throws(CassetteError) -> Data {
+        var rest = self
+        rest.log.entries = []
+        let skeleton = try HAR.encode(rest)
+        guard !fragments.isEmpty else { return skeleton }
+        // The log's own member: four spaces deep. A custom field's `entries` is deeper.
+        guard let opening = skeleton.range(of: Data("\n    \"entries\" : [".utf8)),
+            let closing = skeleton[opening.upperBound...].firstIndex(of: UInt8(ascii: "]"))
+        else { return try HAR.encode(self) }
+        var data = Data(skeleton[..<opening.upperBound])
+        data.reserveCapacity(skeleton.count + fragments.reduce(0) { $0 + $1.count * 9 / 8 })
+        for (index, fragment) in fragments.enumerated() {
+            data.append(contentsOf: (index == 0 ? "\n" : ",\n").utf8)
+            HAR.append(fragment, indentedBy: 6, to: &data)
         }
+        data.append(contentsOf: "\n    ".utf8)
+        data.append(skeleton[closing...])
+        return data
     }
 
     /// Writes the archive to `url` atomically: into a file beside it, then renamed over it,
@@ -37,7 +57,10 @@ extension HAR.Archive {
     ///
     /// - Throws: ``CassetteError/unwritable(_:underlying:)``.
     public func write(to url: URL) throws(CassetteError) {
-        let data = try encoded()
+        try Self.write(try encoded(), to: url)
+    }
+
+    private static func write(_ data: Data, to url: URL) throws(CassetteError) {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -69,15 +92,19 @@ extension HAR.Archive {
         let outcome = appendLock.withLock { _ in
             Result { () throws(CassetteError) -> HARFileSnapshot in
                 var archive = HAR.Archive(log: HAR.Log())
+                var fragments: [Data] = []
                 let found = HARFileSnapshot.stamp(of: url)
                 if let snapshot, let found, snapshot.stamp == found {
                     archive = snapshot.archive
+                    fragments = snapshot.entryFragments
                 } else if found != nil {
                     archive = try read(from: url)
+                    fragments = try archive.log.entries.map { entry throws(CassetteError) in try HAR.encoded(entry) }
                 }
                 archive.log.entries += entries
-                try archive.write(to: url)
-                return HARFileSnapshot(archive: archive, stamp: HARFileSnapshot.stamp(of: url))
+                fragments += try entries.map { entry throws(CassetteError) in try HAR.encoded(entry) }
+                try write(try archive.encoded(entries: fragments), to: url)
+                return HARFileSnapshot(archive: archive, entryFragments: fragments, stamp: HARFileSnapshot.stamp(of: url))
             }
         }
         return try outcome.get()
@@ -88,10 +115,11 @@ extension HAR.Archive {
     private static let appendLock = Locked(())
 }
 
-/// A HAR file as its last writer left it: the archive, and the file's size and modification
-/// time then.
+/// A HAR file as its last writer left it: the archive, each entry's encoding, and the file's
+/// size and modification time then.
 struct HARFileSnapshot: Sendable {
     var archive: HAR.Archive
+    var entryFragments: [Data]
     var stamp: Stamp?
 
     struct Stamp: Equatable {
@@ -109,6 +137,37 @@ struct HARFileSnapshot: Sendable {
 }
 
 extension HAR {
+    /// How every HAR file is encoded: pretty-printed, keys sorted, slashes as they are.
+    static func encode(_ value: some Encodable) throws(CassetteError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .unwritable(URL(fileURLWithPath: "/dev/null"), underlying: error)
+        }
+    }
+
+    /// One entry, encoded on its own as it is in a file, but at the top level.
+    static func encoded(_ entry: Entry) throws(CassetteError) -> Data {
+        try encode(entry)
+    }
+
+    /// `fragment` appended to `data` with `width` spaces before each of its lines but the
+    /// empty ones (the encoder writes an empty array as `[`, an empty line, `]`). A
+    /// pretty-printed JSON text's line breaks are all between tokens (one inside a string is
+    /// written `\n`), so this moves the whole value deeper and changes nothing in it.
+    static func append(_ fragment: Data, indentedBy width: Int, to data: inout Data) {
+        let indent = [UInt8](repeating: UInt8(ascii: " "), count: width)
+        var lineStart = fragment.startIndex
+        while lineStart < fragment.endIndex {
+            let lineEnd = fragment[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? fragment.endIndex
+            if lineEnd > lineStart { data.append(contentsOf: indent) }
+            data.append(fragment[lineStart..<min(lineEnd + 1, fragment.endIndex)])
+            lineStart = lineEnd + 1
+        }
+    }
+
     /// `date` as HAR writes moments: ISO 8601 with milliseconds, in UTC.
     public static func string(from date: Date) -> String {
         // A format style, not an `ISO8601DateFormatter`: making a formatter costs about 0.2 ms,

@@ -110,4 +110,24 @@ struct HARTests {
         #expect(
             abs((HAR.date(from: "2024-05-01T10:00:00.123Z")?.timeIntervalSince1970 ?? 0) - 1_714_557_600.123) < 0.001)
     }
+
+    @Test("a file set together from each entry's own encoding is byte for byte the archive's encoding")
+    func encodedFromFragments() throws {
+        var archive = try JSONDecoder().decode(HAR.Archive.self, from: Data(Self.toolLog.utf8))
+        // A custom field with an `entries` key of its own, and entries with empty arrays,
+        // strings holding line breaks, and a body in base64.
+        archive.log.custom["_nested"] = .object(["entries": .array([]), "note": .string("two\nlines")])
+        var second = try #require(archive.log.entries.first)
+        second.request.headers = []
+        second.response.content = HAR.Content(body: Data([0, 1, 2, 255]), mimeType: "application/octet-stream")
+        second.comment = "line one\nline two"
+        archive.log.entries += [second, second]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+
+        let whole = try encoder.encode(archive)
+        #expect(String(decoding: try archive.encoded(), as: UTF8.self) == String(decoding: whole, as: UTF8.self))
+        archive.log.entries = []
+        #expect(try archive.encoded() == encoder.encode(archive))
+    }
 }
