@@ -104,7 +104,8 @@ extension HAR.Archive {
                 archive.log.entries += entries
                 fragments += try entries.map { entry throws(CassetteError) in try HAR.encoded(entry) }
                 try write(try archive.encoded(entries: fragments), to: url)
-                return HARFileSnapshot(archive: archive, entryFragments: fragments, stamp: HARFileSnapshot.stamp(of: url))
+                return HARFileSnapshot(
+                    archive: archive, entryFragments: fragments, stamp: HARFileSnapshot.stamp(of: url))
             }
         }
         return try outcome.get()
