@@ -27,11 +27,11 @@ extension HAR.Archive {
     }
 
     /// ``encoded()`` from each entry's own encoding (`fragments`, one per entry of the
-    /// archive), so that a recorder writing after every exchange encodes each entry once,
-    /// not the whole file each time: the rest of the archive is encoded, and the entries
-    /// are set into its empty `entries` array at the depth the encoder would give them. The
-    /// bytes are the same as encoding the whole archive (a test holds that); were the
-    /// encoder's layout ever different, the whole archive is encoded instead.
+    /// archive, as ``HAR/encoded(_:)`` gives them), so that a recorder writing after every
+    /// exchange encodes each entry once, not the whole file each time: the rest of the
+    /// archive is encoded, and the entries are set into its empty `entries` array. The bytes
+    /// are the same as encoding the whole archive (a test holds that); were the encoder's
+    /// layout ever different, the whole archive is encoded instead.
     func encoded(entries fragments: [Data]) throws(CassetteError) -> Data {
         var rest = self
         rest.log.entries = []
@@ -42,10 +42,10 @@ extension HAR.Archive {
             let closing = skeleton[opening.upperBound...].firstIndex(of: UInt8(ascii: "]"))
         else { return try HAR.encode(self) }
         var data = Data(skeleton[..<opening.upperBound])
-        data.reserveCapacity(skeleton.count + fragments.reduce(0) { $0 + $1.count * 9 / 8 })
+        data.reserveCapacity(skeleton.count + fragments.reduce(0) { $0 + $1.count + 2 })
         for (index, fragment) in fragments.enumerated() {
             data.append(contentsOf: (index == 0 ? "\n" : ",\n").utf8)
-            HAR.append(fragment, indentedBy: 6, to: &data)
+            data.append(fragment)
         }
         data.append(contentsOf: "\n    ".utf8)
         data.append(skeleton[closing...])
@@ -149,24 +149,27 @@ extension HAR {
         }
     }
 
-    /// One entry, encoded on its own as it is in a file, but at the top level.
+    /// One entry encoded as it sits in a file: each line but the empty ones (the encoder
+    /// writes an empty array as `[`, an empty line, `]`) moved six spaces deeper, inside
+    /// `log.entries`. A pretty-printed JSON text's line breaks are all between tokens (one
+    /// inside a string is written `\n`), so that changes nothing in the value.
     static func encoded(_ entry: Entry) throws(CassetteError) -> Data {
-        try encode(entry)
-    }
-
-    /// `fragment` appended to `data` with `width` spaces before each of its lines but the
-    /// empty ones (the encoder writes an empty array as `[`, an empty line, `]`). A
-    /// pretty-printed JSON text's line breaks are all between tokens (one inside a string is
-    /// written `\n`), so this moves the whole value deeper and changes nothing in it.
-    static func append(_ fragment: Data, indentedBy width: Int, to data: inout Data) {
-        let indent = [UInt8](repeating: UInt8(ascii: " "), count: width)
-        var lineStart = fragment.startIndex
-        while lineStart < fragment.endIndex {
-            let lineEnd = fragment[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? fragment.endIndex
-            if lineEnd > lineStart { data.append(contentsOf: indent) }
-            data.append(fragment[lineStart..<min(lineEnd + 1, fragment.endIndex)])
-            lineStart = lineEnd + 1
+        let alone = try encode(entry)
+        let space = UInt8(ascii: " ")
+        let newline = UInt8(ascii: "\n")
+        var indented: [UInt8] = []
+        indented.reserveCapacity(alone.count * 5 / 4)
+        alone.withUnsafeBytes { bytes in
+            var atLineStart = true
+            for byte in bytes {
+                if atLineStart, byte != newline {
+                    indented.append(contentsOf: repeatElement(space, count: 6))
+                }
+                indented.append(byte)
+                atLineStart = byte == newline
+            }
         }
+        return Data(indented)
     }
 
     /// `date` as HAR writes moments: ISO 8601 with milliseconds, in UTC.
