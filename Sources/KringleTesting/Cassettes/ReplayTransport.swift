@@ -242,7 +242,7 @@ public final class ReplayTransport: Transport {
         let metrics = TransferMetrics(
             start: clock.now, total: max(0, entry.time) / 1000, decodedBodyBytes: Int64(body.count),
             httpVersion: HTTPVersion(harVersion: recorded.httpVersion), remoteAddress: entry.serverIPAddress,
-            remotePort: entry.connection.flatMap { Int($0) })
+            remotePort: entry.connection.flatMap { Int($0) }, isReplayed: true)
         return HTTPResponse(
             statusCode: recorded.status,
             // HTTP/2 pseudo-header fields (`:status`), which browsers export, are not fields.
