@@ -24,8 +24,8 @@ final class RecordingRelay: Sendable {
     private let describe: @Sendable (any Error) -> String
     private let record: @Sendable (HTTPResponse, Data, StreamTimeline) throws(CassetteError) -> Void
     private let state = Locked(State())
-    /// Held while the exchange is recorded, so that a reader leaving just after the end
-    /// returns once the entry is in the cassette.
+    /// Held while deciding whether the exchange is ready and recording it: whoever finds it
+    /// settled finds its entry written (a reader leaving just after the end, say).
     private let recording = Locked(())
 
     private struct State: Sendable {
@@ -58,25 +58,20 @@ final class RecordingRelay: Sendable {
 
     /// Starts relaying: call before the recorded transport starts.
     func start() {
-        feeder.channel.onCancel { self.readerLeft() }
+        // Weak: the channel keeps its handler after a normal end, and would keep the relay.
+        feeder.channel.onCancel { [weak self] in self?.readerLeft() }
         relay()
     }
 
     /// The recorded transport's response head (its body empty).
     func headArrived(_ head: HTTPResponse) {
-        let ready = state.withLock { state -> Bool in
-            state.head = head
-            guard state.ended, !state.settled else { return false }
-            state.settled = true
-            return true
-        }
-        if ready { complete() }
+        settle { $0.head = head }
     }
 
     /// The exchange got no response head: nothing of the body is recorded (the recorder
     /// records the failure), and the transfer is let go.
     func headFailed() {
-        state.withLock { $0.settled = true }
+        settle { $0.settled = true }
         inner.cancel()
         feeder.close()
     }
@@ -134,55 +129,46 @@ final class RecordingRelay: Sendable {
     }
 
     private func bodyEnded(_ error: (any Error)?) {
-        let ready = state.withLock { state -> Bool in
-            guard !state.ended else { return false }
+        settle { state in
+            guard !state.ended else { return }
             state.ended = true
             state.endError = error
             if let error {
                 state.timeline.end = error is PromiseError ? .cancelled : .failed(describe(error))
             }
-            guard state.head != nil, !state.settled else { return false }
-            state.settled = true
-            return true
         }
-        if ready { complete() }
     }
 
     /// The reader left: the transfer stops, and what arrived is recorded, marked cancelled.
     private func readerLeft() {
-        let ready = state.withLock { state -> Bool? in
-            guard !state.ended else { return nil }
+        settle { state in
+            guard !state.ended else { return }
             state.ended = true
             state.endError = PromiseError.cancelled
             state.timeline.end = .cancelled
-            guard state.head != nil, !state.settled else { return false }
-            state.settled = true
-            return true
         }
         inner.cancel()
         feeder.close()
-        switch ready {
-        case true?: complete()
-        case false?: break
-        // The body had ended: wait for its entry, should it be being written.
-        case nil: recording.withLock { _ in }
-        }
     }
 
-    /// Records the exchange, then ends the reader's body as the transfer's ended (with the
-    /// cassette's error when it could not be written: a recording that silently lost an
+    /// Applies `change`; then, once the head and the end of the body are both known, records
+    /// the exchange (once) and ends the reader's body as the transfer's ended, or with the
+    /// cassette's error when it could not be written (a recording that silently lost an
     /// exchange would fail later, far from the cause). A reader that left hears nothing; the
     /// entry stays for the next ``RecordingTransport/flush()`` if the write failed.
-    private func complete() {
-        let (head, body, timeline, error) = state.withLock { state in
-            (state.head, state.body, state.timeline, state.endError)
+    private func settle(_ change: (inout State) -> Void) {
+        let end = recording.withLock { _ -> (any Error)?? in
+            let ready = state.withLock { state -> (HTTPResponse, Data, StreamTimeline, (any Error)?)? in
+                change(&state)
+                guard state.ended, let head = state.head, !state.settled else { return nil }
+                state.settled = true
+                return (head, state.body, state.timeline, state.endError)
+            }
+            guard let (head, body, timeline, error) = ready else { return .none }
+            let written = Result { () throws(CassetteError) in try record(head, body, timeline) }
+            if case .failure(let failure) = written, error == nil { return .some(failure) }
+            return .some(error)
         }
-        guard let head else { return }
-        let written = recording.withLock { _ in
-            Result { () throws(CassetteError) in try record(head, body, timeline) }
-        }
-        var failure: CassetteError?
-        if case .failure(let error) = written { failure = error }
-        feeder.finish(throwing: error ?? failure)
+        if case .some(let error) = end { feeder.finish(throwing: error) }
     }
 }

@@ -34,7 +34,8 @@ final class ReplayedBody: Sendable {
     }
 
     func start() {
-        feeder.channel.onCancel { self.stop() }
+        // Weak: the channel keeps its handler after a normal end, and would keep this.
+        feeder.channel.onCancel { [weak self] in self?.stop() }
         feed()
     }
 
