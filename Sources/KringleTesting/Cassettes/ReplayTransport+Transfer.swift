@@ -46,8 +46,13 @@ extension ReplayTransport {
             guard let channel = transfer.responseBodyChannel else {
                 // A download or an upload: the default transfer writes the body to its file
                 // (or handle) and reports progress, as for any transport that cannot stream.
+                // The streamed request body was read once already: it goes in memory, so that
+                // progress still counts its bytes as sent.
                 var answered = transfer
-                answered.body = nil
+                if answered.body != nil {
+                    answered.request = transfer.request.withBody(body)
+                    answered.body = nil
+                }
                 return Answered(response: response).transfer(answered)
             }
             return stream(response, of: entry, to: channel)

@@ -152,4 +152,43 @@ struct CassetteStreamReplayTests {
         #expect(try await stream.response.metrics?.exchanges.last?.metrics?.isReplayed == true)
         stream.cancel()
     }
+
+    @Test("an upload from a file replays, matched by its body; a download is written to its file")
+    func uploadAndDownload() async throws {
+        let server = try LoopbackServer { request in
+            request.path == "/upload"
+                ? .json(#"{"name": "\#(request.body.count) bytes", "mood": "stored"}"#)
+                : .data(Data(repeating: 7, count: 50_000))
+        }
+        defer { server.shutdown() }
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let upload = folder.appendingPathComponent("upload.bin")
+        try Data(repeating: 1, count: 30_000).write(to: upload)
+        let cassette = folder.appendingPathComponent("transfers.har")
+        let recorder = RecordingTransport(recording: NetworkClient.makeDefaultTransport(), to: cassette)
+        let live = try await NetworkClient(transport: recorder)
+            .upload(upload, to: server.endpoint("/upload"), as: CassetteCat.self).value
+        #expect(live.name == "30000 bytes")
+        let liveFile = try await NetworkClient(transport: recorder)
+            .download(server.endpoint("/file"), to: folder.appendingPathComponent("live.bin")).value.value
+        server.shutdown()
+
+        var matching = CassetteMatching.default
+        matching.body = true
+        let replay = try ReplayTransport(cassette: cassette, matching: matching)
+        let client = NetworkClient(transport: replay)
+        let replayed = try await client.upload(upload, to: server.endpoint("/upload"), as: CassetteCat.self).value
+        #expect(replayed == live)
+        let replayedFile = try await client.download(
+            server.endpoint("/file"), to: folder.appendingPathComponent("replayed.bin")
+        ).value.value
+        #expect(try Data(contentsOf: replayedFile) == Data(contentsOf: liveFile))
+        #expect(try Data(contentsOf: replayedFile).count == 50_000)
+        try Data(repeating: 2, count: 30_000).write(to: upload)
+        await #expect(throws: CassetteError.self) {
+            try await client.upload(upload, to: server.endpoint("/upload"), as: CassetteCat.self).value
+        }
+    }
 }
