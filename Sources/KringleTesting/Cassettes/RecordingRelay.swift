@@ -24,9 +24,6 @@ final class RecordingRelay: Sendable {
     private let describe: @Sendable (any Error) -> String
     private let record: @Sendable (HTTPResponse, Data, StreamTimeline) throws(CassetteError) -> Void
     private let state = Locked(State())
-    /// Held while deciding whether the exchange is ready and recording it: whoever finds it
-    /// settled finds its entry written (a reader leaving just after the end, say).
-    private let recording = Locked(())
 
     private struct State: Sendable {
         var body = Data()
@@ -156,16 +153,17 @@ final class RecordingRelay: Sendable {
     /// cassette's error when it could not be written (a recording that silently lost an
     /// exchange would fail later, far from the cause). A reader that left hears nothing; the
     /// entry stays for the next ``RecordingTransport/flush()`` if the write failed.
+    ///
+    /// The entry is written under the lock, so that whoever finds the exchange settled
+    /// (a reader leaving just after the end, say) finds its entry in the cassette. Recording
+    /// takes only the recorder's locks, never this one, so the order is always the same.
     private func settle(_ change: (inout State) -> Void) {
-        let end = recording.withLock { _ -> (any Error)?? in
-            let ready = state.withLock { state -> (HTTPResponse, Data, StreamTimeline, (any Error)?)? in
-                change(&state)
-                guard state.ended, let head = state.head, !state.settled else { return nil }
-                state.settled = true
-                return (head, state.body, state.timeline, state.endError)
-            }
-            guard let (head, body, timeline, error) = ready else { return .none }
-            let written = Result { () throws(CassetteError) in try record(head, body, timeline) }
+        let end = state.withLock { state -> (any Error)?? in
+            change(&state)
+            guard state.ended, let head = state.head, !state.settled else { return .none }
+            state.settled = true
+            let error = state.endError
+            let written = Result { () throws(CassetteError) in try record(head, state.body, state.timeline) }
             if case .failure(let failure) = written, error == nil { return .some(failure) }
             return .some(error)
         }
