@@ -124,6 +124,11 @@ public struct TransferMetrics: Sendable, Hashable {
     public var remotePort: Int?
     /// Whether the exchange reused a connection opened earlier.
     public var reusedConnection: Bool?
+    /// Whether the exchange was answered from a recording rather than the network
+    /// (`KringleTesting.ReplayTransport` sets it): its ``start`` is when it was replayed,
+    /// while ``total``, the version and the address are those recorded. `false` for an
+    /// exchange that went over the network.
+    public var isReplayed: Bool
 
     /// Metrics with the moments the transport knows; the others stay `nil`.
     public init(
@@ -131,7 +136,7 @@ public struct TransferMetrics: Sendable, Hashable {
         secureConnect: TimeInterval? = nil, requestSent: TimeInterval? = nil, firstResponseByte: TimeInterval? = nil,
         requestBytes: Int64? = nil, responseBytes: Int64? = nil, decodedBodyBytes: Int64? = nil,
         httpVersion: HTTPVersion? = nil, remoteAddress: String? = nil, remotePort: Int? = nil,
-        reusedConnection: Bool? = nil
+        reusedConnection: Bool? = nil, isReplayed: Bool = false
     ) {
         self.start = start
         self.total = total
@@ -147,5 +152,6 @@ public struct TransferMetrics: Sendable, Hashable {
         self.remoteAddress = remoteAddress
         self.remotePort = remotePort
         self.reusedConnection = reusedConnection
+        self.isReplayed = isReplayed
     }
 }

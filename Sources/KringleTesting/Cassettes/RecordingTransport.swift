@@ -13,7 +13,11 @@ import FoundationNetworking
 /// headers (trailers in `_trailers`), both bodies (text as text, anything else in base64),
 /// the cookies sent and set, and the timings and server address when the transport measured
 /// them. An exchange that got no response is recorded too, with status 0 and its error in
-/// `_error`, as browsers do.
+/// `_error`, as browsers do. A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
+/// ``/Kringle/NetworkClient/events(_:reconnection:)``) reaches its reader as it arrives, and
+/// its entry records each chunk's size and time (`_kringleChunks` in the response's
+/// `content`), for ``ReplayTransport`` to replay it in the same chunks and, if asked, at the
+/// same pace.
 ///
 /// Secrets never reach the file with the default ``CassetteRedaction``: the values of
 /// `Authorization`, `Cookie`, `Set-Cookie` and the other headers of ``/Kringle/Redaction``,
@@ -126,47 +130,72 @@ public final class RecordingTransport: Transport {
     }
 
     /// Sends `transfer` through the wrapped transport and records the exchange: a download's
-    /// body is read back from its file; a streamed body is received whole, then handed to
-    /// the reader in one chunk (so a stream that never ends cannot be recorded).
+    /// body is read back from its file; a streamed body goes to the reader chunk by chunk as
+    /// it arrives, and is recorded once it ends, with each chunk's size and arrival time
+    /// (see ``ReplayTransport/Pacing``). When the reader leaves a stream early (a Server-Sent
+    /// Events stream that never ends, say), what arrived until then is recorded, marked
+    /// `"_kringleStreamEnd": "cancelled"`, and replays as a body that ends there.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         let started = clock.now
+        let startedUptime = clock.uptimeNanoseconds
         let requestBody: Data
         do {
             requestBody = try transfer.body?.readAll() ?? transfer.request.urlRequest.httpBody ?? Data()
         } catch {
             return Promise(error: error)
         }
+        let request = transfer.request.urlRequest
         var forwarded = transfer
-        let channel = transfer.responseBodyChannel
-        forwarded.responseBodyChannel = nil
+        let relay = transfer.responseBodyChannel.map { reader in
+            let rules = redaction.rules
+            return RecordingRelay(
+                reader: reader, clock: clock, started: startedUptime,
+                describe: { rules.redacting($0).description },
+                record: { [self] head, body, timeline throws(CassetteError) in
+                    try record(request, body: requestBody, started: started, .success((head, body)), timeline: timeline)
+                })
+        }
+        if let relay {
+            forwarded.responseBodyChannel = relay.inner
+            relay.start()
+        }
         let file = transfer.responseBodyFile
         return base.transfer(forwarded).mapResultInline { [self] result in
+            if let relay {
+                // The body is recorded once it has ended, by the relay.
+                switch result {
+                case .success(let head): relay.headArrived(head)
+                case .failure(let error):
+                    relay.headFailed()
+                    try record(request, body: requestBody, started: started, .failure(error))
+                }
+                return try result.get()
+            }
             let outcome = result.map { response -> (HTTPResponse, Data) in
-                if channel == nil, let file, response.body.isEmpty {
+                if let file, response.body.isEmpty {
                     return (response, (try? Data(contentsOf: file)) ?? Data())
                 }
                 return (response, response.body)
             }
-            try record(transfer.request.urlRequest, body: requestBody, started: started, outcome)
-            var response = try result.get()
-            if let channel {
-                if !response.body.isEmpty { _ = channel.offer(response.body) }
-                channel.finish()
-                response.body = Data()
-            }
-            return response
+            try record(request, body: requestBody, started: started, outcome)
+            return try result.get()
         }
     }
 
     private func record(
-        _ request: URLRequest, body: Data, started: Date, _ outcome: Result<(HTTPResponse, Data), any Error>
+        _ request: URLRequest, body: Data, started: Date, _ outcome: Result<(HTTPResponse, Data), any Error>,
+        timeline: StreamTimeline? = nil
     ) throws(CassetteError) {
         // A cancelled exchange is the caller's doing, not the server's answer.
         if case .failure(let error) = outcome, error is PromiseError { return }
         let exchange = RecordedExchange(
             request: request, requestBody: body, started: started,
             outcome: outcome.map { (response: $0.0, body: $0.1) })
-        let entry = HAR.Entry(exchange, redaction: redaction)
+        var entry = HAR.Entry(exchange, redaction: redaction)
+        if let timeline {
+            let recordedSize = (try? entry.response.content.body().count) ?? -1
+            timeline.write(to: &entry.response.content, bodySize: recordedSize)
+        }
         recorded.withLock {
             $0.entries.append(entry)
             $0.unwritten.append(entry)

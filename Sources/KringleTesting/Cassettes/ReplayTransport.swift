@@ -25,6 +25,11 @@ import FoundationNetworking
 ///
 /// A browser's export replays as well: its pages and custom fields are ignored, a form's
 /// `params` are its body.
+///
+/// A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
+/// ``/Kringle/NetworkClient/events(_:reconnection:)``) is replayed in the chunks
+/// it was recorded in, at once or at the recorded pace (``Pacing``). Every replayed
+/// response's ``/Kringle/TransferMetrics/isReplayed`` is `true`.
 public final class ReplayTransport: Transport {
     /// Where answers come from.
     public enum Mode: Sendable {
@@ -41,11 +46,13 @@ public final class ReplayTransport: Transport {
     public let cassette: URL?
     /// How requests are matched to entries.
     public let matching: CassetteMatching
+    /// When a streamed body's chunks are delivered.
+    public let pacing: Pacing
 
-    private let redaction: CassetteRedaction
-    private let recorder: RecordingTransport?
-    private let recordsEverything: Bool
-    private let clock: any KringleClock
+    let redaction: CassetteRedaction
+    let recorder: RecordingTransport?
+    let recordsEverything: Bool
+    let clock: any KringleClock
     private let state: Locked<State>
 
     private struct State {
@@ -63,13 +70,17 @@ public final class ReplayTransport: Transport {
     ///   - matching: How requests are matched to entries.
     ///   - redaction: The redaction the cassette was recorded with, applied to requests
     ///     before they are matched, and to what the recording modes write.
-    ///   - clock: The clock whose `now` starts a replayed exchange's metrics.
+    ///   - pacing: When a streamed body's chunks are delivered: at once (the default), or
+    ///     at the times they were recorded, on `clock`.
+    ///   - clock: The clock whose `now` starts a replayed exchange's metrics, and on which
+    ///     ``Pacing/recorded`` waits.
     /// - Throws: ``CassetteError/unreadable(_:underlying:)`` for a missing or malformed file
     ///   (a missing one in ``Mode/replayOnly`` only); ``CassetteError/unwritable(_:underlying:)``
     ///   when ``Mode/reRecordAll(_:)`` cannot start the file afresh.
     public init(
         cassette: URL, mode: Mode = .replayOnly, matching: CassetteMatching = .default,
-        redaction: CassetteRedaction = CassetteRedaction(), clock: any KringleClock = .system
+        redaction: CassetteRedaction = CassetteRedaction(), pacing: Pacing = .immediate,
+        clock: any KringleClock = .system
     ) throws(CassetteError) {
         var entries: [HAR.Entry] = []
         var live: (any Transport)?
@@ -89,6 +100,7 @@ public final class ReplayTransport: Transport {
         self.cassette = cassette
         self.matching = matching
         self.redaction = redaction
+        self.pacing = pacing
         self.clock = clock
         self.state = state
         recordsEverything = if case .reRecordAll = mode { true } else { false }
@@ -105,15 +117,18 @@ public final class ReplayTransport: Transport {
         }
     }
 
-    /// A transport answering from `archive`, replay only.
+    /// A transport answering from `archive`, replay only; the other parameters are as for
+    /// ``init(cassette:mode:matching:redaction:pacing:clock:)``.
     public init(
         archive: HAR.Archive, matching: CassetteMatching = .default,
-        redaction: CassetteRedaction = CassetteRedaction(), clock: any KringleClock = .system
+        redaction: CassetteRedaction = CassetteRedaction(), pacing: Pacing = .immediate,
+        clock: any KringleClock = .system
     ) {
         let entries = archive.log.entries
         cassette = nil
         self.matching = matching
         self.redaction = redaction
+        self.pacing = pacing
         self.clock = clock
         state = Locked(State(entries: entries, uses: Array(repeating: 0, count: entries.count)))
         recorder = nil
@@ -140,15 +155,7 @@ public final class ReplayTransport: Transport {
     ///   wrapping ``CassetteError/recordedFailure(_:)``).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         if recordsEverything, let recorder { return recorder.send(request) }
-        let asked = CassetteRequest(
-            method: request.method, url: redaction.url(request.url ?? URL(fileURLWithPath: "/")),
-            headers: redaction.headers(
-                (request.urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }),
-            body: redaction.body(
-                request.urlRequest.httpBody ?? Data(), isRequest: true,
-                url: redaction.url(request.url ?? URL(fileURLWithPath: "/")),
-                contentType: request.urlRequest.value(forHTTPHeaderField: "Content-Type")))
-        switch choose(asked) {
+        switch choose(asked(request, body: request.urlRequest.httpBody ?? Data())) {
         case .success(let (index, entry)):
             do {
                 return Promise(try response(index, entry, for: request))
@@ -161,8 +168,21 @@ public final class ReplayTransport: Transport {
         }
     }
 
+    /// `request` with `body`, as the cassette's entries are matched against: redacted as
+    /// they were.
+    func asked(_ request: ValidatedRequest, body: Data) -> CassetteRequest {
+        let url = redaction.url(request.url ?? URL(fileURLWithPath: "/"))
+        return CassetteRequest(
+            method: request.method, url: url,
+            headers: redaction.headers(
+                (request.urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }),
+            body: redaction.body(
+                body, isRequest: true, url: url,
+                contentType: request.urlRequest.value(forHTTPHeaderField: "Content-Type")))
+    }
+
     /// The entry that answers `request`, marked used; or why none does.
-    private func choose(_ request: CassetteRequest) -> Result<(Int, HAR.Entry), CassetteMismatch> {
+    func choose(_ request: CassetteRequest) -> Result<(Int, HAR.Entry), CassetteMismatch> {
         state.withLock { state in
             var candidates: [CassetteMismatch.Candidate] = []
             var reusable: Int?
@@ -211,7 +231,7 @@ public final class ReplayTransport: Transport {
     }
 
     /// The response `entry` recorded, as a transport gives it for `request`.
-    private func response(_ index: Int, _ entry: HAR.Entry, for request: ValidatedRequest) throws -> HTTPResponse {
+    func response(_ index: Int, _ entry: HAR.Entry, for request: ValidatedRequest) throws -> HTTPResponse {
         let recorded = entry.response
         guard recorded.status > 0 else {
             if case .string("timedOut")? = entry.custom["_kringleError"] {
@@ -242,7 +262,7 @@ public final class ReplayTransport: Transport {
         let metrics = TransferMetrics(
             start: clock.now, total: max(0, entry.time) / 1000, decodedBodyBytes: Int64(body.count),
             httpVersion: HTTPVersion(harVersion: recorded.httpVersion), remoteAddress: entry.serverIPAddress,
-            remotePort: entry.connection.flatMap { Int($0) })
+            remotePort: entry.connection.flatMap { Int($0) }, isReplayed: true)
         return HTTPResponse(
             statusCode: recorded.status,
             // HTTP/2 pseudo-header fields (`:status`), which browsers export, are not fields.
