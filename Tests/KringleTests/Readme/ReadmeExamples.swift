@@ -527,6 +527,14 @@ enum ReadmeExamples {
         let careful = RecordingTransport(recording: CurlTransport(), to: cassette, redaction: redaction)
         _ = careful
     }
+
+    static func replayingAStream(_ cassette: URL) async throws {
+        let clock = ManualClock()
+        let paced = try ReplayTransport(cassette: cassette, pacing: .recorded, clock: clock)
+        for try await event in NetworkClient(transport: paced).events(Chat.updates) {
+            print(event.data)   // each at its recorded time: clock.advance(by:) moves the stream on
+        }
+    }
 }
 
 @Suite("README")
