@@ -58,6 +58,10 @@ struct CassetteInteropTests {
             case "/cats": return .json(#"[{"name": "Tom", "mood": "purring"}]"#)
             case "/photo": return .data(Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2, 255]), contentType: "image/png")
             case "/feed": return .json(request.bodyText, status: 201)
+            case "/events":
+                return LoopbackServer.Response(
+                    status: 200, headers: [("Content-Type", "text/event-stream")],
+                    body: Data("data: first\n\ndata: second\n\n".utf8))
             default: return .json(#"{"error": "no such cat"}"#, status: 404)
             }
         }
@@ -68,6 +72,8 @@ struct CassetteInteropTests {
         _ = try await client.request(.get, server.endpoint("/photo"), as: Data.self).value
         _ = try await client.post(CassetteCat(name: "Kitty", mood: "new"), to: server.endpoint("/feed")).value
         _ = await client.get(server.endpoint("/nobody")).outcome()
+        // A stream, recorded with its chunks in `_kringleChunks`.
+        for try await _ in client.stream(server.endpoint("/events")) {}
 
         let python = try #require(Self.python, "python3 is not installed (.ci/run installs it)")
         let run = try ChildProcess.run(
@@ -78,7 +84,8 @@ struct CassetteInteropTests {
         let ours = try HAR.Archive.read(from: cassette).log.entries
         #expect(seen.version == "1.2")
         try #require(seen.entries.count == ours.count)
-        #expect(ours.count == 4)
+        #expect(ours.count == 5)
+        #expect(ours.last?.response.content.custom["_kringleChunks"] != nil)
         for (theirs, mine) in zip(seen.entries, ours) {
             #expect(theirs.method == mine.request.method)
             #expect(theirs.url == mine.request.url)
