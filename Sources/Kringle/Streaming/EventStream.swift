@@ -18,7 +18,9 @@ import Foundation
 /// ``Reconnection/maximumAttempts`` times in a row; then it ends (or throws the last
 /// connection's error). A status other than 200 (`204 No Content` included) or another
 /// `Content-Type` (``KringleError/eventStreamRefused(_:reason:)``), or a status outside
-/// `acceptableStatusCodes` (``KringleError/unacceptableStatusCode(_:_:)``), ends it for good.
+/// `acceptableStatusCodes` (``KringleError/unacceptableStatusCode(_:_:)``), ends it for good;
+/// so does an error that is not a ``KringleError`` (a transport's own refusal, such as a
+/// cassette with no entry for the request: network failures are ``KringleError``s).
 /// An event cut short by the end of a connection is dropped, as the spec says. Leaving the
 /// loop (once its iterator is released: in a function, not in top-level script code), or
 /// cancelling its task, closes the connection.
@@ -148,10 +150,13 @@ public struct EventStream: AsyncSequence, Sendable {
         }
 
         /// Errors after which reconnecting cannot help: the server's refusal, a status it
-        /// will answer again, a request that cannot be made, the caller's cancellation.
+        /// will answer again, a request that cannot be made, the caller's cancellation, and
+        /// an error of the transport's own. A transport reports network failures as
+        /// ``KringleError``s (see ``Transport``); anything else (a `ReplayTransport`'s
+        /// cassette with no entry left for the request) would only come again.
         private static func endsForGood(_ error: any Error) -> Bool {
             if error.isCancellation || error is CancellationError { return true }
-            guard let error = error as? KringleError else { return false }
+            guard let error = error as? KringleError else { return true }
             switch error {
             case .eventStreamRefused, .unacceptableStatusCode, .invalidRequest, .tooManyRedirects, .insecureRedirect,
                 .tls, .lineTooLong, .responseTooLarge:

@@ -20,7 +20,9 @@ public struct CassetteMatching: Sendable, Hashable {
     public enum Order: Sendable, Hashable {
         /// Any order: the first matching entry answers.
         case any
-        /// The recorded order: only the next entry not yet used may answer.
+        /// The recorded order: only the next entry not yet used may answer. Entries are
+        /// recorded as exchanges finish, so a stream's entry comes after the calls made
+        /// while it was open.
         case recorded
     }
 

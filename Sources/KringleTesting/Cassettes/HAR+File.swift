@@ -30,8 +30,9 @@ extension HAR.Archive {
     /// archive, as ``HAR/encoded(_:)`` gives them), so that a recorder writing after every
     /// exchange encodes each entry once, not the whole file each time: the rest of the
     /// archive is encoded, and the entries are set into its empty `entries` array. The bytes
-    /// are the same as encoding the whole archive (a test holds that); were the encoder's
-    /// layout ever different, the whole archive is encoded instead.
+    /// are the same as encoding the whole archive (a test holds that). Were the log's
+    /// `entries` member not found where the encoder puts it, the whole archive is encoded
+    /// instead.
     func encoded(entries fragments: [Data]) throws(CassetteError) -> Data {
         var rest = self
         rest.log.entries = []

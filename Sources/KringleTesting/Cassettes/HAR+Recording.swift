@@ -178,8 +178,6 @@ extension HAR.Cookie {
             custom["_expires"] = .string(value)
             return
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        expires = formatter.string(from: date)
+        expires = HAR.string(from: date)
     }
 }

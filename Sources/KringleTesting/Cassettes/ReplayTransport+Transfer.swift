@@ -55,25 +55,37 @@ extension ReplayTransport {
                 }
                 return Answered(response: response).transfer(answered)
             }
-            return stream(response, of: entry, to: channel)
+            return stream(response, of: entry, to: channel, within: transfer.limits.maximumDownloadBytes)
         case .failure(let mismatch):
             if let recorder { return recorder.transfer(transfer) }
             return Promise(error: CassetteError.unmatchedRequest(mismatch))
         }
     }
 
-    /// Gives `response`'s head now and its body to `channel` in the entry's chunks.
-    private func stream(_ response: HTTPResponse, of entry: HAR.Entry, to channel: ResponseBodyChannel)
-        -> Promise<HTTPResponse>
-    {
+    /// Gives `response`'s head now and its body to `channel` in the entry's chunks. A body
+    /// longer than `maximum` (``/Kringle/ResponseLimits/maximumDownloadBytes``) ends as a
+    /// live transport ends it: the chunks within the bound, then
+    /// ``/Kringle/KringleError/responseTooLarge(_:limit:)``.
+    private func stream(
+        _ response: HTTPResponse, of entry: HAR.Entry, to channel: ResponseBodyChannel, within maximum: Int64?
+    ) -> Promise<HTTPResponse> {
         let timeline = StreamTimeline(entry.response.content)
-        let pieces = timeline.pieces(of: response.body, mimeType: entry.response.content.mimeType)
-        let ending: (any Error)? =
+        var pieces = timeline.pieces(of: response.body, mimeType: entry.response.content.mimeType)
+        var ending: (any Error)? =
             if case .failed(let message) = timeline.end {
                 KringleError.transport(CassetteError.recordedFailure(message))
             } else {
                 nil
             }
+        if let maximum, Int64(response.body.count) > maximum {
+            var delivered: Int64 = 0
+            pieces = Array(
+                pieces.prefix { piece in
+                    delivered += Int64(piece.data.count)
+                    return delivered <= maximum
+                })
+            ending = KringleError.responseTooLarge(response.url, limit: .downloadBytes(maximum))
+        }
         ReplayedBody(
             pieces: pieces, ending: ending, to: channel, pacing: pacing, clock: clock,
             started: clock.uptimeNanoseconds

@@ -98,9 +98,10 @@ struct StreamTimeline: Sendable, Equatable {
     /// §9.2.6); for anything else, pieces of ``pieceSize`` bytes.
     func pieces(of body: Data, mimeType: String) -> [(data: Data, time: TimeInterval?)] {
         let sizes = chunks.map(\.size)
-        if !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }), sizes.reduce(0, +) == body.count {
+        if !sizes.isEmpty, sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) == body.count {
             var start = body.startIndex
-            return chunks.map { chunk in
+            // An empty chunk has nothing to deliver: its time is skipped, the others kept.
+            return chunks.filter { $0.size > 0 }.map { chunk in
                 defer { start += chunk.size }
                 return (Data(body[start..<start + chunk.size]), chunk.time)
             }

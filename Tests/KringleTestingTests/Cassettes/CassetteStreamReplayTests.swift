@@ -33,6 +33,32 @@ struct CassetteStreamReplayTests {
         return chunks
     }
 
+    @Test("a replayed stream is held to maximumDownloadBytes, as a live one is; an empty recorded chunk is skipped")
+    func downloadLimit() async throws {
+        let archive = Self.archive(
+            "0123456789abcdefghij", mimeType: "text/plain", chunks: [(8, 1), (0, 2), (6, 3), (6, 4)])
+        var configuration = NetworkClient.Configuration()
+        configuration.responseLimits.maximumDownloadBytes = 15
+        let client = NetworkClient(configuration: configuration, transport: ReplayTransport(archive: archive))
+        var chunks: [String] = []
+        var failure: (any Error)?
+        do {
+            for try await chunk in client.stream(Self.endpoint) {
+                chunks.append(String(decoding: chunk, as: UTF8.self))
+            }
+        } catch {
+            failure = error
+        }
+
+        #expect(chunks == ["01234567", "89abcd"])
+        guard case KringleError.responseTooLarge(_, .downloadBytes(15))? = failure else {
+            Issue.record("expected responseTooLarge, got \(String(describing: failure))")
+            return
+        }
+        // Within the bound, every chunk, the empty one skipped.
+        #expect(try await Self.chunks(ReplayTransport(archive: archive)) == ["01234567", "89abcd", "efghij"])
+    }
+
     @Test("recorded pacing: each event waits for its recorded time on the transport's clock")
     func recordedPacing() async throws {
         let clock = ManualClock()
@@ -177,6 +203,8 @@ struct CassetteStreamReplayTests {
 
         var matching = CassetteMatching.default
         matching.body = true
+        // Repeatable, so that the changed file below fails on its body, not on an entry used.
+        matching.reuse = .repeatable
         let replay = try ReplayTransport(cassette: cassette, matching: matching)
         let client = NetworkClient(transport: replay)
         let replayed = try await client.upload(upload, to: server.endpoint("/upload"), as: CassetteCat.self).value
@@ -186,9 +214,16 @@ struct CassetteStreamReplayTests {
         ).value.value
         #expect(try Data(contentsOf: replayedFile) == Data(contentsOf: liveFile))
         #expect(try Data(contentsOf: replayedFile).count == 50_000)
+        #expect(try await client.upload(upload, to: server.endpoint("/upload"), as: CassetteCat.self).value == live)
         try Data(repeating: 2, count: 30_000).write(to: upload)
-        await #expect(throws: CassetteError.self) {
+        let error = await #expect(throws: CassetteError.self) {
             try await client.upload(upload, to: server.endpoint("/upload"), as: CassetteCat.self).value
         }
+        guard case .unmatchedRequest(let mismatch)? = error else {
+            Issue.record("expected unmatchedRequest, got \(String(describing: error))")
+            return
+        }
+        let reasons = mismatch.nearest.first { $0.url.hasSuffix("/upload") }?.reasons ?? []
+        #expect(reasons == ["body differs (30000 bytes recorded, 30000 sent)"])
     }
 }

@@ -8,9 +8,13 @@ import os
 import select
 
 
-def wait_for_exit(pid=None):
-    """Blocks until process `pid` (by default this process's parent) exits."""
-    pid = pid or os.getppid()
+# Read when the server starts (it imports this first): a parent that died while the server
+# was binding its ports would by then have made this process a child of init.
+PARENT = os.getppid()
+
+
+def wait_for_exit(pid=PARENT):
+    """Blocks until process `pid` (by default the parent that started this one) exits."""
     if hasattr(os, "pidfd_open"):
         descriptor = os.pidfd_open(pid)  # readable once the process has exited
         select.select([descriptor], [], [])

@@ -533,6 +533,7 @@ enum ReadmeExamples {
         let paced = try ReplayTransport(cassette: cassette, pacing: .recorded, clock: clock)
         for try await event in NetworkClient(transport: paced).events(Chat.updates) {
             print(event.data)   // each at its recorded time: clock.advance(by:) moves the stream on
+            if event.event == "bye" { break }
         }
     }
 }

@@ -82,6 +82,28 @@ struct EventStreamTests {
         #expect(requests.value == 1)
     }
 
+    @Test("an error that is not a KringleError (a transport's own refusal) ends the stream for good")
+    func transportRefusalEndsForGood() async throws {
+        struct NoEntryLeft: Error {}
+        let requests = Counter()
+        let stub = StubTransport()
+        stub.stub { _ in
+            guard requests.increment() == 1 else { throw NoEntryLeft() }
+            return StubTransport.Stub(headers: ["Content-Type": "text/event-stream"], body: Data("data: one\n\n".utf8))
+        }
+        var reconnection = EventStream.Reconnection()
+        reconnection.delay = 0
+        let stream = NetworkClient(transport: stub).events(
+            ClientTestEndpoint(baseURL: URL(string: "https://chat.example")!, path: "/feed"), reconnection: reconnection
+        )
+
+        let (events, error) = await Self.collect(stream)
+        #expect(events.map(\.data) == ["one"])
+        #expect(error is NoEntryLeft, "\(String(describing: error))")
+        // One reconnection, refused, and no more: not maximumAttempts of them.
+        #expect(requests.value == 2)
+    }
+
     @Test("a status outside the acceptable ones ends the stream for good", arguments: TransportUnderTest.allCases)
     func unacceptableStatus(_ transport: TransportUnderTest) async throws {
         let requests = Counter()
