@@ -23,8 +23,11 @@ let package = Package(
         .target(name: "ChildProcess"),
         // Not a product: nginx for the benchmarks and the HTTP/2 tests.
         .target(name: "NginxTestServer", dependencies: ["Kringle", "KringleTesting", "ChildProcess"]),
-        // Not a product: the helpers every test target shares (counters, boxes, waiting).
-        .target(name: "KringleTestSupport", dependencies: ["KringlePromise"], path: "Tests/KringleTestSupport"),
+        // Not a product: the helpers every test target shares (counters, boxes, waiting, the
+        // programs some tests need).
+        .target(
+            name: "KringleTestSupport", dependencies: ["KringlePromise", "ChildProcess"],
+            path: "Tests/KringleTestSupport"),
         .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         // Not a product: counts heap allocations inside the benchmark process.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),

@@ -92,7 +92,7 @@ struct LoopbackServerMethodTests {
         #expect(String(decoding: data, as: UTF8.self) == "arrived at /new")
     }
 
-    @Test func servesCurl() throws {
+    @Test(.requires(.curl)) func servesCurl() throws {
         let server = try LoopbackServer { request in
             .text("\(request.method) \(request.target) \(request.bodyText)", status: 201)
         }

@@ -112,7 +112,7 @@ struct LoopbackServerResponseTests {
         await #expect(throws: (any Error).self) { try await fetch(server.url("/")) }
     }
 
-    @Test func resetWithoutResponseResets() throws {
+    @Test(.requires(.curl)) func resetWithoutResponseResets() throws {
         let server = try LoopbackServer { _ in .text("never").withBehavior(.resetWithoutResponse) }
         defer { server.shutdown() }
         let result = try runCurl([server.url("/").absoluteString])
@@ -120,7 +120,7 @@ struct LoopbackServerResponseTests {
         #expect(result.output.isEmpty)
     }
 
-    @Test func resetMidBodySendsHalfTheBodyThenResets() async throws {
+    @Test(.requires(.curl)) func resetMidBodySendsHalfTheBodyThenResets() async throws {
         let body = String(repeating: "x", count: 1000)
         let server = try LoopbackServer { _ in .text(body).withBehavior(.resetMidBody) }
         defer { server.shutdown() }

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -41,14 +42,7 @@ struct CassetteInteropTests {
         var entries: [Entry]
     }
 
-    /// The first `python3` on `PATH` (where `.ci/run` installs haralyzer), then the system's.
-    private static var python: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { "\($0)/python3" } + ["/usr/bin/python3"]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    @Test("haralyzer loads a cassette we recorded, every entry intact")
+    @Test("haralyzer loads a cassette we recorded, every entry intact", .requires(.haralyzer))
     func haralyzerReadsOurCassette() async throws {
         let folder = temporaryCassetteFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -75,11 +69,11 @@ struct CassetteInteropTests {
         // A stream, recorded with its chunks in `_kringleChunks`.
         for try await _ in client.stream(server.endpoint("/events")) {}
 
-        let python = try #require(Self.python, "python3 is not installed (.ci/run installs it)")
+        let python = try TestTool.haralyzer.path()
         let run = try ChildProcess.run(
             python, ["-c", Self.haralyzerScript, cassette.path], includingStandardError: true)
         try #require(
-            run.status == 0, "haralyzer failed (is it installed? python3 -m pip install haralyzer):\n\(run.text)")
+            run.status == 0, "haralyzer failed:\n\(run.text)")
         let seen = try JSONDecoder().decode(Seen.self, from: run.output)
         let ours = try HAR.Archive.read(from: cassette).log.entries
         #expect(seen.version == "1.2")

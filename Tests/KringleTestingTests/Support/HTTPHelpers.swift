@@ -1,10 +1,10 @@
 import ChildProcess
 import Foundation
+import KringleTestSupport
 import KringleTesting
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// Sends `request` with a fresh ephemeral URLSession, so tests share no connection pool.
@@ -21,8 +21,10 @@ func fetch(_ url: URL) async throws -> (data: Data, response: HTTPURLResponse) {
     try await fetch(URLRequest(url: url))
 }
 
-/// Runs `/usr/bin/curl` with `arguments` and returns what it printed and its exit status.
+/// Runs the `curl` command with `arguments` and returns what it printed and its exit status
+/// (its tests say `.requires(.curl)`).
 func runCurl(_ arguments: [String]) throws -> (output: String, status: Int32) {
-    let curl = try ChildProcess.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "30"] + arguments)
+    let curl = try ChildProcess.run(
+        try TestTool.curl.path(), ["--silent", "--show-error", "--max-time", "30"] + arguments)
     return (curl.text, curl.status)
 }

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Kringle
+import KringleTestSupport
 import Testing
 
 /// Inflates bytes Kringle compressed with tools that are not Kringle's, so that a test
@@ -54,7 +55,7 @@ enum Inflating {
                     file.path,
                 ])
         case .gzipCommand:
-            outcome = try ChildProcess.run(try InstalledTool.path("gzip"), ["-d", "-c", file.path])
+            outcome = try ChildProcess.run(try TestTool.gzip.path(), ["-d", "-c", file.path])
         }
         guard outcome.status == 0 else {
             throw Failure(description: "\(tool) exited with \(outcome.status)")
@@ -64,7 +65,7 @@ enum Inflating {
 
     /// Python 3, as `.ci/run` installs it.
     static func python() throws -> String {
-        try InstalledTool.path("python3")
+        try TestTool.python3.path()
     }
 
     /// Bytes that compress well but not trivially: JSON-like lines with varying numbers.

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// Every body form, compressed, sent to a server that is not ours: Python's `http.server`
 /// inflating with its standard library (``InflatingServer``), which answers with what it
 /// inflated. Over both transports, through the typed API and the callback API.
-@Suite("Compressed request bodies: a Python server inflates them")
+@Suite("Compressed request bodies: a Python server inflates them", .requires(.python3))
 struct PythonInflatesTests {
     typealias LogBatch = CompressedRequestTests.LogBatch
     static let codings = RequestCompression.Coding.allCases

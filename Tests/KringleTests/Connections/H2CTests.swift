@@ -5,13 +5,9 @@ import Testing
 
 @testable import Kringle
 
-private var nginxIsInstalled: Bool {
-    ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
 /// HTTP/2 without TLS, against nginx's plain `listen … http2` port, which speaks nothing
 /// but HTTP/2.
-@Suite("h2c: HTTP/2 with prior knowledge", .enabled(if: nginxIsInstalled, "nginx is not installed"))
+@Suite("h2c: HTTP/2 with prior knowledge", .requires(.nginx))
 struct H2CTests {
     private static func endpoint(_ server: NginxServer) -> ClientTestEndpoint {
         ClientTestEndpoint(

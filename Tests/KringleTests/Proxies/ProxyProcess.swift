@@ -10,7 +10,7 @@ import Darwin
 
 /// A real proxy from a Debian package, run for one test: tinyproxy (HTTP and `CONNECT`) or
 /// microsocks (SOCKS5), on a free port of 127.0.0.1, with its configuration and its log in
-/// a directory of its own. `.ci/run` installs both (`tinyproxy-bin`, `microsocks`).
+/// a directory of its own. Its tests say `.requires(.tinyproxy)` or `.requires(.microsocks)`.
 ///
 /// ```swift
 /// let proxy = try await ProxyProcess.tinyproxy()
@@ -34,7 +34,7 @@ final class ProxyProcess: Sendable {
     /// tinyproxy, adding `Via: 1.1 kringle-test-proxy (tinyproxy/…)` to what it forwards and
     /// logging each request line; with `basicAuth`, it demands those credentials.
     static func tinyproxy(basicAuth: (user: String, password: String)? = nil) async throws -> ProxyProcess {
-        try await start("tinyproxy") { directory, port in
+        try await start(.tinyproxy) { directory, port in
             let log = directory.appendingPathComponent("proxy.log")
             var lines = [
                 "Port \(port)", "Listen 127.0.0.1", "Timeout 60", "LogFile \"\(log.path)\"", "LogLevel Info",
@@ -52,7 +52,7 @@ final class ProxyProcess: Sendable {
     /// HOST as the client named it (a name for `socks5h`, an address for `socks5`); with
     /// `credentials`, it demands them (RFC 1929).
     static func microsocks(credentials: (user: String, password: String)? = nil) async throws -> ProxyProcess {
-        try await start("microsocks") { directory, port in
+        try await start(.microsocks) { directory, port in
             var arguments = ["-i", "127.0.0.1", "-p", "\(port)"]
             if let credentials { arguments += ["-u", credentials.user, "-P", credentials.password] }
             return (arguments, directory.appendingPathComponent("proxy.log"))
@@ -82,9 +82,10 @@ final class ProxyProcess: Sendable {
     /// until it accepts connections. A port someone else took in between makes the proxy
     /// exit; it is started again on another.
     private static func start(
-        _ program: String, prepare: (URL, Int) throws -> (arguments: [String], log: URL)
+        _ tool: TestTool, prepare: (URL, Int) throws -> (arguments: [String], log: URL)
     ) async throws -> ProxyProcess {
-        let binary = try InstalledTool.path(program, package: program == "tinyproxy" ? "tinyproxy-bin" : nil)
+        let binary = try tool.path()
+        let program = tool.name
         var failures: [String] = []
         for _ in 0..<3 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -1,6 +1,7 @@
 import ChildProcess
 import Dispatch
 import Foundation
+import KringleTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ enum PythonTestServer {
     ) -> Result<[String: Int], PythonTestServerError> {
         let python: String
         do {
-            python = try InstalledTool.path("python3")
+            python = try TestTool.python3.path()
         } catch {
             return .failure(PythonTestServerError("\(error)"))
         }
@@ -75,27 +76,5 @@ struct PythonTestServerError: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
-    }
-}
-
-/// Where the tests' outside tools are (`python3`, `gzip`, the proxies): the usual places
-/// first, where `.ci/run` installs them, then `PATH`.
-enum InstalledTool {
-    struct Missing: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// The path of the program `name`.
-    ///
-    /// - Parameter package: The Debian package that has it, when its name differs.
-    /// - Throws: ``Missing`` saying how to install it.
-    static func path(_ name: String, package: String? = nil) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let folders = ["/usr/bin", "/bin", "/usr/sbin", "/usr/local/bin"] + path.split(separator: ":").map(String.init)
-        guard let found = folders.map({ "\($0)/\(name)" }).first(where: FileManager.default.isExecutableFile) else {
-            throw Missing(
-                description: "\(name) is not installed (.ci/run installs it: apt-get install -y \(package ?? name))")
-        }
-        return found
     }
 }

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import Kringle
@@ -78,7 +79,7 @@ import FoundationNetworking
 
     /// The `openssl` one-liner in ``PublicKeyPin``'s documentation computes the pin that
     /// curl accepts (`localhost.pin`, which the tests above use).
-    @Test func documentedOpenSSLCommandComputesThePin() async throws {
+    @Test(.requires(.openssl)) func documentedOpenSSLCommandComputesThePin() async throws {
         let certificate = TLSTestServer.fixture("localhost.pem").path
         let command =
             "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der"

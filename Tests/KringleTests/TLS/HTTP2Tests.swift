@@ -10,14 +10,10 @@ import Testing
 import FoundationNetworking
 #endif
 
-private var nginxIsInstalled: Bool {
-    ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
 /// nginx with HTTP/2 over TLS and the test CA's `localhost` certificate, one per test and
 /// stopped by it: a server left running would hold the test process's output open (`.ci/run`
 /// installs nginx; without it these tests are skipped, saying so).
-@Suite("HTTP/2 over TLS", .enabled(if: nginxIsInstalled, "nginx is not installed (apt-get install -y nginx-light)"))
+@Suite("HTTP/2 over TLS", .requires(.nginx))
 struct HTTP2Tests {
     private static func withServer(_ body: (NginxServer, ClientTestEndpoint) async throws -> Void) async throws {
         let tls = NginxServer.TLS(

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import Kringle
@@ -121,7 +122,7 @@ import FoundationNetworking
 
     /// The prefixes that rebuild a SubjectPublicKeyInfo from a raw key (Apple's pinning)
     /// match what `openssl` writes for the fixtures' P-256 key.
-    @Test func subjectPublicKeyInfoPrefixMatchesOpenSSL() throws {
+    @Test(.requires(.openssl)) func subjectPublicKeyInfoPrefixMatchesOpenSSL() throws {
         let certificate = TLSTestServer.fixture("localhost.pem").path
         let outcome = try ChildProcess.run(
             "/bin/sh", ["-c", "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der"],

@@ -10,13 +10,9 @@ import Testing
 import FoundationNetworking
 #endif
 
-private var nginxIsInstalled: Bool {
-    ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-}
-
 /// nginx listening on Unix sockets (`listen unix:…`), a server in a process of its own: one
 /// per test, stopped by it (`.ci/run` installs nginx; without it these tests are skipped).
-@Suite("Unix sockets: nginx", .enabled(if: nginxIsInstalled, "nginx is not installed (apt-get install -y nginx-light)"))
+@Suite("Unix sockets: nginx", .requires(.nginx))
 struct UnixSocketNginxTests {
     private static let payload = #"{"name": "Tom", "mood": "socketed"}"#
 

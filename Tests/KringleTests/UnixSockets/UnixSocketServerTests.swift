@@ -63,10 +63,9 @@ struct UnixSocketServerTests {
         }
     }
 
-    @Test("the socket serves what the handler answers, over a raw connection too (curl, the command)")
+    @Test("the socket serves what the handler answers, over a raw connection too (curl, the command)", .requires(.curl))
     func curlCommandLine() async throws {
-        let candidates = ["/usr/bin/curl", "/usr/local/bin/curl"]
-        guard let curl = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+        let curl = try TestTool.curl.path()
         let server = try LoopbackServer(unixSocketPath: freshSocketPath()) { request in
             .text("host=\(request.header("Host") ?? "-") path=\(request.target)")
         }
