@@ -26,6 +26,7 @@ public struct TestTool: Sendable, CustomStringConvertible {
 
     /// Why a test cannot run: the tool and how to install it.
     public struct Missing: Error, CustomStringConvertible {
+        /// What is missing and how to install it.
         public let description: String
     }
 
