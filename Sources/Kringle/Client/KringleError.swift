@@ -40,7 +40,9 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     case timedOut(TimeoutPhase)
     /// The transport cannot do what the request or its configuration asks (a Unix-socket
     /// URL for `URLSessionTransport`, say), so it sent nothing rather than send it another
-    /// way. The string says what and why.
+    /// way; or the server cannot speak what the configuration asks for (h2c, to a server
+    /// that closed the connection on HTTP/2's preface before any request reached it). The
+    /// string says what and why. Not retried: the same request would fail the same way.
     case unsupportedConfiguration(String)
     /// The server answered with a status outside the acceptable range. The response, body
     /// included, is kept so that you can decode your API's error payload.
@@ -78,9 +80,17 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// The response from the URL crossed one of the client's ``ResponseLimits``; the
     /// transfer was stopped there.
     case responseTooLarge(URL, limit: ResponseLimits.Limit)
-    /// A redirect from `https` to plain `http`, which the client refuses unless
-    /// ``NetworkClient/Configuration-swift.struct/allowsRedirectsFromHTTPSToHTTP`` is set.
+    /// A redirect the client refused for safety: from `https` to plain `http` (unless
+    /// ``NetworkClient/Configuration-swift.struct/allowsRedirectsFromHTTPSToHTTP`` is set),
+    /// or onto a Unix socket from anywhere but that same socket (a server on the network
+    /// must not steer the client into a local daemon's socket).
     case insecureRedirect(from: URL, to: URL)
+    /// The proxy refused to forward the request to the URL: it answered `status`, to the
+    /// request itself or to the `CONNECT` that opens a tunnel for an `https` URL. 407 Proxy
+    /// Authentication Required (RFC 9110 §15.5.8) means it wants credentials, or turned
+    /// away the ones given. `proxy` names it without credentials (`nil` when libcurl read it
+    /// from the environment). Not retried.
+    case proxyRefused(URL, proxy: URL?, status: Int)
     /// Nothing stored in the client's ``HTTPCache`` could answer the request to the URL, and
     /// it could not go to the network: its policy is ``CachePolicy/cacheOnly``, or it asked
     /// for `Cache-Control: only-if-cached` (RFC 9111 §5.2.1.7).
@@ -162,8 +172,17 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .responseTooLarge(let url, let limit):
             return "The response from \(Self.shown(url)) crossed \(limit); the transfer was stopped"
         case .insecureRedirect(let source, let target):
-            return
-                "Refused a redirect from \(Self.shown(source)) to \(Self.shown(target)), which leaves HTTPS for plain HTTP"
+            let why =
+                UnixSocketURL.isUnixSocket(target)
+                ? "which leads onto a Unix socket from elsewhere" : "which leaves HTTPS for plain HTTP"
+            return "Refused a redirect from \(Self.shown(source)) to \(Self.shown(target)), \(why)"
+        case .proxyRefused(let url, let proxy, let status):
+            let name = proxy.map { "The proxy \($0.absoluteString)" } ?? "The proxy"
+            let why =
+                status == 407
+                ? ": it wants credentials, or turned away the ones given (407 Proxy Authentication Required)"
+                : " with status \(status)"
+            return "\(name) refused to forward the request to \(Self.shown(url))\(why)"
         case .notCached(let url):
             return "No cached response for \(Self.shown(url)), and the request may not use the network"
         case .lineTooLong(let url, let limit):
@@ -234,6 +253,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .responseTooLarge(hidden(url), limit: limit)
         case .insecureRedirect(let source, let target):
             return .insecureRedirect(from: hidden(source), to: hidden(target))
+        case .proxyRefused(let url, let proxy, let status):
+            return .proxyRefused(hidden(url), proxy: proxy, status: status)
         case .notCached(let url):
             return .notCached(hidden(url))
         case .lineTooLong(let url, let limit):

@@ -214,7 +214,9 @@ final class CurlEngine: Sendable {
         // curl's default cache holds four idle connections per transfer in progress, so a
         // lull between two bursts (one transfer left of eight) would close connections the
         // next burst must open again.
-        let idle = configuration.maximumIdleConnections.map { max(0, $0) } ?? total ?? Self.idleConnectionsKept
+        // libcurl reads 0 as "no limit": a transport that keeps none forbids reuse on every
+        // transfer instead (CurlTransfer+Pool.swift), and its cache needs room for one.
+        let idle = configuration.maximumIdleConnections.map { max(1, $0) } ?? total ?? Self.idleConnectionsKept
         kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, idle)
     }
 }

@@ -8,6 +8,11 @@ extension CurlTransfer {
     /// - Throws: `KringleError.invalidRequest` for a malformed ``CurlTransport/DNSOverride``;
     ///   ``CurlError`` when curl refuses an option.
     func configurePoolAndAddresses(_ configuration: CurlTransport.Configuration) throws {
+        if let idle = configuration.maximumIdleConnections, idle <= 0 {
+            // Zero keeps none: each connection closes once its transfer is done
+            // (`CURLMOPT_MAXCONNECTS` 0 would mean no limit at all).
+            try easy.set(KCURLOPT_FORBID_REUSE, true)
+        }
         if configuration.idleConnectionTimeout != Self.libcurlIdleConnectionTimeout {
             try easy.set(KCURLOPT_MAXAGE_CONN, Self.wholeSeconds(configuration.idleConnectionTimeout))
         }

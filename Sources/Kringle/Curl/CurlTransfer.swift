@@ -22,6 +22,13 @@ final class CurlTransfer {
     private var headerList: OpaquePointer?
     /// Nor does `CURLOPT_RESOLVE` (CurlTransfer+Pool.swift).
     var resolveList: OpaquePointer?
+    /// Whether the request may go through a proxy: one the routes chose, or one libcurl
+    /// finds in the environment itself (CurlTransfer+Proxy.swift).
+    var goesThroughProxy = false
+    /// The proxy the routes chose, without credentials, for a refusal to name.
+    var proxyURL: URL?
+    /// Whether HTTP/2 is spoken from the first byte (h2c with prior knowledge).
+    var asksHTTP2PriorKnowledge = false
 
     init(_ submission: CurlSubmission, easy: EasyHandle) {
         self.submission = submission
@@ -66,7 +73,11 @@ final class CurlTransfer {
         if let channel = submission.channel {
             collector.channel = channel
             collector.onFinalHead = { [unowned self] in
-                submission.promise.fulfill(head)
+                if let refusal = proxyRefusal(ofStatus: easy.responseCode) {
+                    submission.promise.reject(refusal)
+                } else {
+                    submission.promise.fulfill(head)
+                }
             }
         }
         collector.expectsNoBody = submission.plan.method == .head
@@ -131,6 +142,9 @@ final class CurlTransfer {
         }
         switch Int(code) {
         case KCURLE_OK:
+            if let refusal = proxyRefusal(ofStatus: easy.responseCode) {
+                return .failure(refusal)
+            }
             if let progress {
                 progress.update(
                     sent: easy.uploadedBytes, received: easy.downloadedBytes,
@@ -157,19 +171,8 @@ final class CurlTransfer {
             // libcurl (built without TLS, say), not the server.
             return .failure(KringleError.malformedResponse(submission.plan.requestURL, reason: curlMessage(code)))
         default:
-            let error = CurlError(code: Int(code), message: curlMessage(code))
-            if let failure = error.tlsFailure {
-                return .failure(KringleError.tls(submission.plan.requestURL, failure, underlying: error))
-            }
-            // CURLINFO_RESPONSE_CODE is set once a final status line has arrived.
-            if error.cutsResponseShort(headArrived: easy.responseCode >= 200) {
-                let expected = easy.expectedDownloadBytes
-                return .failure(
-                    KringleError.incompleteResponse(
-                        submission.plan.requestURL, received: easy.downloadedBytes,
-                        expected: expected >= 0 ? expected : nil, underlying: error))
-            }
-            return .failure(KringleError.transport(error))
+            // CurlTransfer+Failures.swift
+            return .failure(failure(for: CurlError(code: Int(code), message: curlMessage(code))))
         }
     }
 
@@ -187,7 +190,7 @@ final class CurlTransfer {
 
     /// The final response so far, for a streamed body's reader: status, fields, URL and the
     /// metrics up to the first byte; the body follows through the channel.
-    private var head: HTTPResponse {
+    var head: HTTPResponse {
         HTTPResponse(
             statusCode: easy.responseCode, headers: collector.headers, url: effectiveURL,
             metrics: easy.metrics(decodedBodyBytes: 0))
@@ -307,6 +310,7 @@ final class CurlTransfer {
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2TLS))
         case .http2PriorKnowledge:
             try easy.set(KCURLOPT_HTTP_VERSION, Int(KCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            asksHTTP2PriorKnowledge = !submission.plan.isHTTPS
             // libcurl 7.88 fails a second request on a plain HTTP/2 connection, after or
             // beside the first, with a framing error (`curl --http2-prior-knowledge URL URL`
             // does too): each request gets a connection of its own, closed after it.

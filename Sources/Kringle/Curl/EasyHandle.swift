@@ -118,6 +118,17 @@ final class EasyHandle {
         offsetInfo(KCURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
     }
 
+    /// `CURLINFO_HTTP_CONNECTCODE`: the status a proxy answered a `CONNECT` with; 0 when
+    /// no tunnel was asked for.
+    var proxyConnectCode: Int {
+        longInfo(KCURLINFO_HTTP_CONNECTCODE) ?? 0
+    }
+
+    /// `CURLINFO_OS_ERRNO`: the system's `errno` of the last failed connect, or 0.
+    var connectErrno: Int32 {
+        Int32(truncatingIfNeeded: longInfo(KCURLINFO_OS_ERRNO) ?? 0)
+    }
+
     /// `CURLINFO_EFFECTIVE_URL`: the URL curl last used.
     var effectiveURL: String? {
         stringInfo(KCURLINFO_EFFECTIVE_URL)

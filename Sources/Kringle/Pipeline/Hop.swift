@@ -99,7 +99,7 @@ extension NetworkClient {
                 setCookieHeaders: response.setCookieLines, from: response.url, now: client.configuration.clock.now)
             // 4. redirect? Only a 3xx can be one.
             if response.statusCode / 100 == 3,
-                let redirect = Redirect(
+                let redirect = try Redirect(
                     after: response, to: request.urlRequest, credentialHeaders: { allCredentialHeaders() })
             {
                 return .adopt(try next(after: redirect, from: counted(response)).response)

@@ -5,7 +5,8 @@ import Foundation
 
 extension Redirect {
     /// Where a redirect from `source` to `target` leads when either is on a Unix socket, or
-    /// `nil` when it must not be followed; `target` itself when neither is.
+    /// `nil` when it must not be followed (the client then refuses it with
+    /// `KringleError.insecureRedirect`); `target` itself when neither is.
     ///
     /// - A hop onto a Unix socket is followed only from the same socket, with the same
     ///   scheme: a server on the network must not steer the client into a local socket (the

@@ -19,7 +19,8 @@ struct Redirect {
     /// The hop that follows `response`, or `nil` when it is not a redirect to follow.
     ///
     /// - 301 and 302 turn POST into GET without a body; 303 turns every method but HEAD
-    ///   into GET without a body; 307 and 308 keep the method and the body.
+    ///   into GET without a body; either drops the fields that described the body
+    ///   (``contentHeaders``); 307 and 308 keep the method and the body.
     /// - A relative `Location` resolves against the URL that answered; only http and https
     ///   targets are followed, with scheme and host in lower case
     ///   (`URL.withLowercaseSchemeAndHost()`), and Unix socket targets from the same socket
@@ -30,17 +31,27 @@ struct Redirect {
     ///   (``isDowngrade(from:to:)``).
     /// - Parameter credentialHeaders: The headers marked as credentials, asked for only when
     ///   the hop changes origin.
-    init?(after response: HTTPResponse, to request: URLRequest, credentialHeaders: () -> Set<String> = { [] }) {
+    /// - Throws: `KringleError.insecureRedirect` for a hop onto a Unix socket that
+    ///   ``followingUnixSocket(_:from:)`` refuses: the caller learns why the redirect was not
+    ///   followed, rather than get the 3xx as an unacceptable status.
+    init?(
+        after response: HTTPResponse, to request: URLRequest, credentialHeaders: () -> Set<String> = { [] }
+    ) throws(KringleError) {
         // A switch, not a search of an array: every response passes here.
         switch response.statusCode {
         case 301, 302, 303, 307, 308: break
         default: return nil
         }
         guard let location = response.headers["Location"],
-            let resolved = URL(string: location, relativeTo: response.url)?.absoluteURL,
-            // Unix domain sockets (issue 32): Redirect+UnixSocket.swift.
-            let target = Self.followingUnixSocket(resolved, from: response.url),
-            let scheme = target.scheme?.lowercased(),  // RFC 3986 §3.1: case-insensitive
+            let resolved = URL(string: location, relativeTo: response.url)?.absoluteURL
+        else { return nil }
+        // Unix domain sockets (issue 32): Redirect+UnixSocket.swift.
+        guard let target = Self.followingUnixSocket(resolved, from: response.url) else {
+            throw .insecureRedirect(from: response.url, to: resolved)
+        }
+        // RFC 3986 §3.1: case-insensitive. Another scheme (an app's own `myapp://`, say) is
+        // not followed: the 3xx is the caller's to read.
+        guard let scheme = target.scheme?.lowercased(),
             scheme == "http" || scheme == "https" || UnixSocketURL.isUnixSocket(target)
         else { return nil }
 
@@ -53,8 +64,9 @@ struct Redirect {
         if becomesGet {
             next.httpMethod = "GET"
             next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-            next.setValue(nil, forHTTPHeaderField: "Content-Length")
+            for name in Self.contentHeaders {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         let sameOrigin = request.url.map { Self.sameOrigin($0, target) } ?? false
         if !sameOrigin {
@@ -69,6 +81,14 @@ struct Redirect {
         keepsUserCookie = sameOrigin
         keepsBody = !becomesGet
     }
+
+    /// The fields that describe the body, removed with it when a redirect turns the request
+    /// into a GET (RFC 9110 §15.4): a GET without a body must not claim a coding, a type or
+    /// a length for one.
+    static let contentHeaders = [
+        "Content-Encoding", "Content-Language", "Content-Location", "Content-Type", "Content-Length", "Digest",
+        "Last-Modified", "Transfer-Encoding",
+    ]
 
     /// The credentials every request may carry, dropped on a hop to another origin.
     static let alwaysDroppedAcrossOrigins: Set<String> = ["Authorization", "Proxy-Authorization"]

@@ -15,13 +15,14 @@ extension URLSessionTransport {
     /// | fault | libcurl | `URLError` | rejects with |
     /// |---|---|---|---|
     /// | a status line that is not HTTP (`HTTP/1.2`, a 4-digit status, no `HTTP/`) | 1 | -1002 `unsupportedURL` | `malformedResponse` |
+    /// | a body that does not decode as its `Content-Encoding` says | 61 | -1 `unknown` | `invalidResponse` |
     /// | closed after the head or mid-body | 18 | -1 `unknown` | `incompleteResponse` |
     /// | reset after the head or mid-body | 56 | -1005 `networkConnectionLost` | `incompleteResponse` |
     /// | closed before any answer | 52 | -1011 `badServerResponse` | `transport` |
     /// | reset before any answer | 56 | -1005 `networkConnectionLost` | `transport` |
     ///
     /// Apple's URLSession names more faults in its codes; `cannotParseResponse` is a
-    /// malformed response there.
+    /// malformed response there, `cannotDecodeContentData` a body that breaks its coding.
     ///
     /// - Parameters:
     ///   - error: The task's error.
@@ -49,6 +50,14 @@ extension URLSessionTransport {
         if let failure = tlsFailure(for: urlError) {
             return KringleError.tls(urlError.failingURL ?? requestURL, failure, underlying: error)
         }
+        if let head, breaksContentCoding(urlError) {
+            let coding = head.value(forHTTPHeaderField: "Content-Encoding") ?? "its Content-Encoding"
+            let response = HTTPResponse(
+                statusCode: head.statusCode, headers: FoldedHeaders.unfold(head.allHeaderFields),
+                url: head.url ?? requestURL)
+            return KringleError.invalidResponse(
+                Response(response), reason: "the body does not decode as \(coding) (\(reason(of: urlError)))")
+        }
         // After the head, a lost connection or one of the failures FoundationNetworking
         // leaves unnamed (`CURLE_PARTIAL_FILE` among them) cut the response short.
         if let head, urlError.code == .networkConnectionLost || urlError.code == .unknown {
@@ -70,6 +79,14 @@ extension URLSessionTransport {
     private static func answerWasRefused(_ error: URLError, url: URL) -> Bool {
         guard url.scheme == "http" || url.scheme == "https" else { return false }
         return !reason(of: error).contains("disabled in libcurl")
+    }
+
+    /// Whether the body did not decode as its `Content-Encoding` says: Apple's code for it,
+    /// or libcurl's `CURLE_BAD_CONTENT_ENCODING`, which FoundationNetworking leaves unnamed
+    /// (its message begins "Error while processing content unencoding").
+    private static func breaksContentCoding(_ error: URLError) -> Bool {
+        error.code == .cannotDecodeContentData
+            || (error.code == .unknown && reason(of: error).contains("content unencoding"))
     }
 
     /// libcurl's or URLSession's words for what went wrong.

@@ -219,6 +219,7 @@ extension KringleError {
         case .decodingFailed: return "decodingFailed"
         case .tooManyRedirects: return "tooManyRedirects"
         case .insecureRedirect: return "insecureRedirect"
+        case .proxyRefused: return "proxyRefused"
         case .notCached: return "notCached"
         case .lineTooLong: return "lineTooLong"
         case .lineDecodingFailed: return "lineDecodingFailed"

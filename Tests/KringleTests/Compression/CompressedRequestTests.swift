@@ -176,6 +176,34 @@ struct CompressedRequestTests {
         }
     }
 
+    @Test(
+        "a redirect that turns a compressed POST into a GET drops Content-Encoding and the body's other fields",
+        arguments: TransportUnderTest.allCases, [301, 302, 303])
+    func redirectToGetDropsContentHeaders(_ transport: TransportUnderTest, status: Int) async throws {
+        let received = ReceivedRequests()
+        let server = try LoopbackServer { request in
+            received.append(request)
+            return request.path == "/old" ? .redirect(to: "/new", status: status) : .text("landed")
+        }
+        defer { server.shutdown() }
+        let endpoint = CompressingEndpoint(
+            baseURL: server.baseURL, path: "/old", compression: .gzip,
+            headers: ["Content-Language": "en", "Content-Location": "/logs/1", "X-Kept": "yes"])
+
+        _ = try await transport.client().post(LogBatch.sample, to: endpoint, as: Data.self).valueWithin()
+        let requests = received.all
+        try #require(requests.map(\.path) == ["/old", "/new"])
+        #expect(requests[0].header("Content-Encoding") == "gzip")
+        #expect(requests[0].header("Content-Language") == "en")
+        let get = requests[1]
+        #expect(get.method == "GET")
+        #expect(get.body.isEmpty)
+        for name in Redirect.contentHeaders {
+            #expect(get.header(name) == nil, "\(name): \(get.header(name) ?? "")")
+        }
+        #expect(get.header("X-Kept") == "yes")
+    }
+
     @Test("a retry resends the compressed body, streamed or not", arguments: TransportUnderTest.allCases)
     func retryResends(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()

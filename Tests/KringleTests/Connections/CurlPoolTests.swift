@@ -53,6 +53,18 @@ struct CurlPoolTests {
         #expect(server.statistics.connectionsAccepted == connections, "\(server.statistics)")
     }
 
+    @Test("maximumIdleConnections = 0 keeps none: three requests one after another open three connections")
+    func zeroIdleConnectionsKeepsNone() async throws {
+        let server = try LoopbackServer { _ in .text("ok") }
+        defer { server.shutdown() }
+        let client = curlClient { $0.maximumIdleConnections = 0 }
+        for _ in 0..<3 {
+            _ = try await client.get(server.clientEndpoint("/"), as: Data.self).valueWithin()
+        }
+        #expect(server.statistics.requestsReceived == 3)
+        #expect(server.statistics.connectionsAccepted == 3, "\(server.statistics)")
+    }
+
     // Real time, as libcurl keeps it: the pause only has to be longer than the setting,
     // and a slower machine makes it longer still.
     @Test("idleConnectionTimeout: a connection idle for longer is not reused")

@@ -10,8 +10,11 @@ import Testing
 @Suite("h2c: HTTP/2 with prior knowledge", .requires(.nginx))
 struct H2CTests {
     private static func endpoint(_ server: NginxServer) -> ClientTestEndpoint {
-        ClientTestEndpoint(
-            baseURL: server.h2cURL.deletingLastPathComponent(), path: server.h2cURL.lastPathComponent)
+        endpoint(url: server.h2cURL)
+    }
+
+    private static func endpoint(url: URL) -> ClientTestEndpoint {
+        ClientTestEndpoint(baseURL: url.deletingLastPathComponent(), path: url.lastPathComponent)
     }
 
     @Test("http2PriorKnowledge speaks HTTP/2 to a plain http URL, for requests at once and one after another")
@@ -42,5 +45,21 @@ struct H2CTests {
         let client = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http1_1)))
         let outcome = await client.get(Self.endpoint(server), as: Data.self).outcome()
         #expect(outcome.failure != nil, "\(outcome)")
+    }
+
+    @Test("http2PriorKnowledge against nginx's HTTP/1.1 port: unsupportedConfiguration, not retried")
+    func nginxHTTP1PortRefuses() async throws {
+        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
+        defer { server.stop() }
+        let client = NetworkClient(
+            configuration: H2CRefusal.retrying,
+            transport: CurlTransport(configuration: .init(httpVersion: .http2PriorKnowledge)))
+        let before = try #require(server.acceptedConnections())
+
+        let error = await client.get(Self.endpoint(url: server.url), as: Data.self).outcome(within: 60).failure
+
+        H2CRefusal.expectRefused(error, url: server.url)
+        // One connection for the request (the status page's own was counted in `before`).
+        #expect(server.acceptedConnections() == before + 1)
     }
 }

@@ -36,7 +36,7 @@ struct RedirectNormalizationTests {
         ] {
             let response = HTTPResponse(
                 statusCode: 302, headers: HTTPHeaders([("Location", location)]), url: answered)
-            let redirect = try #require(Redirect(after: response, to: URLRequest(url: answered)))
+            let redirect = try #require(try Redirect(after: response, to: URLRequest(url: answered)))
             #expect(redirect.request.url?.absoluteString == expected, "Location \(location)")
         }
     }

@@ -1,4 +1,6 @@
 import Foundation
+import KringleTestSupport
+import KringleTesting
 import Testing
 
 @testable import Kringle
@@ -11,10 +13,12 @@ import FoundationNetworking
 @Suite("Unix socket redirects")
 struct UnixSocketRedirectTests {
     /// The next hop's URL after a 302 from `from` with `location`, or `nil` when not followed.
+    ///
+    /// - Throws: `KringleError.insecureRedirect` when the hop is refused.
     private func hop(from: String, to location: String) throws -> String? {
         let answered = try parsedURL(from)
         let response = HTTPResponse(statusCode: 302, headers: HTTPHeaders([("Location", location)]), url: answered)
-        return Redirect(after: response, to: URLRequest(url: answered))?.request.url?.absoluteString
+        return try Redirect(after: response, to: URLRequest(url: answered))?.request.url?.absoluteString
     }
 
     @Test(
@@ -51,7 +55,36 @@ struct UnixSocketRedirectTests {
             ("https+unix://%2Ftmp%2FD.sock/a", "http+unix://%2Ftmp%2FD.sock/b"),
         ])
     func refusedOntoSocket(_ from: String, _ location: String) throws {
-        #expect(try hop(from: from, to: location) == nil)
+        let error = #expect(throws: KringleError.self) { try hop(from: from, to: location) }
+        guard case .insecureRedirect(let source, let target)? = error else {
+            Issue.record("expected insecureRedirect, got \(String(describing: error))")
+            return
+        }
+        #expect(source.absoluteString == from)
+        #expect(target.absoluteString == location)
+        #expect(error?.description.contains("onto a Unix socket") == true, "\(String(describing: error))")
+    }
+
+    @Test(
+        "a server on the network that redirects onto a Unix socket is refused with insecureRedirect; the socket hears nothing",
+        arguments: TransportUnderTest.allCases)
+    func networkRedirectOntoSocketIsRefused(_ transport: TransportUnderTest) async throws {
+        let socket = try unixSocketServer { _ in .text("the daemon") }
+        defer { socket.shutdown() }
+        let socketURL = UnixSocketURL(socketPath: socket.unixSocketPath ?? "").url.appending(path: "containers/json")
+        let server = try LoopbackServer { _ in .redirect(to: socketURL.absoluteString, status: 302) }
+        defer { server.shutdown() }
+
+        let outcome = await transport.client().get(server.clientEndpoint("/start"), as: Data.self).outcome()
+
+        guard case .failure(KringleError.insecureRedirect(let source, let target)) = outcome else {
+            Issue.record("expected insecureRedirect, got \(outcome)")
+            return
+        }
+        #expect(source == server.url("/start"))
+        #expect(target == socketURL)
+        #expect(server.statistics.requestsReceived == 1)
+        #expect(socket.statistics.connectionsAccepted == 0)
     }
 
     @Test("a hop from a socket to the network is followed, as to another origin: credentials stay behind")
@@ -62,14 +95,14 @@ struct UnixSocketRedirectTests {
         for location in ["https://example.com/b", "http://localhost:8080/b", "http://127.0.0.1/b"] {
             let response = HTTPResponse(
                 statusCode: 302, headers: HTTPHeaders([("Location", location)]), url: answered)
-            let redirect = try #require(Redirect(after: response, to: request))
+            let redirect = try #require(try Redirect(after: response, to: request))
             #expect(redirect.request.url?.absoluteString == location)
             #expect(redirect.request.value(forHTTPHeaderField: "Authorization") == nil)
             #expect(!redirect.keepsUserCookie)
         }
         let home = HTTPResponse(
             statusCode: 302, headers: HTTPHeaders([("Location", "http://localhost/b")]), url: answered)
-        let same = try #require(Redirect(after: home, to: request))
+        let same = try #require(try Redirect(after: home, to: request))
         #expect(
             same.request.value(forHTTPHeaderField: "Authorization") == "Bearer abc", "the same socket, the same origin")
     }
