@@ -21,8 +21,10 @@ import Foundation
 /// Bodies smaller than ``minimumBodySize`` (by default ``defaultMinimumBodySize``, 1 KiB)
 /// are sent as they are: the coding's header and trailer would outweigh what it saves.
 /// Streamed bodies (a file upload, a multipart form) are compressed as they are read, never
-/// held whole in memory; their compressed length is not known in advance, so they are sent
-/// without `Content-Length` (chunked, over HTTP/1.1).
+/// held whole in memory. `CurlTransport` sends them as they are compressed, without
+/// `Content-Length` (chunked, over HTTP/1.1); `URLSessionTransport`, which cannot send a
+/// stream of unknown length, compresses them into a private temporary file first and sends
+/// that with its `Content-Length`.
 ///
 /// Compression sets `Content-Encoding` itself: an endpoint that also sets that header in
 /// its own ``Endpoint/headers`` is refused with ``KringleError/invalidRequest(_:)`` (its

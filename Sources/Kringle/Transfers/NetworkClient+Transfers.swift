@@ -81,8 +81,10 @@ extension NetworkClient {
     /// A missing or unreadable file rejects with ``KringleError/file(_:underlying:)`` before
     /// anything is sent. The body is sent as `application/octet-stream` unless the endpoint
     /// sets a `Content-Type`. When the endpoint has a ``Endpoint/compression``, the file is
-    /// compressed as it is read, never held whole, and sent without `Content-Length`; progress
-    /// then counts the compressed bytes sent, with no total.
+    /// compressed as it is read, never held whole (`CurlTransport` sends it chunked, without
+    /// `Content-Length`; `URLSessionTransport` compresses it into a private temporary file
+    /// first and sends that with one); progress still counts the file's bytes out of its
+    /// size, and ``TransferProgress/bytesSent`` the compressed bytes sent.
     ///
     /// ```swift
     /// client.upload(logFile, to: Logs.upload, as: Receipt.self) { progress in

@@ -49,7 +49,7 @@ final class ProgressReporter: Sendable {
     /// a redirect or of an error that will be retried is not the file.
     func update(_ report: TransferReport, acceptable: Range<Int>) {
         if case .download = direction, !(report.statusCode.map(acceptable.contains) ?? false) { return }
-        let progress = progress(sent: report.sent, received: report.received, expected: report.expectedToReceive)
+        let progress = progress(of: report)
         state.withLock { state in
             // The clock is read under the lock, so the times compared never go backwards, and
             // callbacks are queued under it too, so they arrive in the order decided here.
@@ -87,15 +87,22 @@ final class ProgressReporter: Sendable {
         }
     }
 
-    private func progress(sent: Int64, received: Int64, expected: Int64?) -> TransferProgress {
+    private func progress(of report: TransferReport) -> TransferProgress {
+        let sent = report.sent
         switch direction {
         case .upload(let total, let source?):
-            let read = source.bytesRead
+            var read = source.bytesRead
+            // A body compressed whole before its first byte went (URLSession sends a spooled
+            // copy) was read at once: the share of the copy sent, scaled to the file, moves
+            // as the upload does.
+            if let total, let wire = report.expectedToSend, wire > 0 {
+                read = Int64((Double(min(sent, wire)) / Double(wire) * Double(total)).rounded(.down))
+            }
             return TransferProgress(
                 completedBytes: total.map { min(read, $0) } ?? read, totalBytes: total, bytesSent: sent)
         case .upload(let total, nil):
             return TransferProgress(completedBytes: total.map { min(sent, $0) } ?? sent, totalBytes: total)
-        case .download: return TransferProgress(completedBytes: received, totalBytes: expected)
+        case .download: return TransferProgress(completedBytes: report.received, totalBytes: report.expectedToReceive)
         }
     }
 }

@@ -17,9 +17,10 @@ public struct TransferProgress: Sendable, Hashable {
     /// transport counts them (`CurlTransport` includes the chunked framing, a few bytes a
     /// chunk); `nil` for any other transfer, where ``completedBytes`` is what was sent.
     ///
-    /// `CurlTransport` reads the file as it sends, so the two grow together;
-    /// `URLSessionTransport` compresses the whole file into a temporary one first, so
-    /// ``completedBytes`` reaches the total before much is sent.
+    /// `CurlTransport` reads the file as it sends, so the two grow together.
+    /// `URLSessionTransport` compresses the whole file into a temporary one first and sends
+    /// that: ``completedBytes`` is then the share of it sent, scaled to the file's size, so
+    /// it still moves as the upload does.
     public var bytesSent: Int64?
 
     /// Creates a progress value.

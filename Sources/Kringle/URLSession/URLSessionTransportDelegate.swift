@@ -295,9 +295,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             guard let transfer = transfers[task.taskIdentifier] else { return nil }
             transfer.sent = totalBytesSent
             guard let progress = transfer.progress else { return nil }
+            // A compressed body goes from its spooled copy, whose length URLSession knows.
             let report = TransferReport(
                 sent: totalBytesSent, received: transfer.received, expectedToReceive: nil,
-                statusCode: transfer.response?.statusCode)
+                statusCode: transfer.response?.statusCode,
+                expectedToSend: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
             return { progress(report) }
         }
         report?()
