@@ -58,6 +58,11 @@ struct TLSRotationTests {
         #expect(await tlsOutcome(transport, server.url()) == (nextKeyPinned ? Self.answered : .refused(.pinMismatch)))
     }
 
+    @Test("by default a connection takes no new request once it is 5 minutes old")
+    func connectionLifetimeByDefault() {
+        #expect(CurlTransport.Configuration().maximumConnectionLifetime == 300)
+    }
+
     private static func pin(_ name: String) throws -> PublicKeyPin {
         try #require(PublicKeyPin(base64: String(decoding: TLSTestServer.contents("\(name).pin"), as: UTF8.self)))
     }
