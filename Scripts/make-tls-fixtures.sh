@@ -7,6 +7,7 @@
 #
 #   ca.pem, ca.key                 the test CA the trusting tests add (CURLOPT_CAINFO…)
 #   localhost.pem, .key            signed by the CA for DNS:localhost and IP:127.0.0.1
+#   localhost-next.pem, .key       the same names and CA, another key: what a rotation brings
 #   expired.pem, .key              the same names, valid 1 to 2 January 2000 only
 #   wrong-host.pem, .key           signed by the CA for DNS:wrong.example only
 #   self-signed.pem, .key          localhost and 127.0.0.1, signed by its own key
@@ -14,6 +15,7 @@
 #   client.pem, .key               a client certificate from client-ca
 #   client-encrypted.key           client.key encrypted (AES-256) with the password "kringle"
 #   localhost.pin                  sha256// pin of localhost.pem's SubjectPublicKeyInfo
+#   localhost-next.pin             the same for localhost-next.pem (the backup pin of a rotation)
 set -euo pipefail
 cd "$(dirname "$0")/../Tests/KringleTests/Fixtures/tls"
 work=$(mktemp -d)
@@ -62,6 +64,7 @@ subjectAltName=DNS:localhost,IP:127.0.0.1'
 ca ca "Kringle Test CA"
 ca client-ca "Kringle Test Client CA"
 sign localhost ca localhost "$server_ext"
+sign localhost-next ca localhost "$server_ext"
 sign expired ca localhost "$server_ext" 20000101000000Z 20000102000000Z
 sign wrong-host ca wrong.example "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature
@@ -75,6 +78,10 @@ openssl req -x509 -new -key self-signed.key -out self-signed.pem -days $days -su
     -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -addext "basicConstraints=CA:FALSE"
 openssl pkey -in client.key -aes256 -passout pass:kringle -out client-encrypted.key
 # The pin as README documents it: SHA-256 of the DER SubjectPublicKeyInfo, base64.
-printf 'sha256//%s\n' "$(openssl x509 -in localhost.pem -pubkey -noout | openssl pkey -pubin -outform der \
-    | openssl dgst -sha256 -binary | openssl base64)" >localhost.pin
+pin() { # name
+    printf 'sha256//%s\n' "$(openssl x509 -in "$1.pem" -pubkey -noout | openssl pkey -pubin -outform der \
+        | openssl dgst -sha256 -binary | openssl base64)" >"$1.pin"
+}
+pin localhost
+pin localhost-next
 ls

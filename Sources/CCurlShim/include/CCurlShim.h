@@ -103,6 +103,11 @@ typedef enum kcurl_option {
     KCURLOPT_SSLKEY_BLOB = 40292,
     KCURLOPT_CAINFO_BLOB = 40309,
     KCURLOPT_PROXY_CAINFO_BLOB = 40310,
+    // Certificate rotation: the CA directory (cleared when the transport names its own CAs),
+    // TLS session resumption, and how long a CA store is cached (curl 7.87+).
+    KCURLOPT_CAPATH = 10097,
+    KCURLOPT_SSL_SESSIONID_CACHE = 150,
+    KCURLOPT_CA_CACHE_TIMEOUT = 321,
     /* Connections: DNS overrides, address family, the pool's ages. */
     KCURLOPT_RESOLVE = 10203,
     KCURLOPT_IPRESOLVE = 113,

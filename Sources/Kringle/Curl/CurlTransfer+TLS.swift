@@ -3,8 +3,9 @@ import Foundation
 
 extension CurlTransfer {
     /// Sets the server's TLS options of the transport's configuration, for an https URL:
-    /// verification, trusted authorities, pins, the client certificate and the lowest
-    /// version. An HTTPS proxy's options are set for every URL, with the connection's
+    /// verification, trusted authorities, pins, how fresh trust is on a new connection
+    /// (`configureRotation(_:)`), the client certificate and the lowest version. An HTTPS
+    /// proxy's options are set for every URL, with the connection's
     /// (`configureProxyTLS` in CurlTransfer.swift, which also refuses a CA file and CA data
     /// set together before this runs).
     ///
@@ -31,6 +32,7 @@ extension CurlTransfer {
                 try easy.set(KCURLOPT_PINNEDPUBLICKEY, pins)
             }
         }
+        try configureRotation(configuration)
         if let client = configuration.clientCertificate {
             try configure(client)
         }
@@ -41,6 +43,38 @@ extension CurlTransfer {
         }
         try required("CURLOPT_SSLVERSION for TLS 1.2 or 1.3", since: "7.52") { () throws(CurlError) in
             try easy.set(KCURLOPT_SSLVERSION, version)
+        }
+    }
+
+    /// The rotation rule of `CurlTransport.Configuration`: when the transport sets its own
+    /// trust, each new connection makes a full handshake, checked against the CA file as it
+    /// is at that moment and against the pins. A connection already open keeps its handshake
+    /// until `CURLOPT_MAXLIFETIME_CONN` retires it (CurlTransfer+Pool.swift).
+    private func configureRotation(_ configuration: CurlTransport.Configuration) throws {
+        let ownAuthorities =
+            configuration.certificateAuthorityFile != nil || configuration.certificateAuthorityPEM != nil
+        if ownAuthorities {
+            // "Instead of the system's", as documented: a libcurl built with a CA directory
+            // (Debian's and Ubuntu's: /etc/ssl/certs) loads it beside CURLOPT_CAINFO or
+            // CURLOPT_CAINFO_BLOB (populate_x509_store, lib/vtls/openssl.c), which would trust
+            // every system authority too. A TLS library without CA directories refuses the
+            // option, and then has none to load.
+            try? easy.set(KCURLOPT_CAPATH, pointer: nil)
+        }
+        if configuration.certificateAuthorityFile != nil {
+            // CURLOPT_CA_CACHE_TIMEOUT(3): from 7.87 libcurl keeps the store it built from
+            // CURLOPT_CAINFO for 24 hours, per multi handle, found again by the file's path
+            // and not its contents, so a rewritten file would go unseen for a day. 0 turns
+            // the cache off: every new connection reads the file. A libcurl older than 7.87
+            // has no such cache (nor the option) and reads it every time already.
+            try? easy.set(KCURLOPT_CA_CACHE_TIMEOUT, 0)
+        }
+        if ownAuthorities || !configuration.pinnedPublicKeys.isEmpty {
+            // CURLOPT_SSL_SESSIONID_CACHE(3): a resumed session (RFC 8446 §2.2, RFC 5246
+            // §7.3) carries no certificate; it keeps the verification and the key of the
+            // handshake that made it, so a new connection resuming it would never see a CA
+            // removed from the file nor a server's new, unpinned key.
+            try easy.set(KCURLOPT_SSL_SESSIONID_CACHE, false)
         }
     }
 

@@ -12,6 +12,29 @@ extension CurlTransport {
     /// configuration.proxy = .url("http://proxy.internal:3128")
     /// let client = NetworkClient(transport: CurlTransport(configuration: configuration))
     /// ```
+    ///
+    /// ## Rotating certificates
+    ///
+    /// A running transport sees a change of trust within ``maximumConnectionLifetime`` (5
+    /// minutes by default), without a restart:
+    ///
+    /// - Every new connection reads ``certificateAuthorityFile`` as it is when it connects:
+    ///   a CA added to the file is trusted, and one removed refused, from the next connection
+    ///   on (libcurl's cache of the file, 24 hours by default since 7.87, is off).
+    /// - When the transport sets its own trust (a CA file, CA data or pins), every new
+    ///   connection makes a full TLS handshake: no session is resumed, since a resumed one
+    ///   keeps the certificate of the handshake that made it (RFC 8446 §2.2). So a server's
+    ///   new certificate is verified, and its key checked against ``pinnedPublicKeys``, by the
+    ///   next connection to it.
+    /// - A connection already open keeps the handshake it made, and takes no new request
+    ///   once it is ``maximumConnectionLifetime`` old; a request in progress is never cut.
+    /// - Pins and CA data belong to a transport: to change them, make a new transport, which
+    ///   starts with no connections.
+    ///
+    /// The system's authorities, used when neither a file nor data is set, are libcurl's
+    /// to read: a libcurl built with a CA directory (Debian's and Ubuntu's) reads them for
+    /// every connection, another one from 7.87 on may keep them for 24 hours
+    /// (`CURLOPT_CA_CACHE_TIMEOUT`); make a new transport to read them again at once.
     public struct Configuration: Sendable, Hashable {
         /// The most requests in progress at once across all hosts; 64 by default, which
         /// also bounds the idle connections kept for reuse (`CURLMOPT_MAXCONNECTS`), so that
@@ -58,10 +81,20 @@ extension CurlTransport {
 
         /// Seconds a connection is used for new requests at all, idle or not, from when it
         /// was opened (`CURLOPT_MAXLIFETIME_CONN`, libcurl 7.80 or later; an older one
-        /// ignores it); `nil` (the default) sets no limit. Set it to spread load again
-        /// after a fleet behind one name changes (blue/green deployments, DNS rotation):
-        /// long-lived connections otherwise stay with the servers they first reached.
-        /// Whole seconds, rounded up.
+        /// ignores it); 300 (5 minutes) by default; `nil` sets no limit.
+        ///
+        /// A busy connection is otherwise never closed, and keeps what it had when it
+        /// opened: the TLS handshake, so it would never see a rotated certificate, key or CA
+        /// (see "Rotating certificates" in ``CurlTransport/Configuration-swift.struct``),
+        /// and the server it reached, so load would never spread again after a fleet behind
+        /// one name changes (blue/green deployments, DNS rotation). Reconnecting every 5
+        /// minutes costs one handshake per connection.
+        ///
+        /// A request in progress (a long download, an event stream) is never cut: the limit
+        /// is checked when a request looks for a connection, and libcurl checks it only on a
+        /// connection with no request on it, so an HTTP/2 connection that always carries one
+        /// keeps taking more. Whole seconds, rounded up; libcurl retires a connection once it
+        /// is more than that many whole seconds old.
         public var maximumConnectionLifetime: TimeInterval?
 
         /// Addresses to connect to instead of what DNS says, for a host and port
@@ -98,7 +131,16 @@ extension CurlTransport {
         public var verifiesCertificates: Bool
 
         /// A PEM file of certificate authorities to trust instead of the system's
-        /// (`CURLOPT_CAINFO`); `nil` uses libcurl's built-in default.
+        /// (`CURLOPT_CAINFO`, with libcurl's CA directory cleared); `nil` uses libcurl's
+        /// built-in default.
+        ///
+        /// Every new connection reads the file as it is then, so replacing it rotates the
+        /// trusted authorities without a restart (see "Rotating certificates" in
+        /// ``CurlTransport/Configuration-swift.struct``). Each read parses the whole file:
+        /// a few authorities cost well under a millisecond, a copy of a system bundle (some
+        /// 140) tens of milliseconds per new connection with OpenSSL 3. Replace the file in
+        /// one step (write another, then rename it over this one), so that no connection
+        /// reads it half written.
         public var certificateAuthorityFile: String?
 
         /// Certificate authorities to trust, as PEM data in memory (`CURLOPT_CAINFO_BLOB`,
@@ -107,13 +149,16 @@ extension CurlTransport {
         /// ``certificateAuthorityFile`` it replaces the system's authorities. Set one of the
         /// two: libcurl would silently use only the data, so with both set every request is
         /// rejected with `KringleError.invalidRequest`. Data holding no certificate fails
-        /// each request with ``TLSFailure/certificateAuthoritiesUnusable``.
+        /// each request with ``TLSFailure/certificateAuthoritiesUnusable``. Every new
+        /// connection verifies the server with it afresh, resuming no TLS session.
         public var certificateAuthorityPEM: Data?
 
         /// The server keys to accept (`CURLOPT_PINNEDPUBLICKEY`); empty by default, which
         /// pins nothing. When not empty, a server whose public key is none of these is
         /// refused with ``TLSFailure/pinMismatch``, after (not instead of) the usual
-        /// certificate verification. See ``PublicKeyPin`` for how to compute one.
+        /// certificate verification. Every new connection checks the key the server
+        /// presents then, resuming no TLS session; pin the next key beside the current one
+        /// before the server rotates to it. See ``PublicKeyPin`` for how to compute one.
         public var pinnedPublicKeys: [PublicKeyPin]
 
         /// The certificate to present to servers that ask for one (mutual TLS); `nil` by
@@ -143,7 +188,7 @@ extension CurlTransport {
             httpVersion: HTTPVersion = .automatic,
             maximumIdleConnections: Int? = nil,
             idleConnectionTimeout: TimeInterval = 118,
-            maximumConnectionLifetime: TimeInterval? = nil,
+            maximumConnectionLifetime: TimeInterval? = 300,
             dnsOverrides: [DNSOverride] = [],
             ipVersion: IPVersion = .any
         ) {

@@ -22,6 +22,17 @@ extension URLSessionTransport {
     /// let trust = URLSessionTransport.ServerTrust(certificateAuthorities: [caDER])
     /// let transport = URLSessionTransport(serverTrust: trust)
     /// ```
+    ///
+    /// **Rotation.** A server trust belongs to its transport: make a new transport to change
+    /// it. It is checked in the server-trust challenge of each new connection; a connection
+    /// that resumes a TLS session from the process's cache gets no challenge (Apple's
+    /// Technical Q&A QA1727, "TLS Session Cache"), and URLSession has no setting that
+    /// retires a busy connection, so unlike ``CurlTransport`` (see "Rotating certificates"
+    /// in ``CurlTransport/Configuration-swift.struct``) the transport sets no bound on when a
+    /// server's new certificate is seen. On Linux FoundationNetworking keeps libcurl's
+    /// defaults: the system's authorities (read for each connection by a libcurl with a CA
+    /// directory, as Debian's and Ubuntu's, kept up to 24 hours by other builds of 7.87 or
+    /// later), sessions resumed, and busy connections kept.
     public struct ServerTrust: Sendable, Hashable {
         /// DER-encoded certificates of the authorities to trust instead of the system's;
         /// empty keeps the system's.

@@ -267,7 +267,7 @@ enum ReadmeExamples {
         pool.maximumConnections = 128          // requests at once in all; also bounds descriptors (64)
         pool.maximumIdleConnections = 16       // idle connections kept for reuse (as many as maximumConnections)
         pool.idleConnectionTimeout = 50        // close idle connections before the server does (118 s)
-        pool.maximumConnectionLifetime = 300   // then reconnect, to follow DNS after a deployment (no limit)
+        pool.maximumConnectionLifetime = 60    // then reconnect: follow DNS, see rotated certificates (300 s)
         let pooled = NetworkClient(transport: CurlTransport(configuration: pool))
         _ = pooled
     }

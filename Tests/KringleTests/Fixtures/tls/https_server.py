@@ -3,7 +3,11 @@
 Usage: https_server.py CONFIG_JSON, where CONFIG_JSON is a list of listeners:
   [{"name": "trusted", "certificate": "/abs/localhost.pem", "key": "/abs/localhost.key",
     "clientCA": "/abs/client-ca.pem" (optional: require a client certificate from it),
-    "maximumVersion": "TLSv1_2" (optional)}]
+    "maximumVersion": "TLSv1_2" (optional),
+    "reloadsCertificate": true (optional: read the certificate and key files again before
+    every handshake, into the same context, so that replacing the files rotates the
+    certificate while session tickets stay valid, as on a server whose ticket keys outlive
+    its certificate)}]
 
 Binds each listener to 127.0.0.1 on a port the system picks, prints one line of JSON
 {"name": port, ...} to standard output, then serves until this process's parent exits (it
@@ -12,8 +16,10 @@ behind) or it gets SIGTERM.
 
 Every request gets 200 with the body "hello over TLS\n" and a header
 X-Client-Certificate naming the client certificate's subject CN ("none" without one).
-HTTP/1.1 with keep-alive; each connection's TLS handshake runs on that connection's thread,
-so a client that fails the handshake never holds up the others.
+HTTP/1.1 with keep-alive, except that a request for /close is answered with
+"Connection: close" and its connection closed (RFC 9112 section 9.6), so that the client's
+next request opens a new one; each connection's TLS handshake runs on that connection's
+thread, so a client that fails the handshake never holds up the others.
 """
 import http.server
 import json
@@ -44,6 +50,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("X-Client-Certificate", name)
+        if self.path == "/close":
+            self.send_header("Connection", "close")  # http.server then closes the connection
         self.end_headers()
         self.wfile.write(body)
 
@@ -55,14 +63,20 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, context):
+    def __init__(self, context, reload=None):
         self.context = context
+        self.reload = reload  # (certificate, key) to read again before each handshake
+        self.reload_lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), Handler)
 
     def finish_request(self, request, client_address):
         # On the connection's own thread: a failed handshake ends only this connection.
         request.settimeout(30)
-        secure = self.context.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
+        with self.reload_lock:
+            if self.reload:
+                # The same context: its session ticket keys stay, only the certificate changes.
+                self.context.load_cert_chain(*self.reload)
+            secure = self.context.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
         try:
             secure.do_handshake()
         except (ssl.SSLError, OSError):
@@ -105,7 +119,10 @@ def main():
     listeners = json.loads(sys.argv[1])
     ports = {}
     for listener in listeners:
-        server = Server(context_for(listener))
+        reload = None
+        if listener.get("reloadsCertificate"):
+            reload = (listener["certificate"], listener["key"])
+        server = Server(context_for(listener), reload)
         ports[listener["name"]] = server.server_address[1]
         threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdout.write(json.dumps(ports) + "\n")
