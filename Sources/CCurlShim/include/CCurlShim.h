@@ -81,6 +81,7 @@ typedef enum kcurl_option {
     KCURLOPT_TCP_KEEPALIVE = 213,
     KCURLOPT_XFERINFOFUNCTION = 20219,
     KCURLOPT_PROXY_CAINFO = 10246,
+    KCURLOPT_PROXY_CAPATH = 10247,
     KCURLOPT_PROXY_SSL_VERIFYPEER = 248,
     KCURLOPT_PROXY_SSL_VERIFYHOST = 249,
     // Proxy credentials, handed to curl apart from the proxy URL (so that no URL curl reports

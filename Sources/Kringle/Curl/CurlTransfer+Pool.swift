@@ -3,7 +3,8 @@ import Foundation
 
 extension CurlTransfer {
     /// The connection pool's ages, DNS overrides and the IP version: options set only when a
-    /// configuration departs from libcurl's defaults, so the default path sets none.
+    /// configuration departs from libcurl's defaults, so the default path sets one, the
+    /// connections' lifetime (300 s, where libcurl has no limit).
     ///
     /// - Throws: `KringleError.invalidRequest` for a malformed ``CurlTransport/DNSOverride``;
     ///   ``CurlError`` when curl refuses an option.

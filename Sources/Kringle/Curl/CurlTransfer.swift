@@ -344,8 +344,11 @@ final class CurlTransfer {
             break
         case (let file?, nil):
             try? easy.set(KCURLOPT_PROXY_CAINFO, file)
+            // Instead of the system's, as for the server (CurlTransfer+TLS.swift).
+            try? easy.set(KCURLOPT_PROXY_CAPATH, pointer: nil)
         case (nil, let pem?):
             try? easy.set(KCURLOPT_PROXY_CAINFO_BLOB, blob: pem)
+            try? easy.set(KCURLOPT_PROXY_CAPATH, pointer: nil)
         case (_?, _?):
             // CURLOPT_CAINFO_BLOB overrides CURLOPT_CAINFO: one of them would be ignored.
             throw KringleError.invalidRequest(

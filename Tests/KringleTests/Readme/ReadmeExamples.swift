@@ -265,7 +265,7 @@ enum ReadmeExamples {
         var pool = CurlTransport.Configuration()
         pool.maximumConnectionsPerHost = 8     // requests at once to one host; more wait in a queue (6)
         pool.maximumConnections = 128          // requests at once in all; also bounds descriptors (64)
-        pool.maximumIdleConnections = 16       // idle connections kept for reuse (as many as maximumConnections)
+        pool.maximumIdleConnections = 16       // idle connections kept for reuse, 0 for none (as many as maximumConnections)
         pool.idleConnectionTimeout = 50        // close idle connections before the server does (118 s)
         pool.maximumConnectionLifetime = 60    // then reconnect: follow DNS, see rotated certificates (300 s)
         let pooled = NetworkClient(transport: CurlTransport(configuration: pool))
