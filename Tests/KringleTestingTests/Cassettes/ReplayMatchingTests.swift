@@ -162,3 +162,67 @@ struct ReplayMatchingTests {
         #expect(String(describing: host).contains("origin http://127.0.0.1:5000 ≠ http://10.0.0.1:5000"))
     }
 }
+
+extension ReplayMatchingTests {
+    /// One POST recorded with `body` of type `mimeType`, answered with `matched`.
+    static func jsonArchive(_ body: String, mimeType: String) -> HAR.Archive {
+        var request = HAR.Request(method: "POST", url: "https://cats.example/cats")
+        request.headers = [HAR.NameValue(name: "Content-Type", value: mimeType)]
+        request.postData = HAR.PostData(body: Data(body.utf8), mimeType: mimeType)
+        let entry = HAR.Entry(
+            startedDateTime: "2024-05-01T10:00:00.000Z", time: 1, request: request,
+            response: HAR.Response(
+                status: 200, content: HAR.Content(body: Data("matched".utf8), mimeType: "text/plain")))
+        return HAR.Archive(log: HAR.Log(entries: [entry]))
+    }
+
+    @Test(
+        "a JSON body matches its recording with the keys in another order; other bodies byte for byte",
+        arguments: [
+            // A client's JSONEncoder writes members in an order that changes between processes.
+            (
+                "application/json", #"{"name":"Tom","mood":"purring","toys":["ball","mouse"]}"#,
+                "application/json", #"{"toys":["ball","mouse"],"mood":"purring","name":"Tom"}"#, true
+            ),
+            (
+                "application/json; charset=utf-8", #"{"cat":{"name":"Tom","age":3},"at":1.5}"#,
+                "Application/JSON", #"{ "at": 1.5, "cat": { "age": 3.0, "name": "Tom" } }"#, true
+            ),
+            (
+                "application/merge-patch+json", #"{"a":1,"b":null}"#, "application/merge-patch+json",
+                #"{"b":null,"a":1}"#, true
+            ),
+            // JSON values still have to be equal: an array's order counts, and so does each value.
+            (
+                "application/json", #"{"toys":["ball","mouse"]}"#, "application/json", #"{"toys":["mouse","ball"]}"#,
+                false
+            ),
+            (
+                "application/json", #"{"name":"Tom","mood":"purring"}"#, "application/json",
+                #"{"mood":"hungry","name":"Tom"}"#, false
+            ),
+            // Not JSON by type, or not JSON at all: the bytes are compared.
+            ("text/plain", #"{"a":1,"b":2}"#, "text/plain", #"{"b":2,"a":1}"#, false),
+            ("application/json", #"{"a":1,"b":2}"#, "text/plain", #"{"b":2,"a":1}"#, false),
+            ("application/json", #"{"a":1,"b":2"#, "application/json", #"{"b":2,"a":1"#, false),
+        ])
+    func jsonBodyMatchesWithKeysInAnyOrder(
+        recordedType: String, recorded: String, askedType: String, asked: String, matches: Bool
+    ) async throws {
+        let replay = ReplayTransport(
+            archive: Self.jsonArchive(recorded, mimeType: recordedType), matching: CassetteMatching(body: true))
+        var request = URLRequest(url: URL(string: "https://cats.example/cats")!)
+        request.httpMethod = "POST"
+        request.setValue(askedType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(asked.utf8)
+        let outcome = await replay.send(try ValidatedRequest(request)).outcome()
+        switch outcome {
+        case .success(let response):
+            #expect(matches, "matched a body that differs: \(asked)")
+            #expect(String(decoding: response.body, as: UTF8.self) == "matched")
+        case .failure(let error):
+            #expect(!matches, "\(error)")
+            #expect(String(describing: error).contains("body differs"))
+        }
+    }
+}
