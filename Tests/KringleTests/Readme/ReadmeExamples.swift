@@ -516,7 +516,7 @@ enum ReadmeExamples {
 
         var matching = CassetteMatching()
         matching.headers = ["Accept"]   // these header values must be equal too
-        matching.body = true            // and the bodies
+        matching.body = true            // and the bodies (JSON as values: key order aside)
         matching.order = .recorded      // and the requests come in the recorded order
         let strict = try ReplayTransport(cassette: cassette, matching: matching)
         _ = strict
