@@ -109,8 +109,7 @@ final class RecordingRelay: Sendable {
     private func take(_ result: Result<Data?, any Error>) -> Bool {
         switch result {
         case .success(let chunk?):
-            let now = clock.uptimeNanoseconds
-            let time = Double(now >= started ? now - started : 0) / 1e9
+            let time = elapsed()
             state.withLock { state in
                 state.body.append(chunk)
                 state.timeline.chunks.append(StreamTimeline.Chunk(size: chunk.count, time: time))
@@ -125,10 +124,18 @@ final class RecordingRelay: Sendable {
         }
     }
 
+    /// Seconds since the exchange started, on the recorder's clock.
+    private func elapsed() -> TimeInterval {
+        let now = clock.uptimeNanoseconds
+        return Double(now >= started ? now - started : 0) / 1e9
+    }
+
     private func bodyEnded(_ error: (any Error)?) {
+        let time = elapsed()
         settle { state in
             guard !state.ended else { return }
             state.ended = true
+            state.timeline.endTime = time
             state.endError = error
             if let error {
                 state.timeline.end = error is PromiseError ? .cancelled : .failed(describe(error))
@@ -138,9 +145,11 @@ final class RecordingRelay: Sendable {
 
     /// The reader left: the transfer stops, and what arrived is recorded, marked cancelled.
     private func readerLeft() {
+        let time = elapsed()
         settle { state in
             guard !state.ended else { return }
             state.ended = true
+            state.timeline.endTime = time
             state.endError = PromiseError.cancelled
             state.timeline.end = .cancelled
         }

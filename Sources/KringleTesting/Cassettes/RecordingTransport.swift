@@ -132,7 +132,8 @@ public final class RecordingTransport: Transport {
     /// Sends `transfer` through the wrapped transport and records the exchange: a download's
     /// body is read back from its file; a streamed body goes to the reader chunk by chunk as
     /// it arrives, and is recorded once it ends, with each chunk's size and arrival time
-    /// (see ``ReplayTransport/Pacing``). When the reader leaves a stream early (a Server-Sent
+    /// (see ``ReplayTransport/Pacing``), the entry's `time` and `receive` timing running to
+    /// the end of the body (HAR 1.2: the whole exchange, not its head). When the reader leaves a stream early (a Server-Sent
     /// Events stream that never ends, say), what arrived until then is recorded, marked
     /// `"_kringleStreamEnd": "cancelled"`, and replays as a body that ends there.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
@@ -192,10 +193,7 @@ public final class RecordingTransport: Transport {
             request: request, requestBody: body, started: started,
             outcome: outcome.map { (response: $0.0, body: $0.1) })
         var entry = HAR.Entry(exchange, redaction: redaction)
-        if let timeline {
-            let recordedSize = (try? entry.response.content.body().count) ?? -1
-            timeline.write(to: &entry.response.content, bodySize: recordedSize)
-        }
+        timeline?.write(to: &entry)
         recorded.withLock {
             $0.entries.append(entry)
             $0.unwritten.append(entry)
