@@ -13,7 +13,7 @@ import FoundationNetworking
 /// headers (trailers in `_trailers`), both bodies (text as text, anything else in base64),
 /// the cookies sent and set, and the timings and server address when the transport measured
 /// them. An exchange that got no response is recorded too, with status 0 and its error in
-/// `_error`, as browsers do. A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
+/// the response's `_error`, as Chrome does. A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
 /// ``/Kringle/NetworkClient/events(_:reconnection:)``) reaches its reader as it arrives, and
 /// its entry records each chunk's size and time (`_kringleChunks` in the response's
 /// `content`), for ``ReplayTransport`` to replay it in the same chunks and, if asked, at the

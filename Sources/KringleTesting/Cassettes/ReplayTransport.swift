@@ -234,16 +234,11 @@ public final class ReplayTransport: Transport {
     func response(_ index: Int, _ entry: HAR.Entry, for request: ValidatedRequest) throws -> HTTPResponse {
         let recorded = entry.response
         guard recorded.status > 0 else {
-            if case .string("timedOut")? = entry.custom["_kringleError"] {
-                var phase = TimeoutPhase.total
-                if case .string(let name)? = entry.custom["_kringleTimeoutPhase"] {
-                    phase = TimeoutPhase(rawValue: name) ?? .total
-                }
-                throw KringleError.timedOut(phase)
+            let failure = HAR.Failure(entry)
+            if failure.kind == "timedOut" {
+                throw KringleError.timedOut(failure.timeoutPhase.flatMap(TimeoutPhase.init(rawValue:)) ?? .total)
             }
-            var message = "no response"
-            if case .string(let error)? = entry.custom["_error"] { message = error }
-            throw KringleError.transport(CassetteError.recordedFailure(message))
+            throw KringleError.transport(CassetteError.recordedFailure(failure.error ?? "no response"))
         }
         let body: Data
         do {
