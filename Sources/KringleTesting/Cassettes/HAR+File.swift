@@ -72,7 +72,7 @@ extension HAR.Archive {
     }
 
     /// Adds `entries` at the end of the HAR file at `url`, or writes a new file with them:
-    /// what the file held (entries, pages, custom fields) is read afresh and kept, and the
+    /// what the file held (entries, pages, custom and unknown fields) is read afresh and kept, and the
     /// result is written atomically (``write(to:)``).
     ///
     /// Appends within one process are serialised, so two recorders writing one cassette

@@ -123,4 +123,82 @@ struct ChromeExportTests {
         }
         #expect(phase == .idle)
     }
+
+    /// A HAR file with fields HAR 1.2 does not define, written without the `_` its custom
+    /// fields begin with, at every level Kringle reads: Chrome's `sameSite` and `partitionKey`
+    /// on cookies, and what other tools add elsewhere.
+    static let extendedExport = #"""
+        {"exportedAt": "2024-05-01T10:01:00Z",
+         "log": {"version": "1.2", "generator": "cats-proxy",
+          "creator": {"name": "WebInspector", "version": "537.36", "build": "6367.91"},
+          "browser": {"name": "Chrome", "version": "124.0", "channel": "stable"},
+          "pages": [{"startedDateTime": "2024-05-01T10:00:00.000Z", "id": "page_1", "title": "Cats", "frameId": "F1",
+                     "pageTimings": {"onContentLoad": 412.3, "onLoad": 655.1, "firstPaint": 80}}],
+          "entries": [
+            {"priority": "VeryHigh", "_resourceType": "fetch", "cache": {"beforeRequest": null}, "pageref": "page_1",
+             "request": {"method": "POST", "url": "https://cats.example/login?next=%2Fhome", "httpVersion": "HTTP/1.1",
+               "frameId": "F1",
+               "headers": [{"name": "content-type", "value": "application/x-www-form-urlencoded", "source": "page"}],
+               "queryString": [{"name": "next", "value": "%2Fhome", "decoded": "/home"}],
+               "cookies": [{"name": "sid", "value": "abc123", "path": "/", "domain": "cats.example",
+                            "expires": "2025-05-01T10:00:00.000Z", "httpOnly": true, "secure": true,
+                            "sameSite": "Lax", "partitionKey": "https://cats.example"}],
+               "postData": {"mimeType": "application/x-www-form-urlencoded", "charset": "utf-8",
+                            "params": [{"name": "name", "value": "Tom", "encoding": "plain"}]},
+               "headersSize": -1, "bodySize": 8},
+             "response": {"status": 303, "statusText": "See Other", "httpVersion": "HTTP/1.1", "transferSize": 210,
+               "headers": [{"name": "location", "value": "/home", "source": "network"}],
+               "cookies": [{"name": "seen", "value": "1", "sameSite": "Strict"}],
+               "content": {"size": 0, "mimeType": "text/html", "sha256": "e3b0c442"},
+               "redirectURL": "/home", "headersSize": -1, "bodySize": 0, "_error": null},
+             "serverIPAddress": "203.0.113.7", "startedDateTime": "2024-05-01T10:00:00.421Z", "time": 48.91,
+             "timings": {"blocked": 2.11, "dns": -1, "ssl": -1, "connect": -1, "send": 0.09, "wait": 45.6,
+                         "receive": 1.11, "queueing": 1.05}}]}}
+        """#
+
+    /// Whether `value` holds everything `original` does: every member of every object, at
+    /// any depth, with the same value; arrays element by element.
+    static func keeps(_ original: HARValue, in value: HARValue, at path: String = "") -> [String] {
+        switch (original, value) {
+        case (.object(let originalMembers), .object(let members)):
+            return originalMembers.sorted { $0.key < $1.key }.flatMap { name, member in
+                guard let kept = members[name] else { return ["\(path).\(name) is gone"] }
+                return keeps(member, in: kept, at: "\(path).\(name)")
+            }
+        case (.array(let originalElements), .array(let elements)):
+            guard originalElements.count <= elements.count else { return ["\(path) lost elements"] }
+            return zip(originalElements, elements).enumerated().flatMap { index, pair in
+                keeps(pair.0, in: pair.1, at: "\(path)[\(index)]")
+            }
+        default:
+            return original == value ? [] : ["\(path) was \(original), is \(value)"]
+        }
+    }
+
+    @Test("appending to an export keeps the fields Kringle does not model, at every level")
+    func appendingKeepsUnknownFields() async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let cassette = folder.appendingPathComponent("export.har")
+        try Data(Self.extendedExport.utf8).write(to: cassette)
+        let stub = StubTransport()
+        stub.stub(.get, "/home", with: .json(#"{"name": "Tom"}"#))
+        let recorder = RecordingTransport(recording: stub, to: cassette)
+        _ = try await NetworkClient(transport: recorder)
+            .get(CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/home")).value
+
+        let written = try Data(contentsOf: cassette)
+        let original = try JSONDecoder().decode(HARValue.self, from: Data(Self.extendedExport.utf8))
+        let rewritten = try JSONDecoder().decode(HARValue.self, from: written)
+        #expect(Self.keeps(original, in: rewritten) == [])
+        let archive = try HAR.Archive.read(from: cassette)
+        #expect(archive.log.entries.count == 2)
+        #expect(archive.log.entries[0].request.cookies[0].custom["sameSite"] == .string("Lax"))
+        #expect(archive.log.entries[1].request.url == "https://cats.example/home")
+        // Chrome's own export keeps its cookies' `sameSite` too.
+        let chrome = try Self.archive()
+        #expect(chrome.log.entries[0].request.cookies[0].custom["sameSite"] == .string("Lax"))
+        #expect(try Self.archive(String(decoding: chrome.encoded(), as: UTF8.self)) == chrome)
+    }
 }
