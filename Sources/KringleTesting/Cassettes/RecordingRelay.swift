@@ -22,7 +22,7 @@ final class RecordingRelay: Sendable {
     private let clock: any KringleClock
     private let started: UInt64
     private let describe: @Sendable (any Error) -> String
-    private let record: @Sendable (HTTPResponse, Data, StreamTimeline) throws(CassetteError) -> Void
+    private let record: @Sendable (HTTPResponse, Data, StreamTimeline) throws(KringleError) -> Void
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -43,7 +43,7 @@ final class RecordingRelay: Sendable {
     init(
         reader: ResponseBodyChannel, clock: any KringleClock, started: UInt64,
         describe: @escaping @Sendable (any Error) -> String,
-        record: @escaping @Sendable (HTTPResponse, Data, StreamTimeline) throws(CassetteError) -> Void
+        record: @escaping @Sendable (HTTPResponse, Data, StreamTimeline) throws(KringleError) -> Void
     ) {
         inner = ResponseBodyChannel(capacity: reader.capacity)
         feeder = ChannelFeeder(reader)
@@ -159,9 +159,10 @@ final class RecordingRelay: Sendable {
 
     /// Applies `change`; then, once the head and the end of the body are both known, records
     /// the exchange (once) and ends the reader's body as the transfer's ended, or with the
-    /// cassette's error when it could not be written (a recording that silently lost an
-    /// exchange would fail later, far from the cause). A reader that left hears nothing; the
-    /// entry stays for the next ``RecordingTransport/flush()`` if the write failed.
+    /// cassette's error (inside `KringleError.transport`) when it could not be written (a
+    /// recording that silently lost an exchange would fail later, far from the cause). A
+    /// reader that left hears nothing; the entry stays for the next
+    /// ``RecordingTransport/flush()`` if the write failed.
     ///
     /// The entry is written under the lock, so that whoever finds the exchange settled
     /// (a reader leaving just after the end, say) finds its entry in the cassette. Recording
@@ -172,7 +173,7 @@ final class RecordingRelay: Sendable {
             guard state.ended, let head = state.head, !state.settled else { return .none }
             state.settled = true
             let error = state.endError
-            let written = Result { () throws(CassetteError) in try record(head, state.body, state.timeline) }
+            let written = Result { () throws(KringleError) in try record(head, state.body, state.timeline) }
             if case .failure(let failure) = written, error == nil { return .some(failure) }
             return .some(error)
         }

@@ -117,9 +117,10 @@ public final class RecordingTransport: Transport {
 
     /// Sends `request` through the wrapped transport and records the exchange.
     ///
-    /// - Returns: The wrapped transport's response or error, unchanged; or
-    ///   ``CassetteError`` when the cassette cannot be written (a recording that silently
-    ///   lost an exchange would fail later, far from the cause).
+    /// - Returns: The wrapped transport's response or error, unchanged; or, when the
+    ///   cassette cannot be written, ``/Kringle/KringleError/transport(_:)`` wrapping the
+    ///   ``CassetteError`` (a recording that silently lost an exchange would fail later, far
+    ///   from the cause).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         let started = clock.now
         let body = request.urlRequest.httpBody ?? Data()
@@ -152,7 +153,7 @@ public final class RecordingTransport: Transport {
             return RecordingRelay(
                 reader: reader, clock: clock, started: startedUptime,
                 describe: { rules.redacting($0).description },
-                record: { [self] head, body, timeline throws(CassetteError) in
+                record: { [self] head, body, timeline throws(KringleError) in
                     try record(request, body: requestBody, started: started, .success((head, body)), timeline: timeline)
                 })
         }
@@ -186,7 +187,7 @@ public final class RecordingTransport: Transport {
     private func record(
         _ request: URLRequest, body: Data, started: Date, _ outcome: Result<(HTTPResponse, Data), any Error>,
         timeline: StreamTimeline? = nil
-    ) throws(CassetteError) {
+    ) throws(KringleError) {
         // A cancelled exchange is the caller's doing, not the server's answer.
         if case .failure(let error) = outcome, error is PromiseError { return }
         let exchange = RecordedExchange(
@@ -199,6 +200,12 @@ public final class RecordingTransport: Transport {
             $0.unwritten.append(entry)
         }
         onRecord?(entry)
-        if writesEachExchange { try flush() }
+        guard writesEachExchange else { return }
+        do {
+            try flush()
+        } catch {
+            // The request rejects with a KringleError, as every request does.
+            throw .transport(error)
+        }
     }
 }

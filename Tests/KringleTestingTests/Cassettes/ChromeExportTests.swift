@@ -47,11 +47,11 @@ struct ChromeExportTests {
     static func recordedFailure(_ transport: ReplayTransport, _ url: String) async -> String? {
         let outcome = await NetworkClient(transport: transport)
             .get(CassetteEndpoint(baseURL: URL(string: url)!, path: "")).outcome()
-        guard case .failure(KringleError.transport(CassetteError.recordedFailure(let message))) = outcome else {
+        guard case .failure(KringleError.transport(let failure as RecordedFailure)) = outcome else {
             Issue.record("expected a recorded failure, got \(outcome)")
             return nil
         }
-        return message
+        return failure.message
     }
 
     @Test("a Chrome export's failed entry replays with its error, read from response._error")
