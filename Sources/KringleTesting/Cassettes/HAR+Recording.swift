@@ -132,7 +132,7 @@ extension HAR {
         return fields.filter { $0.name.lowercased() == "cookie" }.flatMap { field in
             field.value.split(separator: ";").map { pair in
                 let (name, value) = HAR.cookiePair(pair)
-                return Cookie(name: name, value: hides ? CassetteRedaction.placeholder : value)
+                return Cookie(name: name, value: hides ? Redaction.placeholder : value)
             }
         }
     }
@@ -155,7 +155,7 @@ extension HAR.Cookie {
     fileprivate init(setCookie line: String, hidingValue: Bool) {
         let parts = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         let (name, value) = HAR.cookiePair(parts.first ?? "")
-        self.init(name: name, value: hidingValue ? CassetteRedaction.placeholder : value)
+        self.init(name: name, value: hidingValue ? Redaction.placeholder : value)
         for attribute in parts.dropFirst() {
             let nameAndValue = attribute.split(separator: "=", maxSplits: 1).map(String.init)
             let value = nameAndValue.count > 1 ? nameAndValue[1] : ""
