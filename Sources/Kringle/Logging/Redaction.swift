@@ -29,6 +29,13 @@ public struct Redaction: Sendable, Equatable {
         "client_secret", "signature", "sig",
     ]
 
+    /// The text that replaces a secret, everywhere Kringle hides one: header values, query
+    /// values and URL user info in logs, errors and `curlDescription`, and everything a
+    /// cassette hides (`KringleTesting.CassetteRedaction`). It needs no percent-encoding in a
+    /// query or in user info (RFC 3986 §2.2: `*` is a sub-delimiter), so a redacted URL reads
+    /// `https://ann:***@cats.example/cats?api_key=***`, not `%3Credacted%3E`.
+    public static let placeholder = "***"
+
     /// The defaults alone.
     public static let `default` = Redaction()
 
@@ -66,7 +73,7 @@ public struct Redaction: Sendable, Equatable {
         Self.lowercased((includesDefaults ? Self.defaultQueryItems : []).union(additionalQueryItemNames))
     }
 
-    /// `headers` with the values of redacted names replaced by `<redacted>`, and the URLs
+    /// `headers` with the values of redacted names replaced by ``placeholder``, and the URLs
     /// in `Location`, `Content-Location` and `Referer` redacted as ``redacting(_:)-(URL)``
     /// does (a redirect to `…/callback?access_token=…` is a secret too).
     public func redacting(_ headers: HTTPHeaders) -> Redacted<HTTPHeaders> {
@@ -74,7 +81,7 @@ public struct Redaction: Sendable, Equatable {
     }
 
     /// `url` with the values of redacted query items and its user info (the password, or a
-    /// user name alone, which is often a token) replaced by `***`. A URL that cannot be taken
+    /// user name alone, which is often a token) replaced by ``placeholder``. A URL that cannot be taken
     /// apart is shown as its scheme and host alone, never as it is.
     public func redacting(_ url: URL) -> Redacted<URL> {
         Redacted(hidingSecrets(of: url))
@@ -98,7 +105,7 @@ public struct Redaction: Sendable, Equatable {
         return HTTPHeaders(
             headers.fields.map { field in
                 let name = field.name.lowercased()
-                if names.contains(name) { return (field.name, "<redacted>") }
+                if names.contains(name) { return (field.name, Self.placeholder) }
                 guard Self.urlHeaders.contains(name), let url = URL(string: field.value) else {
                     return (field.name, field.value)
                 }
@@ -119,22 +126,23 @@ public struct Redaction: Sendable, Equatable {
         }
         if includesDefaults {
             if components.percentEncodedPassword != nil {
-                components.percentEncodedPassword = "***"
+                components.percentEncodedPassword = Self.placeholder
             } else if components.percentEncodedUser != nil {
-                components.percentEncodedUser = "***"
+                components.percentEncodedUser = Self.placeholder
             }
         }
         components.percentEncodedQueryItems = components.percentEncodedQueryItems?.map { item in
             let name = item.name.removingPercentEncoding ?? item.name
             guard item.value != nil, names.contains(name.lowercased()) else { return item }
-            return URLQueryItem(name: item.name, value: "***")
+            return URLQueryItem(name: item.name, value: Self.placeholder)
         }
         return components.url ?? Self.masked(url)
     }
 
-    /// Scheme and host, the rest replaced by `***`.
+    /// Scheme and host, the rest replaced by ``placeholder``.
     private static func masked(_ url: URL) -> URL {
-        URL(string: "\(url.scheme ?? "unknown")://\(url.host ?? "unknown")/***") ?? URL(fileURLWithPath: "/***")
+        URL(string: "\(url.scheme ?? "unknown")://\(url.host ?? "unknown")/\(placeholder)")
+            ?? URL(fileURLWithPath: "/" + placeholder)
     }
 
     private static func lowercased(_ names: Set<String>) -> Set<String> {
@@ -153,7 +161,7 @@ public struct Redaction: Sendable, Equatable {
 /// ```swift
 /// func log(_ event: KringleLogEvent) {
 ///     if case .requestSent(_, let url, let headers) = event {
-///         print(url, headers.value["Authorization"] ?? "")   // https://cats.example/cats?api_key=*** <redacted>
+///         print(url, headers.value["Authorization"] ?? "")   // https://cats.example/cats?api_key=*** ***
 ///     }
 /// }
 /// ```

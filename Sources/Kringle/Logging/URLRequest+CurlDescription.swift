@@ -10,7 +10,7 @@ extension URLRequest {
     ///
     /// ```swift
     /// print(request.curlDescription)
-    /// // curl -X 'POST' 'https://cats.example/cats?api_key=***' -H 'Authorization: <redacted>'
+    /// // curl -X 'POST' 'https://cats.example/cats?api_key=***' -H 'Authorization: ***'
     /// ```
     ///
     /// A request to a Unix socket (``UnixSocketURL``) names the socket as curl wants it:

@@ -2,6 +2,16 @@ import Foundation
 
 /// What goes wrong with a cassette: a file that cannot be read or written, an entry that
 /// cannot be replayed, or a request the cassette has no answer for.
+///
+/// Making a transport or reading a file throws it as it is. A request the cassette refuses
+/// rejects, as every request does, with a ``/Kringle/KringleError``: this error is the
+/// underlying value of ``/Kringle/KringleError/transport(_:)``.
+///
+/// ```swift
+/// if case KringleError.transport(CassetteError.unmatchedRequest(let mismatch)) = error {
+///     print(mismatch)   // the request, and the nearest entries with what differs
+/// }
+/// ```
 public enum CassetteError: Error, CustomStringConvertible {
     /// The file at the URL cannot be read, or is not a HAR file; the underlying error says
     /// which (a `DecodingError` names the field).
@@ -14,9 +24,6 @@ public enum CassetteError: Error, CustomStringConvertible {
     /// No entry of the cassette answers the request: see ``CassetteMismatch`` for the
     /// request and the nearest entries.
     case unmatchedRequest(CassetteMismatch)
-    /// The recorded exchange failed without a response; the description of the error the
-    /// recording saw is kept.
-    case recordedFailure(String)
 
     /// What went wrong, in words a person can act on.
     public var description: String {
@@ -29,8 +36,6 @@ public enum CassetteError: Error, CustomStringConvertible {
             return "The cassette's entry \(index) cannot be replayed: \(reason)"
         case .unmatchedRequest(let mismatch):
             return mismatch.description
-        case .recordedFailure(let description):
-            return "The recorded exchange failed without a response: \(description)"
         }
     }
 }

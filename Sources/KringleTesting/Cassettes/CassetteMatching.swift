@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// var matching = CassetteMatching()
 /// matching.headers = ["Accept"]     // the Accept values must be equal too
-/// matching.body = true              // and the bodies
+/// matching.body = true              // and the bodies (JSON ones as values, in any key order)
 /// matching.order = .recorded        // and requests come in the order recorded
 /// ```
 public struct CassetteMatching: Sendable, Hashable {
@@ -37,7 +37,17 @@ public struct CassetteMatching: Sendable, Hashable {
     /// Header names (case-insensitive) whose values must be equal, after redaction: a
     /// redacted header matches on its presence only.
     public var headers: Set<String>
-    /// Whether the bodies must be equal, byte for byte, after the body redaction.
+    /// Whether the bodies must be equal, after the body redaction: byte for byte, except that
+    /// two JSON bodies are equal when their JSON values are.
+    ///
+    /// A body is compared as JSON when the recorded and the asked request are both of a JSON
+    /// media type (`application/json`, or any `+json` type such as
+    /// `application/merge-patch+json`, RFC 6839 §3.1) and both bodies parse: the members of an
+    /// object may come in any order, white space does not count, and numbers are compared by
+    /// value (`3` equals `3.0`), as vcrpy's and Ruby VCR's `body_as_json` matchers compare
+    /// them. A client's `JSONEncoder` writes an object's members in an order that can change
+    /// from one process to the next, so a recorded JSON body would otherwise not match itself
+    /// in a later run. The order of an array's elements still counts.
     public var body: Bool
     /// Whether the scheme, host and port are compared: `false` lets a cassette recorded
     /// against one host answer requests to another (a staging server's, say).
@@ -105,11 +115,40 @@ extension CassetteMatching {
         }
         if body {
             let recordedBody = (try? entry.request.postData?.body()) ?? Data()
-            if recordedBody != request.body {
+            if !Self.bodiesMatch(recordedBody, of: entry.request, request.body, of: request) {
                 reasons.append("body differs (\(recordedBody.count) bytes recorded, \(request.body.count) sent)")
             }
         }
         return reasons
+    }
+
+    /// Whether the bodies are equal: the same bytes, or the same JSON value when both
+    /// requests say they are JSON (see ``body``).
+    private static func bodiesMatch(
+        _ recordedBody: Data, of recorded: HAR.Request, _ askedBody: Data, of asked: CassetteRequest
+    ) -> Bool {
+        if recordedBody == askedBody { return true }
+        let recordedType =
+            recorded.postData?.mimeType ?? recorded.headers.last { $0.name.equalsIgnoringCase("Content-Type") }?.value
+        let askedType = asked.headers.last { $0.name.equalsIgnoringCase("Content-Type") }?.value
+        guard isJSON(recordedType), isJSON(askedType), let recordedValue = jsonValue(recordedBody),
+            let askedValue = jsonValue(askedBody)
+        else { return false }
+        // `HARValue` holds an object's members in a dictionary: their order does not count.
+        return recordedValue == askedValue
+    }
+
+    /// Whether `contentType` names JSON: `application/json` (RFC 8259 §11), or a type with
+    /// the `+json` structured syntax suffix (RFC 6839 §3.1); parameters are ignored.
+    private static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        return mediaType == "application/json" || (mediaType.contains("/") && mediaType.hasSuffix("+json"))
+    }
+
+    /// `data` read as one JSON value, or `nil` when it is not JSON.
+    private static func jsonValue(_ data: Data) -> HARValue? {
+        try? JSONDecoder().decode(HARValue.self, from: data)
     }
 
     private static func origin(of components: URLComponents?, withPort: Bool) -> String {

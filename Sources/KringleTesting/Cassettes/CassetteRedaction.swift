@@ -39,12 +39,9 @@ public struct CassetteRedaction: Sendable {
         self.body = body
     }
 
-    /// The text that replaces a secret, as the client's logs write it.
-    public static let placeholder = "<redacted>"
-
     /// A body hook that replaces the value of every JSON object member named in `names`
-    /// (case-insensitive), at any depth, with ``placeholder``; a body that is not JSON is
-    /// written as it is.
+    /// (case-insensitive), at any depth, with ``/Kringle/Redaction/placeholder`` (`***`,
+    /// as everywhere Kringle hides a secret); a body that is not JSON is written as it is.
     public static func jsonFields(_ names: Set<String>) -> @Sendable (Body) -> Data {
         let lowercased = Set(names.map { $0.lowercased() })
         return { body in
@@ -61,7 +58,7 @@ public struct CassetteRedaction: Sendable {
         if let object = value as? [String: Any] {
             var result: [String: Any] = [:]
             for (key, member) in object {
-                result[key] = names.contains(key.lowercased()) ? placeholder : hiding(names, in: member)
+                result[key] = names.contains(key.lowercased()) ? Redaction.placeholder : hiding(names, in: member)
             }
             return result
         }
@@ -81,7 +78,7 @@ public struct CassetteRedaction: Sendable {
     func headers(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
         let redacted = rules.redacting(HTTPHeaders(fields.map { ($0.name, $0.value) })).value.fields
         return zip(fields, redacted).map { original, field in
-            guard field.value == Self.placeholder, field.value != original.value else {
+            guard field.value == Redaction.placeholder, field.value != original.value else {
                 return (field.name, field.value)
             }
             switch original.name.lowercased() {
@@ -94,7 +91,7 @@ public struct CassetteRedaction: Sendable {
 
     /// Whether the rules hide the value of the header `name`.
     func hidesHeader(_ name: String) -> Bool {
-        rules.redacting(HTTPHeaders([(name, "x")])).value.fields.first?.value == Self.placeholder
+        rules.redacting(HTTPHeaders([(name, "x")])).value.fields.first?.value == Redaction.placeholder
     }
 
     /// `body` after the hook.
@@ -103,18 +100,18 @@ public struct CassetteRedaction: Sendable {
         return hook(Body(isRequest: isRequest, url: url, contentType: contentType, data: data))
     }
 
-    /// `a=1; b=2` → `a=<redacted>; b=<redacted>` (RFC 6265 §4.2.1).
+    /// `a=1; b=2` → `a=***; b=***` (RFC 6265 §4.2.1).
     private static func cookieHeader(_ value: String) -> String {
         value.split(separator: ";").map { pair in
-            cookieName(pair) + "=" + placeholder
+            cookieName(pair) + "=" + Redaction.placeholder
         }.joined(separator: "; ")
     }
 
     /// The first pair's value replaced; the attributes kept (RFC 6265 §4.1.1).
     private static func setCookieHeader(_ value: String) -> String {
         var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
-        guard let first = parts.first else { return placeholder }
-        parts[0] = cookieName(first) + "=" + placeholder
+        guard let first = parts.first else { return Redaction.placeholder }
+        parts[0] = cookieName(first) + "=" + Redaction.placeholder
         return parts.joined(separator: ";")
     }
 

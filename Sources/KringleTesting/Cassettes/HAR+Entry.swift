@@ -24,8 +24,15 @@ extension HAR {
         public var connection: String?
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = [
+            "pageref", "startedDateTime", "time", "request", "response", "cache", "timings", "serverIPAddress",
+            "connection", "comment",
+        ]
 
         /// An entry.
         public init(
@@ -59,7 +66,7 @@ extension HAR {
             serverIPAddress = try container.optional("serverIPAddress")
             connection = try container.optional("connection")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the entry.
@@ -75,7 +82,7 @@ extension HAR {
             try container.put(serverIPAddress, "serverIPAddress")
             try container.put(connection, "connection")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
 
         /// ``startedDateTime`` as a date, when it is valid ISO 8601.
@@ -106,8 +113,15 @@ extension HAR {
         public var bodySize: Int
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = [
+            "method", "url", "httpVersion", "cookies", "headers", "queryString", "postData", "headersSize", "bodySize",
+            "comment",
+        ]
 
         /// A request.
         public init(
@@ -141,7 +155,7 @@ extension HAR {
             headersSize = try container.field("headersSize", or: -1)
             bodySize = try container.field("bodySize", or: -1)
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the request.
@@ -157,7 +171,7 @@ extension HAR {
             try container.put(headersSize, "headersSize")
             try container.put(bodySize, "bodySize")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -183,8 +197,16 @@ extension HAR {
         public var bodySize: Int
         /// A comment.
         public var comment: String?
-        /// Custom fields (Kringle writes the trailer fields as `_trailers`).
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``);
+        /// Kringle writes the trailer fields as `_trailers`.
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = [
+            "status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize",
+            "bodySize", "comment",
+        ]
 
         /// A response.
         public init(
@@ -218,7 +240,7 @@ extension HAR {
             headersSize = try container.field("headersSize", or: -1)
             bodySize = try container.field("bodySize", or: -1)
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the response.
@@ -234,7 +256,7 @@ extension HAR {
             try container.put(headersSize, "headersSize")
             try container.put(bodySize, "bodySize")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -258,8 +280,12 @@ extension HAR {
         public var ssl: Double
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["blocked", "dns", "connect", "send", "wait", "receive", "ssl", "comment"]
 
         /// Timings; the required phases (`send`, `wait`, `receive`) default to 0, the others to -1.
         public init(
@@ -288,7 +314,7 @@ extension HAR {
             receive = try container.field("receive", or: 0)
             ssl = try container.field("ssl", or: -1)
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the timings.
@@ -302,7 +328,7 @@ extension HAR {
             try container.put(receive, "receive")
             try container.put(ssl, "ssl")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 }

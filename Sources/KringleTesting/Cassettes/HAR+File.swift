@@ -72,8 +72,8 @@ extension HAR.Archive {
     }
 
     /// Adds `entries` at the end of the HAR file at `url`, or writes a new file with them:
-    /// what the file held (entries, pages, custom fields) is read afresh and kept, and the
-    /// result is written atomically (``write(to:)``).
+    /// what the file held (entries, pages, custom and unknown fields) is read afresh and
+    /// kept, and the result is written atomically (``write(to:)``).
     ///
     /// Appends within one process are serialised, so two recorders writing one cassette
     /// lose nothing; two processes appending to one file at once are not supported.

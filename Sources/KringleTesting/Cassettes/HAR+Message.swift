@@ -9,8 +9,12 @@ extension HAR {
         public var value: String
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["name", "value", "comment"]
 
         /// A pair.
         public init(name: String, value: String, comment: String? = nil, custom: [String: HARValue] = [:]) {
@@ -26,7 +30,7 @@ extension HAR {
             name = try container.field("name", or: "")
             value = try container.field("value", or: "")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the pair.
@@ -35,7 +39,7 @@ extension HAR {
             try container.put(name, "name")
             try container.put(value, "value")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -57,8 +61,14 @@ extension HAR {
         public var secure: Bool?
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = [
+            "name", "value", "path", "domain", "expires", "httpOnly", "secure", "comment",
+        ]
 
         /// A cookie.
         public init(
@@ -87,7 +97,7 @@ extension HAR {
             httpOnly = try container.optional("httpOnly")
             secure = try container.optional("secure")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the cookie.
@@ -101,7 +111,7 @@ extension HAR {
             try container.put(httpOnly, "httpOnly")
             try container.put(secure, "secure")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -116,8 +126,12 @@ extension HAR {
         public var text: String?
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["mimeType", "params", "text", "comment"]
 
         /// A body.
         public init(
@@ -138,7 +152,7 @@ extension HAR {
             params = try container.optional("params")
             text = try container.optional("text")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the body.
@@ -148,7 +162,7 @@ extension HAR {
             try container.put(params, "params")
             try container.put(text, "text")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -164,8 +178,12 @@ extension HAR {
         public var contentType: String?
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["name", "value", "fileName", "contentType", "comment"]
 
         /// A parameter.
         public init(
@@ -188,7 +206,7 @@ extension HAR {
             fileName = try container.optional("fileName")
             contentType = try container.optional("contentType")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the parameter.
@@ -199,7 +217,7 @@ extension HAR {
             try container.put(fileName, "fileName")
             try container.put(contentType, "contentType")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -217,8 +235,12 @@ extension HAR {
         public var encoding: String?
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["size", "compression", "mimeType", "text", "encoding", "comment"]
 
         /// A body.
         public init(
@@ -243,7 +265,7 @@ extension HAR {
             text = try container.optional("text")
             encoding = try container.optional("encoding")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the body.
@@ -255,7 +277,7 @@ extension HAR {
             try container.put(text, "text")
             try container.put(encoding, "encoding")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 }

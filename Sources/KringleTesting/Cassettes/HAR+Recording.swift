@@ -39,12 +39,11 @@ extension HAR.Entry {
             request.postData = HAR.PostData(body: body, mimeType: requestType ?? "")
         }
         let started: Date
-        let response: HAR.Response
+        var response: HAR.Response
         var timings = HAR.Timings()
         var time = 0.0
         var serverAddress: String?
         var connection: String?
-        var custom: [String: HARValue] = [:]
         switch exchange.outcome {
         case .success(let (received, body)):
             let metrics = received.metrics
@@ -60,17 +59,18 @@ extension HAR.Entry {
             }
         case .failure(let error):
             started = exchange.started
-            // Chrome's own convention for a request that got no response: status 0 and `_error`.
+            // Chrome's own convention for a request that got no response: status 0, and the
+            // error in the response's `_error`. Kringle's own fields on the error go beside it.
             response = HAR.Response(status: 0, httpVersion: "")
-            custom["_error"] = .string(redaction.rules.redacting(error).description)
+            response.custom[HAR.Failure.errorField] = .string(redaction.rules.redacting(error).description)
             if case KringleError.timedOut(let phase) = error {
-                custom["_kringleError"] = .string("timedOut")
-                custom["_kringleTimeoutPhase"] = .string(phase.rawValue)
+                response.custom[HAR.Failure.kindField] = .string("timedOut")
+                response.custom[HAR.Failure.timeoutPhaseField] = .string(phase.rawValue)
             }
         }
         self.init(
             startedDateTime: HAR.string(from: started), time: time, request: request, response: response,
-            timings: timings, serverIPAddress: serverAddress, connection: connection, custom: custom)
+            timings: timings, serverIPAddress: serverAddress, connection: connection)
     }
 }
 
@@ -132,7 +132,7 @@ extension HAR {
         return fields.filter { $0.name.lowercased() == "cookie" }.flatMap { field in
             field.value.split(separator: ";").map { pair in
                 let (name, value) = HAR.cookiePair(pair)
-                return Cookie(name: name, value: hides ? CassetteRedaction.placeholder : value)
+                return Cookie(name: name, value: hides ? Redaction.placeholder : value)
             }
         }
     }
@@ -155,7 +155,7 @@ extension HAR.Cookie {
     fileprivate init(setCookie line: String, hidingValue: Bool) {
         let parts = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         let (name, value) = HAR.cookiePair(parts.first ?? "")
-        self.init(name: name, value: hidingValue ? CassetteRedaction.placeholder : value)
+        self.init(name: name, value: hidingValue ? Redaction.placeholder : value)
         for attribute in parts.dropFirst() {
             let nameAndValue = attribute.split(separator: "=", maxSplits: 1).map(String.init)
             let value = nameAndValue.count > 1 ? nameAndValue[1] : ""

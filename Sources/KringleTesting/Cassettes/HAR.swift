@@ -5,10 +5,13 @@ import Foundation
 /// ``ReplayTransport``).
 ///
 /// The types follow the spec's objects one to one (W3C Web Performance Working Group,
-/// "HTTP Archive (HAR) format", version 1.2), under the spec's field names. Each keeps the
-/// custom fields it was read with (names beginning with `_`, such as Chrome's
-/// `_resourceType`) in `custom`, and writes them back, so a cassette edited by a tool loses
-/// nothing when Kringle appends to it.
+/// "HTTP Archive (HAR) format", version 1.2), under the spec's field names. Each keeps every
+/// other field it was read with in `custom`, and writes it back under the same name: the
+/// custom fields of the spec (names beginning with `_`, such as Chrome's `_resourceType`),
+/// and fields a tool adds without the `_` (Chrome's `sameSite` on a cookie). So a cassette
+/// edited by a tool, or a browser's export, loses nothing when Kringle appends to it. A name
+/// set in `custom` that is one of the object's own fields is written with a `_` before it,
+/// so that it cannot replace that field.
 ///
 /// ```swift
 /// let archive = try HAR.Archive.read(from: cassetteURL)
@@ -26,8 +29,12 @@ extension HAR {
     public struct Archive: Sendable, Hashable, Codable {
         /// The log.
         public var log: Log
-        /// Custom fields beside `log`.
+        /// The fields beside `log` (custom, or unknown to Kringle), as read.
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["log"]
 
         /// An archive of `log`.
         public init(log: Log, custom: [String: HARValue] = [:]) {
@@ -39,14 +46,14 @@ extension HAR {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: HARKey.self)
             log = try container.decode(Log.self, forKey: HARKey("log"))
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the archive.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: HARKey.self)
             try container.put(log, "log")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -64,8 +71,12 @@ extension HAR {
         public var entries: [Entry]
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["version", "creator", "browser", "pages", "entries", "comment"]
 
         /// A log of `entries`, written by `creator` (Kringle by default).
         public init(
@@ -90,7 +101,7 @@ extension HAR {
             pages = try container.optional("pages")
             entries = try container.field("entries", or: [])
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the log.
@@ -102,7 +113,7 @@ extension HAR {
             try container.put(pages, "pages")
             try container.put(entries, "entries")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -114,8 +125,12 @@ extension HAR {
         public var version: String
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["name", "version", "comment"]
 
         /// Kringle's own `KringleTesting`.
         public static let kringle = Creator(name: "KringleTesting", version: "1")
@@ -134,7 +149,7 @@ extension HAR {
             name = try container.field("name", or: "")
             version = try container.field("version", or: "")
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the creator.
@@ -143,7 +158,7 @@ extension HAR {
             try container.put(name, "name")
             try container.put(version, "version")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 
@@ -160,8 +175,12 @@ extension HAR {
         public var pageTimings: HARValue
         /// A comment.
         public var comment: String?
-        /// Custom fields.
+        /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
+
+        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
+        /// ``custom``.
+        static let fields: Set<String> = ["startedDateTime", "id", "title", "pageTimings", "comment"]
 
         /// Reads a page.
         public init(from decoder: any Decoder) throws {
@@ -171,7 +190,7 @@ extension HAR {
             title = try container.field("title", or: "")
             pageTimings = try container.field("pageTimings", or: .object([:]))
             comment = try container.optional("comment")
-            custom = try container.customFields()
+            custom = try container.customFields(besides: Self.fields)
         }
 
         /// Writes the page.
@@ -182,7 +201,7 @@ extension HAR {
             try container.put(title, "title")
             try container.put(pageTimings, "pageTimings")
             try container.put(comment, "comment")
-            try container.putCustom(custom)
+            try container.putCustom(custom, besides: Self.fields)
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Any JSON value: what a HAR file's custom fields (names beginning with `_`, HAR 1.2
-/// "Custom fields") hold, kept as read so that writing the file again loses none of them.
+/// "Custom fields") and the other fields Kringle does not model hold, kept as read so that
+/// writing the file again loses none of them.
 ///
 /// ```swift
 /// entry.custom["_priority"] = .string("High")
@@ -83,10 +84,12 @@ extension KeyedDecodingContainer where Key == HARKey {
         try decodeIfPresent(T.self, forKey: HARKey(name))
     }
 
-    /// Every custom field (its name begins with `_`), kept as read.
-    func customFields() throws -> [String: HARValue] {
+    /// Every field but `modelled` (the fields of the spec the type reads itself), kept as
+    /// read: the custom fields HAR 1.2 allows (names beginning with `_`), and any other a tool
+    /// wrote (Chrome's `sameSite` on a cookie), so that writing the file again loses none.
+    func customFields(besides modelled: Set<String>) throws -> [String: HARValue] {
         var fields: [String: HARValue] = [:]
-        for key in allKeys where key.stringValue.hasPrefix("_") {
+        for key in allKeys where !modelled.contains(key.stringValue) {
             fields[key.stringValue] = try decode(HARValue.self, forKey: key)
         }
         return fields
@@ -104,11 +107,12 @@ extension KeyedEncodingContainer where Key == HARKey {
         try encodeIfPresent(value, forKey: HARKey(name))
     }
 
-    /// Writes the custom fields; a name without the `_` that HAR 1.2 requires of custom
-    /// fields is written with one, so it cannot clash with a field of the spec.
-    mutating func putCustom(_ fields: [String: HARValue]) throws {
+    /// Writes the custom fields under their names, as read; a name that is one of
+    /// `modelled`, the fields of the spec the type writes itself, is written with the `_`
+    /// that HAR 1.2 gives custom fields, so it cannot clash with them.
+    mutating func putCustom(_ fields: [String: HARValue], besides modelled: Set<String>) throws {
         for (name, value) in fields {
-            try encode(value, forKey: HARKey(name.hasPrefix("_") ? name : "_" + name))
+            try encode(value, forKey: HARKey(modelled.contains(name) ? "_" + name : name))
         }
     }
 }

@@ -22,7 +22,7 @@ final class RecordingRelay: Sendable {
     private let clock: any KringleClock
     private let started: UInt64
     private let describe: @Sendable (any Error) -> String
-    private let record: @Sendable (HTTPResponse, Data, StreamTimeline) throws(CassetteError) -> Void
+    private let record: @Sendable (HTTPResponse, Data, StreamTimeline) throws(KringleError) -> Void
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -43,7 +43,7 @@ final class RecordingRelay: Sendable {
     init(
         reader: ResponseBodyChannel, clock: any KringleClock, started: UInt64,
         describe: @escaping @Sendable (any Error) -> String,
-        record: @escaping @Sendable (HTTPResponse, Data, StreamTimeline) throws(CassetteError) -> Void
+        record: @escaping @Sendable (HTTPResponse, Data, StreamTimeline) throws(KringleError) -> Void
     ) {
         inner = ResponseBodyChannel(capacity: reader.capacity)
         feeder = ChannelFeeder(reader)
@@ -109,8 +109,7 @@ final class RecordingRelay: Sendable {
     private func take(_ result: Result<Data?, any Error>) -> Bool {
         switch result {
         case .success(let chunk?):
-            let now = clock.uptimeNanoseconds
-            let time = Double(now >= started ? now - started : 0) / 1e9
+            let time = elapsed()
             state.withLock { state in
                 state.body.append(chunk)
                 state.timeline.chunks.append(StreamTimeline.Chunk(size: chunk.count, time: time))
@@ -125,10 +124,18 @@ final class RecordingRelay: Sendable {
         }
     }
 
+    /// Seconds since the exchange started, on the recorder's clock.
+    private func elapsed() -> TimeInterval {
+        let now = clock.uptimeNanoseconds
+        return Double(now >= started ? now - started : 0) / 1e9
+    }
+
     private func bodyEnded(_ error: (any Error)?) {
+        let time = elapsed()
         settle { state in
             guard !state.ended else { return }
             state.ended = true
+            state.timeline.endTime = time
             state.endError = error
             if let error {
                 state.timeline.end = error is PromiseError ? .cancelled : .failed(describe(error))
@@ -138,9 +145,11 @@ final class RecordingRelay: Sendable {
 
     /// The reader left: the transfer stops, and what arrived is recorded, marked cancelled.
     private func readerLeft() {
+        let time = elapsed()
         settle { state in
             guard !state.ended else { return }
             state.ended = true
+            state.timeline.endTime = time
             state.endError = PromiseError.cancelled
             state.timeline.end = .cancelled
         }
@@ -150,9 +159,10 @@ final class RecordingRelay: Sendable {
 
     /// Applies `change`; then, once the head and the end of the body are both known, records
     /// the exchange (once) and ends the reader's body as the transfer's ended, or with the
-    /// cassette's error when it could not be written (a recording that silently lost an
-    /// exchange would fail later, far from the cause). A reader that left hears nothing; the
-    /// entry stays for the next ``RecordingTransport/flush()`` if the write failed.
+    /// cassette's error (inside `KringleError.transport`) when it could not be written (a
+    /// recording that silently lost an exchange would fail later, far from the cause). A
+    /// reader that left hears nothing; the entry stays for the next
+    /// ``RecordingTransport/flush()`` if the write failed.
     ///
     /// The entry is written under the lock, so that whoever finds the exchange settled
     /// (a reader leaving just after the end, say) finds its entry in the cassette. Recording
@@ -163,7 +173,7 @@ final class RecordingRelay: Sendable {
             guard state.ended, let head = state.head, !state.settled else { return .none }
             state.settled = true
             let error = state.endError
-            let written = Result { () throws(CassetteError) in try record(head, state.body, state.timeline) }
+            let written = Result { () throws(KringleError) in try record(head, state.body, state.timeline) }
             if case .failure(let failure) = written, error == nil { return .some(failure) }
             return .some(error)
         }

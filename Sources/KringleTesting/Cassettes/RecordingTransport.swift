@@ -13,7 +13,7 @@ import FoundationNetworking
 /// headers (trailers in `_trailers`), both bodies (text as text, anything else in base64),
 /// the cookies sent and set, and the timings and server address when the transport measured
 /// them. An exchange that got no response is recorded too, with status 0 and its error in
-/// `_error`, as browsers do. A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
+/// the response's `_error`, as Chrome does. A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
 /// ``/Kringle/NetworkClient/events(_:reconnection:)``) reaches its reader as it arrives, and
 /// its entry records each chunk's size and time (`_kringleChunks` in the response's
 /// `content`), for ``ReplayTransport`` to replay it in the same chunks and, if asked, at the
@@ -117,9 +117,10 @@ public final class RecordingTransport: Transport {
 
     /// Sends `request` through the wrapped transport and records the exchange.
     ///
-    /// - Returns: The wrapped transport's response or error, unchanged; or
-    ///   ``CassetteError`` when the cassette cannot be written (a recording that silently
-    ///   lost an exchange would fail later, far from the cause).
+    /// - Returns: The wrapped transport's response or error, unchanged; or, when the
+    ///   cassette cannot be written, ``/Kringle/KringleError/transport(_:)`` wrapping the
+    ///   ``CassetteError`` (a recording that silently lost an exchange would fail later, far
+    ///   from the cause).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         let started = clock.now
         let body = request.urlRequest.httpBody ?? Data()
@@ -132,7 +133,8 @@ public final class RecordingTransport: Transport {
     /// Sends `transfer` through the wrapped transport and records the exchange: a download's
     /// body is read back from its file; a streamed body goes to the reader chunk by chunk as
     /// it arrives, and is recorded once it ends, with each chunk's size and arrival time
-    /// (see ``ReplayTransport/Pacing``). When the reader leaves a stream early (a Server-Sent
+    /// (see ``ReplayTransport/Pacing``), the entry's `time` and `receive` timing running to
+    /// the end of the body (HAR 1.2: the whole exchange, not its head). When the reader leaves a stream early (a Server-Sent
     /// Events stream that never ends, say), what arrived until then is recorded, marked
     /// `"_kringleStreamEnd": "cancelled"`, and replays as a body that ends there.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
@@ -151,7 +153,7 @@ public final class RecordingTransport: Transport {
             return RecordingRelay(
                 reader: reader, clock: clock, started: startedUptime,
                 describe: { rules.redacting($0).description },
-                record: { [self] head, body, timeline throws(CassetteError) in
+                record: { [self] head, body, timeline throws(KringleError) in
                     try record(request, body: requestBody, started: started, .success((head, body)), timeline: timeline)
                 })
         }
@@ -185,22 +187,25 @@ public final class RecordingTransport: Transport {
     private func record(
         _ request: URLRequest, body: Data, started: Date, _ outcome: Result<(HTTPResponse, Data), any Error>,
         timeline: StreamTimeline? = nil
-    ) throws(CassetteError) {
+    ) throws(KringleError) {
         // A cancelled exchange is the caller's doing, not the server's answer.
         if case .failure(let error) = outcome, error is PromiseError { return }
         let exchange = RecordedExchange(
             request: request, requestBody: body, started: started,
             outcome: outcome.map { (response: $0.0, body: $0.1) })
         var entry = HAR.Entry(exchange, redaction: redaction)
-        if let timeline {
-            let recordedSize = (try? entry.response.content.body().count) ?? -1
-            timeline.write(to: &entry.response.content, bodySize: recordedSize)
-        }
+        timeline?.write(to: &entry)
         recorded.withLock {
             $0.entries.append(entry)
             $0.unwritten.append(entry)
         }
         onRecord?(entry)
-        if writesEachExchange { try flush() }
+        guard writesEachExchange else { return }
+        do {
+            try flush()
+        } catch {
+            // The request rejects with a KringleError, as every request does.
+            throw .transport(error)
+        }
     }
 }

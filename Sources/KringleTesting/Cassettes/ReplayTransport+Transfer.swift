@@ -58,7 +58,7 @@ extension ReplayTransport {
             return stream(response, of: entry, to: channel, within: transfer.limits.maximumDownloadBytes)
         case .failure(let mismatch):
             if let recorder { return recorder.transfer(transfer) }
-            return Promise(error: CassetteError.unmatchedRequest(mismatch))
+            return Promise(error: KringleError.transport(CassetteError.unmatchedRequest(mismatch)))
         }
     }
 
@@ -73,7 +73,7 @@ extension ReplayTransport {
         var pieces = timeline.pieces(of: response.body, mimeType: entry.response.content.mimeType)
         var ending: (any Error)? =
             if case .failed(let message) = timeline.end {
-                KringleError.transport(CassetteError.recordedFailure(message))
+                KringleError.transport(RecordedFailure(message: message))
             } else {
                 nil
             }

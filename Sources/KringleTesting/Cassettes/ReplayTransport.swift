@@ -14,8 +14,10 @@ import FoundationNetworking
 /// entry. The entry's response is given back as a transport would: status, headers (its
 /// `Set-Cookie` lines reach the client's jar), trailers and body; the client's redirects,
 /// retries, validation, decoding, cache, downloads and streams run on it as on a live one.
-/// A request no entry answers fails with ``CassetteError/unmatchedRequest(_:)``, which
-/// names the request and the nearest entries with what differs.
+/// A request no entry answers rejects, as every request does, with a
+/// ``/Kringle/KringleError``: ``/Kringle/KringleError/transport(_:)`` wrapping
+/// ``CassetteError/unmatchedRequest(_:)``, which names the request and the nearest entries
+/// with what differs.
 ///
 /// ```swift
 /// let replay = try ReplayTransport(cassette: cassetteURL)
@@ -148,11 +150,12 @@ public final class ReplayTransport: Transport {
 
     /// Answers `request` from the cassette (or, in a recording mode, from the network).
     ///
-    /// - Returns: The recorded response; it rejects with ``CassetteError/unmatchedRequest(_:)``
-    ///   when no entry answers, ``CassetteError/malformedEntry(_:reason:)`` when the entry's
-    ///   body does not decode, or the recorded failure of an exchange that had no response
+    /// - Returns: The recorded response. It rejects with ``/Kringle/KringleError/transport(_:)``
+    ///   wrapping ``CassetteError/unmatchedRequest(_:)`` when no entry answers, or
+    ///   ``CassetteError/malformedEntry(_:reason:)`` when the entry's body does not decode;
+    ///   or with the recorded failure of an exchange that had no response
     ///   (``/Kringle/KringleError/timedOut(_:)``, or ``/Kringle/KringleError/transport(_:)``
-    ///   wrapping ``CassetteError/recordedFailure(_:)``).
+    ///   wrapping a ``RecordedFailure``).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         if recordsEverything, let recorder { return recorder.send(request) }
         switch choose(asked(request, body: request.urlRequest.httpBody ?? Data())) {
@@ -164,7 +167,7 @@ public final class ReplayTransport: Transport {
             }
         case .failure(let mismatch):
             if let recorder { return recorder.send(request) }
-            return Promise(error: CassetteError.unmatchedRequest(mismatch))
+            return Promise(error: KringleError.transport(CassetteError.unmatchedRequest(mismatch)))
         }
     }
 
@@ -234,22 +237,18 @@ public final class ReplayTransport: Transport {
     func response(_ index: Int, _ entry: HAR.Entry, for request: ValidatedRequest) throws -> HTTPResponse {
         let recorded = entry.response
         guard recorded.status > 0 else {
-            if case .string("timedOut")? = entry.custom["_kringleError"] {
-                var phase = TimeoutPhase.total
-                if case .string(let name)? = entry.custom["_kringleTimeoutPhase"] {
-                    phase = TimeoutPhase(rawValue: name) ?? .total
-                }
-                throw KringleError.timedOut(phase)
+            let failure = HAR.Failure(entry)
+            if failure.kind == "timedOut" {
+                throw KringleError.timedOut(failure.timeoutPhase.flatMap(TimeoutPhase.init(rawValue:)) ?? .total)
             }
-            var message = "no response"
-            if case .string(let error)? = entry.custom["_error"] { message = error }
-            throw KringleError.transport(CassetteError.recordedFailure(message))
+            throw KringleError.transport(RecordedFailure(message: failure.error ?? "no response"))
         }
         let body: Data
         do {
             body = try recorded.content.body()
         } catch {
-            throw CassetteError.malformedEntry(index, reason: "its response body is marked base64 but does not decode")
+            throw KringleError.transport(
+                CassetteError.malformedEntry(index, reason: "its response body is marked base64 but does not decode"))
         }
         var trailers = HTTPHeaders()
         if case .array(let fields)? = recorded.custom["_trailers"] {

@@ -40,6 +40,9 @@ struct StreamTimeline: Sendable, Equatable {
 
     var chunks: [Chunk] = []
     var end = End.complete
+    /// When the body ended, or the reader left, in seconds from the start of the exchange;
+    /// `nil` while it goes on (and for a timeline read from a cassette).
+    var endTime: TimeInterval?
 
     static let chunksField = "_kringleChunks"
     static let endField = "_kringleStreamEnd"
@@ -47,6 +50,24 @@ struct StreamTimeline: Sendable, Equatable {
     /// The pieces a body is cut into when no chunks were recorded and it is not an event
     /// stream: as big as the pieces curl and URLSession hand over.
     static let pieceSize = 16 * 1024
+
+    /// Writes the timeline into `entry`: its chunks and end into the response's `content`
+    /// (``write(to:bodySize:)``), and its time carried on to the end of the body.
+    ///
+    /// HAR 1.2 §entries: an entry's `time` is the whole exchange, the sum of its `timings`,
+    /// whose `receive` is the time spent reading the body. The metrics of a streamed response
+    /// end at its head, so the entry's `time` and `receive` are carried on to when the body
+    /// ended, or the reader left (its last chunk when that moment is not known): an event
+    /// stream whose last event came 1.5 s in takes 1.5 s, not the 0.4 ms its head took.
+    func write(to entry: inout HAR.Entry) {
+        let recordedSize = (try? entry.response.content.body().count) ?? -1
+        write(to: &entry.response.content, bodySize: recordedSize)
+        guard let last = endTime ?? chunks.last?.time else { return }
+        let end = Self.milliseconds(last)
+        guard end > entry.time else { return }
+        entry.timings.receive = max(0, entry.timings.receive) + (end - entry.time)
+        entry.time = end
+    }
 
     /// Writes the timeline into `content`'s custom fields; the chunks only when they add up
     /// to the body it holds (a redaction hook that changed the body's length leaves the

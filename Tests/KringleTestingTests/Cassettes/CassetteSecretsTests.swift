@@ -44,7 +44,7 @@ struct CassetteSecretsTests {
         }
         // What is not secret is still there, so the cassette replays and reads well.
         #expect(text.contains("page=2"))
-        #expect(text.contains("sid=<redacted>; Path=/; HttpOnly"))
+        #expect(text.contains("sid=\(Redaction.placeholder); Path=/; HttpOnly"))
         let archive = try HAR.Archive.read(from: cassette)
         #expect(archive.log.entries.count >= 2)
         #expect(archive.log.entries[0].response.cookies.first?.name == "sid")
@@ -74,6 +74,39 @@ struct CassetteSecretsTests {
         #expect(!text.contains("p2"))
         let entry = try #require(recorder.entries.first)
         #expect(entry.request.postData?.text?.contains(#""name":"tom""#) == true)
-        #expect(entry.response.content.text?.contains(#""password":"<redacted>""#) == true)
+        #expect(entry.response.content.text?.contains(#""password":"\#(Redaction.placeholder)""#) == true)
+    }
+
+    @Test("a cassette hides secrets with the client's one placeholder: headers, cookies, URLs and bodies alike")
+    func onePlaceholder() async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appendingPathComponent("placeholder.har")
+        let stub = StubTransport()
+        stub.stub(.post, "/login", with: StubTransport.Stub(status: 200, headers: ["Set-Cookie": "sid=s3cr3t; Path=/"]))
+        let recorder = RecordingTransport(
+            recording: stub, to: cassette,
+            redaction: CassetteRedaction(body: CassetteRedaction.jsonFields(["password"])))
+        let endpoint = CassetteEndpoint(
+            baseURL: URL(string: "https://ann:s3cr3t@cats.example")!, path: "/login",
+            queryItems: [URLQueryItem(name: "token", value: "s3cr3t")],
+            headers: ["Authorization": "Bearer s3cr3t", "Cookie": "a=s3cr3t; b=s3cr3t"])
+        try await NetworkClient(transport: recorder).post(
+            RequestBody.data(Data(#"{"password":"s3cr3t"}"#.utf8), contentType: "application/json"), to: endpoint
+        ).value
+
+        let p = Redaction.placeholder
+        let entry = try #require(try HAR.Archive.read(from: cassette).log.entries.first)
+        let request = entry.request
+        #expect(request.headers.first { $0.name == "Authorization" }?.value == p)
+        #expect(request.headers.first { $0.name == "Cookie" }?.value == "a=\(p); b=\(p)")
+        #expect(request.cookies.map(\.value) == [p, p])
+        // Readable in the URL: not percent-encoded.
+        #expect(request.url == "https://ann:\(p)@cats.example/login?token=\(p)")
+        #expect(request.queryString.map(\.value) == [p])
+        #expect(request.postData?.text == #"{"password":"\#(p)"}"#)
+        #expect(entry.response.headers.first { $0.name == "Set-Cookie" }?.value == "sid=\(p); Path=/")
+        #expect(entry.response.cookies.map(\.value) == [p])
+        #expect(!(try String(contentsOf: cassette, encoding: .utf8)).contains("s3cr3t"))
     }
 }

@@ -143,4 +143,55 @@ struct CassetteStreamRecordingTests {
         }
         #expect(replayed == body)
     }
+
+    /// A recorded Server-Sent Events stream to record again: its head came at 0.4 ms, its two
+    /// events at 0 and 1.5 s.
+    private static let slowStream: HAR.Archive = {
+        var content = HAR.Content(body: Data((firstEvent + lastEvent).utf8), mimeType: "text/event-stream")
+        content.custom["_kringleChunks"] = .array([
+            .object(["size": .number(Double(firstEvent.utf8.count)), "time": .number(0)]),
+            .object(["size": .number(Double(lastEvent.utf8.count)), "time": .number(1500)]),
+        ])
+        let entry = HAR.Entry(
+            startedDateTime: "2024-05-01T10:00:00.000Z", time: 0.4,
+            request: HAR.Request(method: "GET", url: "https://chat.example/events"),
+            response: HAR.Response(
+                status: 200, headers: [HAR.NameValue(name: "Content-Type", value: "text/event-stream")],
+                content: content))
+        return HAR.Archive(log: HAR.Log(entries: [entry]))
+    }()
+
+    @Test(
+        "a streamed entry's time and timings run to the end of its body, or to where the reader left (HAR 1.2 time)",
+        arguments: [(readsToTheEnd: true, expected: 1500.0), (readsToTheEnd: false, expected: 1000.0)])
+    func streamedEntryTimeCoversTheBody(readsToTheEnd: Bool, expected: Double) async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cassette = folder.appendingPathComponent("slow.har")
+        // The stream comes from a paced replay on the same clock as the recorder's: its second
+        // event arrives when the test moves the clock 1.5 s on.
+        let clock = ManualClock()
+        let source = ReplayTransport(archive: Self.slowStream, pacing: .recorded, clock: clock)
+        let recorder = RecordingTransport(recording: source, to: cassette, clock: clock)
+        let endpoint = CassetteEndpoint(baseURL: URL(string: "https://chat.example")!, path: "/events")
+        let stream = NetworkClient(transport: recorder).stream(endpoint)
+        var chunks = stream.makeAsyncIterator()
+        #expect(try await Self.read(&chunks, bytes: Self.firstEvent.utf8.count) == Data(Self.firstEvent.utf8))
+        await clock.untilTimersPending(1)
+        if readsToTheEnd {
+            clock.advance(by: 1.5)
+            #expect(try await Self.read(&chunks, bytes: .max) == Data(Self.lastEvent.utf8))
+        } else {
+            clock.advance(by: 1)
+            stream.cancel()
+        }
+
+        let entry = try #require(try HAR.Archive.read(from: cassette).log.entries.first)
+        #expect(entry.time == expected)
+        // HAR 1.2 §entries: `time` is the sum of the timings that apply; `receive` holds the body.
+        let timings = entry.timings
+        let known = [timings.blocked, timings.dns, timings.connect, timings.send, timings.wait, timings.receive]
+        #expect(known.filter { $0 >= 0 }.reduce(0, +) == entry.time)
+        #expect(timings.receive >= expected - 0.4)
+    }
 }

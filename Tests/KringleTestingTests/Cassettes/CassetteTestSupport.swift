@@ -26,3 +26,10 @@ extension LoopbackServer {
         CassetteEndpoint(baseURL: baseURL, path: path, queryItems: query, headers: headers)
     }
 }
+
+/// The ``CassetteError`` a transport's refusal carries: a cassette rejects a request with
+/// `KringleError.transport`, the ``CassetteError`` its underlying error; `nil` for any other.
+func cassetteError(_ error: (any Error)?) -> CassetteError? {
+    guard case KringleError.transport(let underlying as CassetteError)? = error else { return nil }
+    return underlying
+}

@@ -64,4 +64,35 @@ struct RecordingTransportTests {
         #expect(cookies.last?.expires == nil)
         #expect(cookies.last?.custom["_expires"] == .string("someday"))
     }
+
+    @Test("a cassette that cannot be written rejects the request, whole or streamed, with KringleError.transport")
+    func unwritableCassetteRejectsWithKringleError() async throws {
+        let folder = temporaryCassetteFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // A file where the cassette's folder should be: the folder cannot be made.
+        let blocker = folder.appendingPathComponent("blocker")
+        try Data().write(to: blocker)
+        let stub = StubTransport()
+        stub.stub(.get, "/cats", with: .json(#"{"name": "Tom", "mood": "purring"}"#))
+        let client = NetworkClient(
+            transport: RecordingTransport(recording: stub, to: blocker.appendingPathComponent("cats.har")))
+        let endpoint = CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/cats")
+
+        var whole: (any Error)?
+        if case .failure(let error) = await client.get(endpoint).outcome() { whole = error }
+        var streamed: (any Error)?
+        do {
+            for try await _ in client.stream(endpoint) {}
+        } catch {
+            streamed = error
+        }
+        for error in [whole, streamed] {
+            guard case .unwritable? = cassetteError(error) else {
+                Issue.record(
+                    "expected KringleError.transport(CassetteError.unwritable), got \(String(describing: error))")
+                continue
+            }
+        }
+    }
 }

@@ -46,7 +46,7 @@ struct ReplayMatchingTests {
         #expect(try await Self.send(replay, "POST", "https://cats.example/cats", body: "other") == "2")
         #expect(try await Self.send(replay, "GET", "https://cats.example/cats?b=2&a=1") == "0")
         #expect(try await Self.send(replay, "GET", "https://CATS.example:443/cats?a=1&b=2") == "1")
-        await #expect(throws: CassetteError.self) {
+        await #expect(throws: KringleError.self) {
             try await Self.send(replay, "GET", "https://cats.example/cats?a=1&b=2")
         }
         #expect(replay.unusedEntries.isEmpty)
@@ -59,10 +59,10 @@ struct ReplayMatchingTests {
                 ("GET", "https://cats.example/cats?page=1", nil), ("DELETE", "https://dogs.example/x", nil),
                 ("GET", "https://cats.example/dogs", nil), ("GET", "https://cats.example/cats?page=2", nil),
             ]))
-        let error = await #expect(throws: CassetteError.self) {
+        let error = await #expect(throws: KringleError.self) {
             try await Self.send(replay, "GET", "https://cats.example/cats?page=3")
         }
-        guard case .unmatchedRequest(let mismatch)? = error else {
+        guard case .unmatchedRequest(let mismatch)? = cassetteError(error) else {
             Issue.record("expected unmatchedRequest, got \(String(describing: error))")
             return
         }
@@ -87,12 +87,34 @@ struct ReplayMatchingTests {
         if case .failure(let failure) = outcome { error = failure }
         let mismatch: CassetteMismatch? =
             switch error {
-            case CassetteError.unmatchedRequest(let mismatch)?: mismatch
             case KringleError.transport(CassetteError.unmatchedRequest(let mismatch))?: mismatch
             default: nil
             }
         #expect(mismatch?.nearest.first?.reasons == ["path /a ≠ /b"], "got \(String(describing: error))")
         #expect(server.statistics.requestsReceived == 0)
+    }
+
+    @Test("an unmatched request rejects with a KringleError, its CassetteError kept as the underlying value")
+    func unmatchedRejectsWithKringleError() async throws {
+        let replay = ReplayTransport(archive: Self.archive([("GET", "https://cats.example/cats", nil)]))
+        var request = URLRequest(url: URL(string: "https://cats.example/dogs")!)
+        request.httpMethod = "GET"
+        let validated = try ValidatedRequest(request)
+        let sent = await replay.send(validated).outcome()
+        var transfer = TransferRequest(request: validated)
+        transfer.responseBodyChannel = ResponseBodyChannel(capacity: 1)
+        let transferred = await replay.transfer(transfer).outcome()
+        for outcome in [sent, transferred] {
+            guard case .failure(KringleError.transport(let underlying)) = outcome else {
+                Issue.record("expected KringleError.transport, got \(outcome)")
+                continue
+            }
+            guard case CassetteError.unmatchedRequest(let mismatch) = underlying else {
+                Issue.record("expected the CassetteError inside, got \(underlying)")
+                continue
+            }
+            #expect(mismatch.nearest.first?.reasons == ["path /cats ≠ /dogs"])
+        }
     }
 
     @Test("chosen headers and the body can be matched too")
@@ -103,7 +125,7 @@ struct ReplayMatchingTests {
             ]),
             matching: CassetteMatching(headers: ["accept"], body: true))
         #expect(try await Self.send(replay, "POST", "https://cats.example/cats", body: "felix") == "1")
-        let error = await #expect(throws: CassetteError.self) {
+        let error = await #expect(throws: KringleError.self) {
             try await Self.send(replay, "POST", "https://cats.example/cats", body: "tom", accept: "text/html")
         }
         #expect(String(describing: error).contains(#"header accept: "application/json" ≠ "text/html""#))
@@ -114,7 +136,7 @@ struct ReplayMatchingTests {
     func orderAndReuse() async throws {
         let requests = [("GET", "https://cats.example/a", nil as String?), ("GET", "https://cats.example/b", nil)]
         let ordered = ReplayTransport(archive: Self.archive(requests), matching: CassetteMatching(order: .recorded))
-        let error = await #expect(throws: CassetteError.self) {
+        let error = await #expect(throws: KringleError.self) {
             try await Self.send(ordered, "GET", "https://cats.example/b")
         }
         #expect(String(describing: error).contains("out of the recorded order: entry #0 comes first"))
@@ -146,19 +168,83 @@ struct ReplayMatchingTests {
         #expect(try await Self.send(replay, "GET", "http://localhost:6001/dogs") == "1")
         #expect(try await Self.send(replay, "GET", "http://[::1]:6001/owls") == "2")
         // Another host's port still counts, and so does the host.
-        let otherPort = await #expect(throws: CassetteError.self) {
+        let otherPort = await #expect(throws: KringleError.self) {
             try await Self.send(replay, "GET", "https://cats.example:9443/cats")
         }
         #expect(String(describing: otherPort).contains("origin https://cats.example:8443 ≠ https://cats.example:9443"))
 
         let strict = ReplayTransport(archive: recorded, matching: CassetteMatching(ignoresLoopbackPorts: false))
-        let error = await #expect(throws: CassetteError.self) {
+        let error = await #expect(throws: KringleError.self) {
             try await Self.send(strict, "GET", "http://127.0.0.1:6001/cats")
         }
         #expect(String(describing: error).contains("origin http://127.0.0.1:5000 ≠ http://127.0.0.1:6001"))
-        let host = await #expect(throws: CassetteError.self) {
+        let host = await #expect(throws: KringleError.self) {
             try await Self.send(replay, "GET", "http://10.0.0.1:5000/cats")
         }
         #expect(String(describing: host).contains("origin http://127.0.0.1:5000 ≠ http://10.0.0.1:5000"))
+    }
+}
+
+extension ReplayMatchingTests {
+    /// One POST recorded with `body` of type `mimeType`, answered with `matched`.
+    static func jsonArchive(_ body: String, mimeType: String) -> HAR.Archive {
+        var request = HAR.Request(method: "POST", url: "https://cats.example/cats")
+        request.headers = [HAR.NameValue(name: "Content-Type", value: mimeType)]
+        request.postData = HAR.PostData(body: Data(body.utf8), mimeType: mimeType)
+        let entry = HAR.Entry(
+            startedDateTime: "2024-05-01T10:00:00.000Z", time: 1, request: request,
+            response: HAR.Response(
+                status: 200, content: HAR.Content(body: Data("matched".utf8), mimeType: "text/plain")))
+        return HAR.Archive(log: HAR.Log(entries: [entry]))
+    }
+
+    @Test(
+        "a JSON body matches its recording with the keys in another order; other bodies byte for byte",
+        arguments: [
+            // A client's JSONEncoder writes members in an order that changes between processes.
+            (
+                "application/json", #"{"name":"Tom","mood":"purring","toys":["ball","mouse"]}"#,
+                "application/json", #"{"toys":["ball","mouse"],"mood":"purring","name":"Tom"}"#, true
+            ),
+            (
+                "application/json; charset=utf-8", #"{"cat":{"name":"Tom","age":3},"at":1.5}"#,
+                "Application/JSON", #"{ "at": 1.5, "cat": { "age": 3.0, "name": "Tom" } }"#, true
+            ),
+            (
+                "application/merge-patch+json", #"{"a":1,"b":null}"#, "application/merge-patch+json",
+                #"{"b":null,"a":1}"#, true
+            ),
+            // JSON values still have to be equal: an array's order counts, and so does each value.
+            (
+                "application/json", #"{"toys":["ball","mouse"]}"#, "application/json", #"{"toys":["mouse","ball"]}"#,
+                false
+            ),
+            (
+                "application/json", #"{"name":"Tom","mood":"purring"}"#, "application/json",
+                #"{"mood":"hungry","name":"Tom"}"#, false
+            ),
+            // Not JSON by type, or not JSON at all: the bytes are compared.
+            ("text/plain", #"{"a":1,"b":2}"#, "text/plain", #"{"b":2,"a":1}"#, false),
+            ("application/json", #"{"a":1,"b":2}"#, "text/plain", #"{"b":2,"a":1}"#, false),
+            ("application/json", #"{"a":1,"b":2"#, "application/json", #"{"b":2,"a":1"#, false),
+        ])
+    func jsonBodyMatchesWithKeysInAnyOrder(
+        recordedType: String, recorded: String, askedType: String, asked: String, matches: Bool
+    ) async throws {
+        let replay = ReplayTransport(
+            archive: Self.jsonArchive(recorded, mimeType: recordedType), matching: CassetteMatching(body: true))
+        var request = URLRequest(url: URL(string: "https://cats.example/cats")!)
+        request.httpMethod = "POST"
+        request.setValue(askedType, forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(asked.utf8)
+        let outcome = await replay.send(try ValidatedRequest(request)).outcome()
+        switch outcome {
+        case .success(let response):
+            #expect(matches, "matched a body that differs: \(asked)")
+            #expect(String(decoding: response.body, as: UTF8.self) == "matched")
+        case .failure(let error):
+            #expect(!matches, "\(error)")
+            #expect(String(describing: error).contains("body differs"))
+        }
     }
 }

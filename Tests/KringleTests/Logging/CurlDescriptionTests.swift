@@ -60,9 +60,9 @@ struct CurlDescriptionTests {
                     "Proxy-Authorization": "Basic xyz", "X-Trace": "t-1",
                 ],
                 body: Data(#"{"name":"Tom"}"#.utf8), includingBody: true,
-                expected: "curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: <redacted>' "
-                    + "-H 'Content-Type: application/json' -H 'Cookie: <redacted>' "
-                    + "-H 'Proxy-Authorization: <redacted>' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
+                expected: "curl -X 'POST' 'https://cats.example/cats' -H 'Authorization: ***' "
+                    + "-H 'Content-Type: application/json' -H 'Cookie: ***' "
+                    + "-H 'Proxy-Authorization: ***' -H 'X-Trace: t-1' --data-binary '{\"name\":\"Tom\"}'"),
             InterceptorCurlCase(
                 label: "nothing redacted when asked", method: "DELETE", url: "https://cats.example/cats/1",
                 headers: ["Authorization": "Bearer abc", "Cookie": "s=1"], redaction: .disabled,
@@ -74,7 +74,7 @@ struct CurlDescriptionTests {
                 headers: ["X-Api-Key": "k", "Authorization": "a"],
                 redaction: Redaction(additionalHeaderNames: ["x-api-key"], additionalQueryItemNames: ["session"]),
                 expected:
-                    "curl 'https://cats.example/?Session=***&page=2' -H 'Authorization: <redacted>' -H 'X-Api-Key: <redacted>'"
+                    "curl 'https://cats.example/?Session=***&page=2' -H 'Authorization: ***' -H 'X-Api-Key: ***'"
             ),
             InterceptorCurlCase(
                 label: "secret query items and the URL's password redacted", method: "GET",
@@ -154,7 +154,7 @@ struct CurlDescriptionTests {
 
         let result = try await interceptorRunShell(request.curlDescription + " --silent --show-error --max-time 10")
         #expect(result.status == 0, "\(result.text)")
-        #expect(received.value.map { $0.header("Authorization") } == ["<redacted>"])
+        #expect(received.value.map { $0.header("Authorization") } == ["***"])
     }
 
     @Test("a quote that a combining mark follows cannot end the shell quoting")

@@ -23,9 +23,34 @@ struct RedactedTests {
     func headers() {
         let headers: HTTPHeaders = ["Authorization": "Bearer s3cr3t", "X-Trace": "t-1"]
         let redacted = Redaction(additionalHeaderNames: ["X-Trace"]).redacting(headers)
-        #expect(redacted.value.fields.map(\.value) == ["<redacted>", "<redacted>"])
+        #expect(redacted.value.fields.map(\.value) == [Redaction.placeholder, Redaction.placeholder])
         #expect(redacted.value.fields.map(\.name) == headers.fields.map(\.name))
         #expect(!redacted.description.contains("s3cr3t"))
+    }
+
+    @Test("one placeholder hides every secret (header values, query values, user info) and reads as it is in a URL")
+    func onePlaceholder() throws {
+        // A query value and user info stay readable with it: it needs no percent-encoding there.
+        #expect(
+            Redaction.placeholder.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed)
+                == Redaction.placeholder)
+        #expect(
+            Redaction.placeholder.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed)
+                == Redaction.placeholder)
+        #expect(
+            Redaction.placeholder.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) == Redaction.placeholder
+        )
+        let p = Redaction.placeholder
+        let headers = Redaction.default.redacting(["Authorization": "Bearer s3cr3t"]).value
+        #expect(headers["Authorization"] == p)
+        let url = try #require(URL(string: "https://ann:s3cr3t@cats.example/cats?token=t0k3n"))
+        let shown = Redaction.default.redacting(url).value
+        #expect(shown.absoluteString == "https://ann:\(p)@cats.example/cats?token=\(p)")
+        #expect(
+            shown.password == p
+                && URLComponents(url: shown, resolvingAgainstBaseURL: false)?.queryItems?.first?.value == p)
+        let userOnly = try #require(URL(string: "https://t0k3n@cats.example/"))
+        #expect(Redaction.default.redacting(userOnly).value.user == p)
     }
 
     @Test("a redacted KringleError hides its URLs and its response's URL, headers, trailers and exchanges")
@@ -45,8 +70,8 @@ struct RedactedTests {
             return
         }
         #expect(shown.url.absoluteString == "https://ann:***@cats.example/cats?api_key=***")
-        #expect(shown.headers["Set-Cookie"] == "<redacted>" && shown.headers["X-Id"] == "7")
-        #expect(shown.trailers["Authorization"] == "<redacted>")
+        #expect(shown.headers["Set-Cookie"] == Redaction.placeholder && shown.headers["X-Id"] == "7")
+        #expect(shown.trailers["Authorization"] == Redaction.placeholder)
         #expect(shown.metrics?.exchanges.map(\.url) == [shown.url])
         #expect(shown.body == response.body, "bodies are not the redaction's: they are kept")
         var everything = redacted.description

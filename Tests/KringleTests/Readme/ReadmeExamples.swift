@@ -94,7 +94,7 @@ enum ReadmeExamples {
     struct RequestLineLogger: KringleLogger {
         func log(_ event: KringleLogEvent) {
             guard case .requestSent(let method, let url, let headers) = event else { return }
-            print(method, url.value.path, headers.value["Authorization"] ?? "-")   // GET /cats <redacted>
+            print(method, url.value.path, headers.value["Authorization"] ?? "-")   // GET /cats ***
         }
     }
 
@@ -140,7 +140,7 @@ enum ReadmeExamples {
         var login = URLRequest(url: URL(string: "https://cats.example/login")!)
         login.httpMethod = "POST"
         login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
-        print(login.curlDescription)   // curl -X 'POST' 'https://cats.example/login' -H 'Authorization: <redacted>'
+        print(login.curlDescription)   // curl -X 'POST' 'https://cats.example/login' -H 'Authorization: ***'
     }
 
     static func callbacks(client: NetworkClient) {
@@ -516,7 +516,7 @@ enum ReadmeExamples {
 
         var matching = CassetteMatching()
         matching.headers = ["Accept"]   // these header values must be equal too
-        matching.body = true            // and the bodies
+        matching.body = true            // and the bodies (JSON as values: key order aside)
         matching.order = .recorded      // and the requests come in the recorded order
         let strict = try ReplayTransport(cassette: cassette, matching: matching)
         _ = strict
@@ -569,7 +569,7 @@ struct ReadmeExampleTests {
         var login = URLRequest(url: URL(string: "https://cats.example/login")!)
         login.httpMethod = "POST"
         login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
-        #expect(login.curlDescription == "curl -X 'POST' 'https://cats.example/login' -H 'Authorization: <redacted>'")
+        #expect(login.curlDescription == "curl -X 'POST' 'https://cats.example/login' -H 'Authorization: ***'")
     }
 }
 

@@ -143,7 +143,7 @@ struct UnixSocketCurlDescriptionTests {
         request.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
         #expect(
             request.curlDescription
-                == "curl --unix-socket '/var/run/docker.sock' 'http://localhost/containers/json?all=1&token=***' -H 'Authorization: <redacted>'"
+                == "curl --unix-socket '/var/run/docker.sock' 'http://localhost/containers/json?all=1&token=***' -H 'Authorization: ***'"
         )
         let secure = URLRequest(url: try parsedURL("https+unix://%2Frun%2Fa%27b.sock"))
         #expect(secure.curlDescription == #"curl --unix-socket '/run/a'\''b.sock' 'https://localhost/'"#)
