@@ -56,8 +56,8 @@ struct ProxyServer: Sendable, Hashable {
         let scheme = components.scheme ?? "http"
         let port = components.port.map { ":\($0)" } ?? ""
         switch (user, password) {
-        case (let user?, true): return "\(scheme)://\(Self.encoded(user)):***@\(host)\(port)"
-        case (_?, false), (nil, true): return "\(scheme)://***@\(host)\(port)"
+        case (let user?, true): return "\(scheme)://\(Self.encoded(user)):\(Redaction.placeholder)@\(host)\(port)"
+        case (_?, false), (nil, true): return "\(scheme)://\(Redaction.placeholder)@\(host)\(port)"
         case (nil, false): return "\(scheme)://\(host)\(port)"
         }
     }
@@ -69,7 +69,7 @@ struct ProxyServer: Sendable, Hashable {
     }
 
     private static func encoded(_ user: String) -> String {
-        user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? "***"
+        user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? Redaction.placeholder
     }
 }
 

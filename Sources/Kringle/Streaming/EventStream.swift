@@ -19,8 +19,11 @@ import Foundation
 /// connection's error). A status other than 200 (`204 No Content` included) or another
 /// `Content-Type` (``KringleError/eventStreamRefused(_:reason:)``), or a status outside
 /// `acceptableStatusCodes` (``KringleError/unacceptableStatusCode(_:_:)``), ends it for good;
-/// so does an error that is not a ``KringleError`` (a transport's own refusal, such as a
-/// cassette with no entry for the request: network failures are ``KringleError``s).
+/// so does any failure that would only come again: a TLS failure, a refused redirect or
+/// proxy, a configuration the server cannot speak, and a transport's own refusal (an error
+/// that is not a ``KringleError``, or a ``KringleError/transport(_:)`` whose underlying error
+/// is not a ``TransportFailure``, such as a cassette with no entry for the request: network
+/// failures are ``TransportFailure``s).
 /// An event cut short by the end of a connection is dropped, as the spec says. Leaving the
 /// loop (once its iterator is released: in a function, not in top-level script code), or
 /// cancelling its task, closes the connection.
@@ -159,8 +162,13 @@ public struct EventStream: AsyncSequence, Sendable {
             guard let error = error as? KringleError else { return true }
             switch error {
             case .eventStreamRefused, .unacceptableStatusCode, .invalidRequest, .tooManyRedirects, .insecureRedirect,
-                .tls, .lineTooLong, .responseTooLarge:
+                .tls, .lineTooLong, .responseTooLarge, .proxyRefused, .unsupportedConfiguration:
                 return true
+            case .transport(let underlying):
+                // Network failures are TransportFailures (CurlError, URLError, a cassette's
+                // RecordedFailure); anything else is the transport's own refusal (no cassette
+                // entry for the request), which would only come again.
+                return !(underlying is any TransportFailure)
             default:
                 return false
             }

@@ -268,11 +268,7 @@ struct CassetteStreamReplayTests {
         }
         // The recorded connection, then one reconnection the cassette has no entry for, refused
         // for good: not `maximumAttempts` more of them.
-        withKnownIssue(
-            "EventStream reconnects after any KringleError.transport until it ends for good on one whose underlying error is not a TransportFailure"
-        ) {
-            #expect(requests.value == 2)
-        }
+        #expect(requests.value == 2)
     }
 
     @Test("a replayed event stream that broke reconnects to the cassette's next entry, as it did when recorded")
