@@ -104,6 +104,38 @@ struct EventStreamTests {
         #expect(requests.value == 2)
     }
 
+    /// Failures that would only come again on a reconnection.
+    static let lastingFailures: [KringleError] = [
+        .transport(NoEntryLeft()),
+        .proxyRefused(
+            URL(string: "https://chat.example/feed")!, proxy: URL(string: "http://proxy.example:3128"), status: 407),
+        .unsupportedConfiguration("the server does not speak h2c"),
+    ]
+
+    struct NoEntryLeft: Error {}
+
+    @Test(
+        "a refusal that would only come again ends the stream for good: a transport's own, a proxy's, h2c's",
+        arguments: lastingFailures)
+    func lastingFailureEndsForGood(_ failure: KringleError) async throws {
+        let requests = Counter()
+        let stub = StubTransport()
+        stub.stub { _ in
+            guard requests.increment() == 1 else { throw failure }
+            return StubTransport.Stub(headers: ["Content-Type": "text/event-stream"], body: Data("data: one\n\n".utf8))
+        }
+        var reconnection = EventStream.Reconnection()
+        reconnection.delay = 0
+        let stream = NetworkClient(transport: stub).events(
+            ClientTestEndpoint(baseURL: URL(string: "https://chat.example")!, path: "/feed"), reconnection: reconnection
+        )
+
+        let (events, error) = await Self.collect(stream)
+        #expect(events.map(\.data) == ["one"])
+        #expect((error as? KringleError)?.caseName == failure.caseName, "\(String(describing: error))")
+        #expect(requests.value == 2)
+    }
+
     @Test("a status outside the acceptable ones ends the stream for good", arguments: TransportUnderTest.allCases)
     func unacceptableStatus(_ transport: TransportUnderTest) async throws {
         let requests = Counter()
