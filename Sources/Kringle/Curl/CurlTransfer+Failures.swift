@@ -61,10 +61,11 @@ extension CurlTransfer {
     }
 
     /// The refusal of a proxy that answered a forwarded plain-http request with 407 Proxy
-    /// Authentication Required (RFC 9110 §15.5.8: only a proxy sends it), or `nil`.
-    func proxyRefusal(ofStatus status: Int) -> KringleError? {
-        guard status == 407, goesThroughProxy else { return nil }
-        return .proxyRefused(submission.plan.requestURL, proxy: proxyURL, status: status)
+    /// Authentication Required (RFC 9110 §15.5.8: only a proxy sends it), or `nil`. The
+    /// status is read only for a request that went through a proxy.
+    var proxyRefusal: KringleError? {
+        guard goesThroughProxy, easy.responseCode == 407 else { return nil }
+        return .proxyRefused(submission.plan.requestURL, proxy: proxyURL, status: 407)
     }
 
     /// What went wrong reaching a Unix socket, in words that name it: curl's own message

@@ -73,7 +73,7 @@ final class CurlTransfer {
         if let channel = submission.channel {
             collector.channel = channel
             collector.onFinalHead = { [unowned self] in
-                if let refusal = proxyRefusal(ofStatus: easy.responseCode) {
+                if let refusal = proxyRefusal {
                     submission.promise.reject(refusal)
                 } else {
                     submission.promise.fulfill(head)
@@ -142,7 +142,7 @@ final class CurlTransfer {
         }
         switch Int(code) {
         case KCURLE_OK:
-            if let refusal = proxyRefusal(ofStatus: easy.responseCode) {
+            if let refusal = proxyRefusal {
                 return .failure(refusal)
             }
             if let progress {
