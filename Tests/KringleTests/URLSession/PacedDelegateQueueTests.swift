@@ -119,7 +119,12 @@ struct URLSessionBackpressureTests {
     }
 
     @Test func cancellingAHeldBackTransferStopsIt() async throws {
-        let server = try LoopbackServer { _ in .data(Self.body) }
+        // The server sends 4 MiB, then holds the rest back until the gate opens, which is
+        // after the cancellation: so it cannot have finished before, however slow the test.
+        let released = LoopbackServer.Gate()
+        let server = try LoopbackServer { _ in
+            .data(Self.body).withBehavior(.paced([.init(bytes: 4 << 20, then: .until(released))], afterLast: .sendRest))
+        }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -147,6 +152,13 @@ struct URLSessionBackpressureTests {
 
         let outcome = await started.outcome()
         #expect(outcome.isCancellation, "\(outcome)")
+
+        // Stopped, not just rejected: the rest of the body finds the connection closed. A
+        // transfer still running would take it all and the response would complete.
+        released.open()
+        #expect(await server.awaitStatistics(within: 60) { $0.connectionsClosedByPeer + $0.responsesCompleted >= 1 })
+        #expect(server.statistics.connectionsClosedByPeer == 1, "\(server.statistics)")
+        #expect(server.statistics.responsesCompleted == 0, "\(server.statistics)")
     }
 }
 #endif
