@@ -35,6 +35,17 @@ struct CassetteStreamRecordingTests {
         }
     }
 
+    /// Whether `server` completes a response within a minute: waited for on a thread of
+    /// its own, so that no thread of the test runner blocks.
+    private static func completed(_ server: LoopbackServer) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: server.waitForStatistics(timeout: 60) { $0.responsesCompleted == 1 })
+            }
+            .start()
+        }
+    }
+
     /// Reads `stream` until `count` bytes have arrived (or it ends).
     private static func read(_ chunks: inout ResponseStream.AsyncIterator, bytes count: Int) async throws -> Data {
         var data = Data()
@@ -147,28 +158,31 @@ struct CassetteStreamRecordingTests {
         let folder = temporaryCassetteFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let cassette = folder.appendingPathComponent("big.har")
-        // Three times the client's 1 MiB stream buffer.
+        // One and a half times the client's 1 MiB stream buffer: so that all of it fits in
+        // that buffer and the recorder's own, which lets the server finish while the
+        // reader pauses.
         let buffer = 1 << 20
-        let body = Data((0..<(3 * buffer)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let body = Data((0..<(buffer * 3 / 2)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let server = try LoopbackServer { _ in .data(body) }
         defer { server.shutdown() }
         let clock = ManualClock()
         let recorder = RecordingTransport(
             recording: NetworkClient.makeDefaultTransport(), to: cassette, clock: clock)
-        var received = Data()
-        for try await chunk in NetworkClient(transport: recorder).stream(server.endpoint("/big")) {
-            // The reader pauses after its first chunk, 10 s on the recorder's clock.
-            if received.isEmpty { clock.advance(by: 10) }
-            received.append(chunk)
-        }
+        var reading = NetworkClient(transport: recorder).stream(server.endpoint("/big")).makeAsyncIterator()
+        var received = try #require(try await reading.next())
+        // The reader pauses after its first chunk, until the server has sent everything, and
+        // then for 10 s on the recorder's clock.
+        #expect(await Self.completed(server))
+        clock.advance(by: 10)
+        while let chunk = try await reading.next() { received.append(chunk) }
         #expect(received == body)
         let entry = try #require(try HAR.Archive.read(from: cassette).log.entries.first)
         #expect(try entry.response.content.body() == body)
 
         // The reader paced the transfer: while it paused, the recorder took no more than the
-        // stream's buffer holds (and a chunk or two on either side of it); the rest of the
-        // body came after, at 10 s. A recorder that read ahead of its reader would have
-        // taken the body as fast as the network brought it, at 0.
+        // stream's buffer holds (and a chunk or two on either side of it); the rest waited
+        // for the reader, and was taken at 10 s. A recorder that read ahead of its reader
+        // would have taken the whole body at 0, as the network brought it.
         let chunks = Self.recordedChunks(entry)
         let largest = chunks.map(\.size).max() ?? 0
         let beforeTheReaderWentOn = chunks.filter { $0.time == 0 }.map(\.size).reduce(0, +)
