@@ -1,8 +1,9 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Cassette streams: recording")
+@Suite("Cassette streams: recording", .generousTimeLimit)
 struct CassetteStreamRecordingTests {
     private static let firstEvent = "data: one\n\n"
     private static let lastEvent = "event: mood\ndata: purring\n\n"

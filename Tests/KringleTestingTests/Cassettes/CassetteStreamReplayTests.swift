@@ -1,8 +1,9 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Cassette streams: replay")
+@Suite("Cassette streams: replay", .generousTimeLimit)
 struct CassetteStreamReplayTests {
     private static let url = "https://cats.example/events"
     private static let endpoint = CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/events")

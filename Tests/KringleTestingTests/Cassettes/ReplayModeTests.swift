@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Replay modes")
+@Suite("Replay modes", .generousTimeLimit)
 struct ReplayModeTests {
     /// A server that answers each path with the path and how many requests it has had.
     private static func makeServer() throws -> (LoopbackServer, Counter) {

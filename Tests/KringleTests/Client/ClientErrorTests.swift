@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Client errors")
+@Suite("Client errors", .generousTimeLimit)
 struct ClientErrorTests {
     @Test(
         "an unacceptable status keeps the response and its body",

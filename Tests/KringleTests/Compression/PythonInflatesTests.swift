@@ -13,7 +13,7 @@ import FoundationNetworking
 /// inflating with its standard library (``InflatingServer``), which answers with what it
 /// inflated, and refuses (415) a body that did not arrive with the coding each test asks
 /// for. Over both transports, through the typed API and the callback API.
-@Suite("Compressed request bodies: a Python server inflates them", .requires(.python3))
+@Suite("Compressed request bodies: a Python server inflates them", .requires(.python3), .generousTimeLimit)
 struct PythonInflatesTests {
     typealias LogBatch = CompressedRequestTests.LogBatch
     static let codings = RequestCompression.Coding.allCases

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// The transport's own queue: which requests libcurl is handed, in what order, and what
 /// happens to the ones that wait.
-@Suite struct CurlAdmissionTests {
+@Suite(.generousTimeLimit) struct CurlAdmissionTests {
     private static func submission(_ id: UInt64, _ url: String) throws -> CurlSubmission {
         let plan = try CurlRequestPlan(makeRequest(try #require(URL(string: url))), defaultTimeout: 60)
         return CurlSubmission(

@@ -6,7 +6,7 @@ import Testing
 
 /// `CurlTransport.Proxy.environment`'s reading of the proxy variables, as a pure function:
 /// variables in, routes out.
-@Suite struct ProxyEnvironmentTests {
+@Suite(.generousTimeLimit) struct ProxyEnvironmentTests {
     /// What `http` and `https` URLs to an unlisted host get, written as the proxy's curl URL,
     /// `direct`, or `refused`.
     struct Case: Sendable, CustomStringConvertible {

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// A proxy's password shows nowhere: not in the proxy's or configuration's description, not
 /// in `dump`, not in a refusal, not in the error of a request the proxy turned away.
-@Suite struct ProxySecretsTests {
+@Suite(.generousTimeLimit) struct ProxySecretsTests {
     static let secret = "hunter2-proxy-secret"
 
     @Test(arguments: [

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// Response bodies handed over as they arrive, against a real server on 127.0.0.1, over
 /// every transport.
-@Suite("Streaming responses end to end")
+@Suite("Streaming responses end to end", .generousTimeLimit)
 struct StreamingEndToEndTests {
     @Test("the chunks arrive in order and complete, the head before the first", arguments: TransportUnderTest.allCases)
     func chunks(_ transport: TransportUnderTest) async throws {

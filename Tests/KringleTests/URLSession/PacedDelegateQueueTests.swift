@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Synchronization
 import Testing
@@ -8,12 +9,11 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// The delegate queue that gives URLSession's data tasks backpressure. A suspended queue
 /// runs nothing, so "the caller is still blocked" holds for as long as the test needs it.
-@Suite("Paced delegate queue")
+@Suite("Paced delegate queue", .generousTimeLimit)
 struct PacedDelegateQueueTests {
     /// A suspended queue already holding `limit` operations.
     private static func fullQueue(limit: Int, patience: TimeInterval) -> PacedDelegateQueue {
@@ -88,7 +88,7 @@ struct PacedDelegateQueueTests {
 /// `URLSessionTransport` reports progress on its delegate queue, so a slow report stands
 /// for a slow disk: without pacing, FoundationNetworking would queue the whole body.
 /// (Apple's URLSession is not paced.)
-@Suite("URLSessionTransport backpressure")
+@Suite("URLSessionTransport backpressure", .generousTimeLimit)
 struct URLSessionBackpressureTests {
     static let body = patternedData(count: 16 << 20)
 
