@@ -12,7 +12,10 @@ let package = Package(
         .executable(name: "kringle-benchmarks", targets: ["KringleBenchmarks"]),
     ],
     targets: [
-        .target(name: "KringlePromise"),
+        // CThreadSanitizer: happens-before annotations that only ThreadSanitizer runs call
+        // (-DKRINGLE_TSAN, Scripts/tsan.sh), around the promises' lock; see its header.
+        .target(name: "KringlePromise", dependencies: ["CThreadSanitizer"]),
+        .target(name: "CThreadSanitizer"),
         // The libcurl transport lives in Kringle, so that `NetworkClient()` can choose it.
         .target(name: "Kringle", dependencies: ["KringlePromise", "CCurlShim"]),
         .target(name: "KringleTesting", dependencies: ["Kringle"]),

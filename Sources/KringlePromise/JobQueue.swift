@@ -179,7 +179,8 @@ final class Claim: @unchecked Sendable {
         case closed
     }
 
-    // The promises' lock rather than `Mutex`: ThreadSanitizer builds swap it for one it sees.
+    // The promises' lock rather than a bare `Mutex`: ThreadSanitizer builds announce its
+    // critical sections to the sanitizer, which cannot see a contended `Mutex`.
     private let lock = PromiseLock(())
     @exclusivity(unchecked) private var state = State.open
     private let wake: @Sendable () -> Void

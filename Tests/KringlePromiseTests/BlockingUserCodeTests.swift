@@ -82,7 +82,7 @@ enum Starter: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// as it may on any concurrent queue: the library keeps none of that work back for the
 /// blocked thread (issue 30, item 5). Each test blocks with a semaphore, a `DispatchGroup`
 /// and `wait()`, bounded so that a deadlock fails rather than hangs.
-@Suite("user code may block on promise work it started")
+@Suite("user code may block on promise work it started", .generousTimeLimit)
 struct BlockingUserCodeTests {
     // MARK: Operators
 

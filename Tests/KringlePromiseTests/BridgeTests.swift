@@ -3,7 +3,7 @@ import KringlePromise
 import KringleTestSupport
 import Testing
 
-@Suite("async/await and wait() bridges")
+@Suite("async/await and wait() bridges", .generousTimeLimit)
 struct BridgeTests {
     @Test func awaitingTheValue() async throws {
         #expect(try await Promise(1).map { $0 + 1 }.value == 2)

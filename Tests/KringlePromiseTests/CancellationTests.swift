@@ -3,7 +3,7 @@ import KringlePromise
 import KringleTestSupport
 import Testing
 
-@Suite("Cancellation")
+@Suite("Cancellation", .generousTimeLimit)
 struct CancellationTests {
     @Test func cancelRejectsAndRunsProducerHandlers() async throws {
         let promise = Promise<Int>.pending()

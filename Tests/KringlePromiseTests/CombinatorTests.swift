@@ -3,7 +3,7 @@ import KringlePromise
 import KringleTestSupport
 import Testing
 
-@Suite("all, allSettled, race, any, zip")
+@Suite("all, allSettled, race, any, zip", .generousTimeLimit)
 struct CombinatorTests {
     @Test func allKeepsOrder() async throws {
         let promises = (0..<50).map { _ in Promise<Int>.pending() }

@@ -8,7 +8,7 @@ import Testing
 /// `DeferredPromiseJobs`: a job of the promises' queue keeps the jobs for that queue it sets
 /// off, and its thread runs them once it has returned, so a long chain runs as a loop on one
 /// worker, a turn at a time.
-@Suite("DeferredPromiseJobs: a promise job's follow-up on the same thread")
+@Suite("DeferredPromiseJobs: a promise job's follow-up on the same thread", .generousTimeLimit)
 struct DeferredPromiseJobsTests {
     @Test("a job kept by a promise job runs on the same thread, after that job returns")
     func keptJobRunsAfterOnTheSameThread() {

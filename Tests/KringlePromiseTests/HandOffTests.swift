@@ -6,7 +6,7 @@ import Testing
 
 /// A consumer waiting for a promise runs the job that settles it (`Claim`,
 /// `Promise.mapSuccess(on:consumerMayRun:_:)`) instead of a queue's thread.
-@Suite("hand-off of the settling job to the waiting consumer")
+@Suite("hand-off of the settling job to the waiting consumer", .generousTimeLimit)
 struct HandOffTests {
     /// A source, and its value plus one computed by a `mapSuccess` body that records its
     /// thread.

@@ -6,7 +6,7 @@ import Testing
 /// `continueInline` and `mapSuccess(deciding:)`, the client pipeline's plumbing for a step
 /// that usually has its answer at once (a hop) and sometimes starts more work (a redirect's
 /// next hop), the second followed by a decode on a queue in the same step.
-@Suite("Inline plumbing")
+@Suite("Inline plumbing", .generousTimeLimit)
 struct InlinePlumbingTests {
     typealias Decision = @Sendable (Result<Int, any Error>) throws -> Outcome<Int>
 

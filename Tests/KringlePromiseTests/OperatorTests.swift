@@ -3,7 +3,7 @@ import KringlePromise
 import KringleTestSupport
 import Testing
 
-@Suite("then, map, tap, done, catch, recover, recoverWith, always, validate")
+@Suite("then, map, tap, done, catch, recover, recoverWith, always, validate", .generousTimeLimit)
 struct OperatorTests {
     @Test func thenChainsThePromiseItsClosureReturns() async throws {
         let later = Promise<String>.pending()

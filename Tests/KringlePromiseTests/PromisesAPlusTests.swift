@@ -5,7 +5,7 @@ import Testing
 
 /// The library's semantics, each named after the Promises/A+ rule it comes from
 /// (https://promisesaplus.com) or the issue's own rule where A+ says nothing.
-@Suite("Promises/A+ semantics")
+@Suite("Promises/A+ semantics", .generousTimeLimit)
 struct PromisesAPlusTests {
     // MARK: 2.1 Promise states: settled once
 
@@ -334,7 +334,7 @@ extension PromisesAPlusTests {
     /// minutes under ThreadSanitizer), and four at once took both cores from every other
     /// test, whose real-time bounds (a request's 60 s time-out, 15 s `eventually`) then ran
     /// out on a slow machine.
-    @Suite("7 long chains", .serialized)
+    @Suite("7 long chains", .serialized, .generousTimeLimit)
     struct LongChains {
         // The million-link chains are built on threads of their own: a long synchronous loop
         // would hold one of Swift concurrency's few cooperative threads (and starve the other

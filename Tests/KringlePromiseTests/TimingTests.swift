@@ -4,7 +4,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("timeout, delay, retry")
+@Suite("timeout, delay, retry", .generousTimeLimit)
 struct TimingTests {
     @Test func timeoutRejectsAndCancelsUpstream() async throws {
         let clock = ManualClock()

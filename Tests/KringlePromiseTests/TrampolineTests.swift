@@ -6,7 +6,7 @@ import Testing
 /// `Trampoline`: nested library work runs after the current piece, on the same thread, in
 /// order, so that a long chain of synchronous settlements or releases is a loop, not a
 /// recursion.
-@Suite("Trampoline: recursion flattening")
+@Suite("Trampoline: recursion flattening", .generousTimeLimit)
 struct TrampolineTests {
     @Test("work scheduled from inside a job runs after that job returns, in order")
     func nestedWorkRunsAfterTheCurrentPiece() {

@@ -6,7 +6,7 @@ import Testing
 
 /// `UserCode.run(_:)`: nothing a user's closure may block on is held back for its thread.
 /// (`BlockingUserCodeTests` checks every closure the library runs goes through it.)
-@Suite("UserCode: user code may block on work it started")
+@Suite("UserCode: user code may block on work it started", .generousTimeLimit)
 struct UserCodeTests {
     @Test("jobs kept for this thread go back to the queue, and none are kept while it runs")
     func keptJobsGoBackToTheQueue() {

@@ -1,14 +1,14 @@
 import Dispatch
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Concurrent connections")
+@Suite("Concurrent connections", .generousTimeLimit)
 struct LoopbackServerConcurrencyTests {
     /// Every handler waits until all 50 requests are inside handlers at once, which can only
     /// happen if the 50 connections are served concurrently.

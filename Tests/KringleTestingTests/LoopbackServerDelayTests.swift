@@ -1,14 +1,14 @@
 import Dispatch
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Delayed responses and clients that give up")
+@Suite("Delayed responses and clients that give up", .generousTimeLimit)
 struct LoopbackServerDelayTests {
     private static func slowAndFastServer() throws -> LoopbackServer {
         try LoopbackServer { request in

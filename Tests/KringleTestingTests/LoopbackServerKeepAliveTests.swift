@@ -1,13 +1,13 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Persistent connections (RFC 9112 §9.3)")
+@Suite("Persistent connections (RFC 9112 §9.3)", .generousTimeLimit)
 struct LoopbackServerKeepAliveTests {
     private static func connectionEchoServer() throws -> LoopbackServer {
         try LoopbackServer { request in .text("\(request.connectionID) \(request.path)") }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import KringleTesting
@@ -8,10 +9,9 @@ import Testing
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
-import KringleTestSupport
 #endif
 
-@Suite("Lifecycle: start, URLs, shutdown")
+@Suite("Lifecycle: start, URLs, shutdown", .generousTimeLimit)
 struct LoopbackServerLifecycleTests {
     @Test func bindsAnEphemeralLoopbackPort() throws {
         let server = try LoopbackServer { _ in .text("ok") }

@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Limits: request body size (413) and connections (503)")
+@Suite("Limits: request body size (413) and connections (503)", .generousTimeLimit)
 struct LoopbackServerLimitsTests {
     /// A server with the given limits that answers with the body length and counts handler calls.
     private static func server(

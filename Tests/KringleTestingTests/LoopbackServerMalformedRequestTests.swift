@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Malformed requests are refused, never crash the server")
+@Suite("Malformed requests are refused, never crash the server", .generousTimeLimit)
 struct LoopbackServerMalformedRequestTests {
     struct MalformedCase: Sendable, CustomTestStringConvertible {
         var name: String

@@ -1,13 +1,13 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Methods, bodies and headers through URLSession and curl")
+@Suite("Methods, bodies and headers through URLSession and curl", .generousTimeLimit)
 struct LoopbackServerMethodTests {
     /// Echoes method, path and body so the client can check what the server saw.
     private static func echoServer() throws -> LoopbackServer {

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Request-target, path and query parsing")
+@Suite("Request-target, path and query parsing", .generousTimeLimit)
 struct LoopbackServerQueryTests {
     struct TargetCase: Sendable, CustomTestStringConvertible {
         var target: String

@@ -1,13 +1,13 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Request bodies: Content-Length, chunked, 100-continue, large")
+@Suite("Request bodies: Content-Length, chunked, 100-continue, large", .generousTimeLimit)
 struct LoopbackServerRequestBodyTests {
     /// Answers with the body length and its text (for short bodies).
     private static func bodyEchoServer() throws -> LoopbackServer {

@@ -1,13 +1,13 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Responses: headers, framing and deliberate failures")
+@Suite("Responses: headers, framing and deliberate failures", .generousTimeLimit)
 struct LoopbackServerResponseTests {
     @Test func repeatedSetCookieFieldsGoOutOnSeparateLines() throws {
         let server = try LoopbackServer { _ in

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Statistics counters")
+@Suite("Statistics counters", .generousTimeLimit)
 struct LoopbackServerStatisticsTests {
     @Test func countsConnectionsRequestsAndResponses() throws {
         let server = try LoopbackServer { _ in .text("ok") }

@@ -1,9 +1,10 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
 /// Trailer fields and hand-written status lines, for testing how clients take them.
-@Suite("Responses: trailers and odd status lines")
+@Suite("Responses: trailers and odd status lines", .generousTimeLimit)
 struct LoopbackServerTrailerTests {
     /// Everything the server sends for one `GET` request with `version` before it closes.
     private func exchange(_ server: LoopbackServer, version: String = "HTTP/1.1") throws -> String {

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("ManualClock")
+@Suite("ManualClock", .generousTimeLimit)
 struct ManualClockTests {
     /// What the timers did, in order.
     final class Log: Sendable {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import KringleTesting
 
-@Suite("RFC 9112 response serialization")
+@Suite("RFC 9112 response serialization", .generousTimeLimit)
 struct ResponseSerializerTests {
     private let date = "Sun, 06 Nov 1994 08:49:37 GMT"
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The client's HTTP cache on a replayed session: a revalidation recorded live (a
 /// conditional GET answered 304) replays, and the cache answers from what it stored.
-@Suite("Cassettes and the HTTP cache")
+@Suite("Cassettes and the HTTP cache", .generousTimeLimit)
 struct CassetteCacheTests {
     /// The time the session starts at on the client's clock, and the `Date` the server sends.
     static let start = Date(timeIntervalSince1970: 1_700_000_000)

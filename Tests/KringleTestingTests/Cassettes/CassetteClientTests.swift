@@ -1,8 +1,9 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("A client bound to a test's cassette")
+@Suite("A client bound to a test's cassette", .generousTimeLimit)
 struct CassetteClientTests {
     @Test("records when the environment says so, replays afterwards, named after the test")
     func recordsThenReplays() async throws {

@@ -4,7 +4,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Cassettes and other HAR tools")
+@Suite("Cassettes and other HAR tools", .generousTimeLimit)
 struct CassetteInteropTests {
     /// Loads a HAR file with `haralyzer` (PyPI), a reader no one here wrote, and prints what
     /// it sees of each entry as JSON.

@@ -1,8 +1,9 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Cassettes keep no secrets")
+@Suite("Cassettes keep no secrets", .generousTimeLimit)
 struct CassetteSecretsTests {
     @Test("with default settings no secret of the default redaction list reaches the file")
     func defaultRedaction() async throws {

@@ -1,8 +1,9 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Cassette streams: recording")
+@Suite("Cassette streams: recording", .generousTimeLimit)
 struct CassetteStreamRecordingTests {
     private static let firstEvent = "data: one\n\n"
     private static let lastEvent = "event: mood\ndata: purring\n\n"
@@ -21,6 +22,31 @@ struct CassetteStreamRecordingTests {
         }
     }
 
+    /// The `_kringleChunks` of `entry`: each chunk's size and time (milliseconds).
+    private static func recordedChunks(_ entry: HAR.Entry) -> [(size: Int, time: Double)] {
+        guard case .array(let chunks)? = entry.response.content.custom["_kringleChunks"] else {
+            Issue.record("no _kringleChunks in \(entry.response.content.custom)")
+            return []
+        }
+        return chunks.compactMap { chunk in
+            guard case .object(let fields) = chunk, case .number(let size)? = fields["size"],
+                case .number(let time)? = fields["time"]
+            else { return nil }
+            return (Int(size), time)
+        }
+    }
+
+    /// Whether `server` completes a response within a minute: waited for on a thread of
+    /// its own, so that no thread of the test runner blocks.
+    private static func completed(_ server: LoopbackServer) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: server.waitForStatistics(timeout: 60) { $0.responsesCompleted == 1 })
+            }
+            .start()
+        }
+    }
+
     /// Reads `stream` until `count` bytes have arrived (or it ends).
     private static func read(_ chunks: inout ResponseStream.AsyncIterator, bytes count: Int) async throws -> Data {
         var data = Data()
@@ -28,7 +54,9 @@ struct CassetteStreamRecordingTests {
         return data
     }
 
-    @Test("a stream reaches the reader chunk by chunk while it is recorded, and replays as events in its chunks")
+    @Test(
+        "a stream reaches the reader chunk by chunk while it is recorded, each chunk at its time on the recorder's clock, and replays as events in its chunks, at that pace if asked"
+    )
     func readerSeesEachChunkWhileRecording() async throws {
         let folder = temporaryCassetteFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -36,15 +64,19 @@ struct CassetteStreamRecordingTests {
         let lastReleased = LoopbackServer.Gate()
         let server = try Self.eventServer(releasingLastOn: lastReleased)
         defer { server.shutdown() }
-        let recorder = RecordingTransport(recording: NetworkClient.makeDefaultTransport(), to: cassette)
+        let clock = ManualClock()
+        let recorder = RecordingTransport(
+            recording: NetworkClient.makeDefaultTransport(), to: cassette, clock: clock)
         let stream = NetworkClient(transport: recorder).stream(server.endpoint("/events"))
         var chunks = stream.makeAsyncIterator()
 
         // The server holds the last event back until the gate opens: the first has to come
-        // through the recorder on its own.
+        // through the recorder on its own, at 0 on the recorder's clock; the last comes
+        // 1.5 s later on that clock.
         let first = try await Self.read(&chunks, bytes: Self.firstEvent.utf8.count)
         #expect(String(decoding: first, as: UTF8.self) == Self.firstEvent)
         #expect(recorder.entries.isEmpty)
+        clock.advance(by: 1.5)
         lastReleased.open()
         let rest = try await Self.read(&chunks, bytes: .max)
         #expect(String(decoding: rest, as: UTF8.self) == Self.lastEvent)
@@ -53,21 +85,12 @@ struct CassetteStreamRecordingTests {
         let entry = try #require(try HAR.Archive.read(from: cassette).log.entries.first)
         #expect(entry.response.content.text == Self.firstEvent + Self.lastEvent)
         #expect(entry.response.content.custom["_kringleStreamEnd"] == nil)
-        guard case .array(let recordedChunks)? = entry.response.content.custom["_kringleChunks"] else {
-            Issue.record("no _kringleChunks in \(entry.response.content.custom)")
-            return
-        }
-        let sizes = recordedChunks.compactMap { chunk -> Int? in
-            guard case .object(let fields) = chunk, case .number(let size)? = fields["size"] else { return nil }
-            return Int(size)
-        }
-        let times = recordedChunks.compactMap { chunk -> Double? in
-            guard case .object(let fields) = chunk, case .number(let time)? = fields["time"] else { return nil }
-            return time
-        }
-        #expect(sizes.count >= 2)
-        #expect(sizes.reduce(0, +) == (Self.firstEvent + Self.lastEvent).utf8.count)
-        #expect(times.count == sizes.count && times == times.sorted() && times.allSatisfy { $0 >= 0 })
+        let recordedChunks = Self.recordedChunks(entry)
+        let sizes = recordedChunks.map(\.size)
+        // Each chunk at the time it reached the recorder: the first event's at 0 ms, the
+        // last's at 1500 ms.
+        let bytesByTime = Dictionary(recordedChunks.map { ($0.time, $0.size) }, uniquingKeysWith: +)
+        #expect(bytesByTime == [0: Self.firstEvent.utf8.count, 1500: Self.lastEvent.utf8.count], "\(recordedChunks)")
 
         // Replayed through the event-stream API: the same events.
         let replay = try ReplayTransport(cassette: cassette)
@@ -84,6 +107,19 @@ struct CassetteStreamRecordingTests {
             replayedSizes.append(chunk.count)
         }
         #expect(replayedSizes == sizes)
+
+        // At the recorded pace: the last event waits its 1.5 s on the replay's clock.
+        let replayClock = ManualClock()
+        let paced = try ReplayTransport(cassette: cassette, pacing: .recorded, clock: replayClock)
+        let replayed = NetworkClient(transport: paced).stream(server.endpoint("/events"))
+        var replayedChunks = replayed.makeAsyncIterator()
+        let replayedFirst = try await Self.read(&replayedChunks, bytes: Self.firstEvent.utf8.count)
+        #expect(String(decoding: replayedFirst, as: UTF8.self) == Self.firstEvent)
+        await replayClock.untilTimersPending(1)
+        #expect(replayClock.pendingDelays == [1.5])
+        replayClock.advance(by: 1.5)
+        let replayedRest = try await Self.read(&replayedChunks, bytes: .max)
+        #expect(String(decoding: replayedRest, as: UTF8.self) == Self.lastEvent)
         #expect(server.statistics.requestsReceived == 1)
     }
 
@@ -123,18 +159,38 @@ struct CassetteStreamRecordingTests {
         let folder = temporaryCassetteFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let cassette = folder.appendingPathComponent("big.har")
-        // Three times the client's 1 MiB stream buffer.
-        let body = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        // One and a half times the client's 1 MiB stream buffer: so that all of it fits in
+        // that buffer and the recorder's own, which lets the server finish while the
+        // reader pauses.
+        let buffer = 1 << 20
+        let body = Data((0..<(buffer * 3 / 2)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let server = try LoopbackServer { _ in .data(body) }
         defer { server.shutdown() }
-        let recorder = RecordingTransport(recording: NetworkClient.makeDefaultTransport(), to: cassette)
-        var received = Data()
-        for try await chunk in NetworkClient(transport: recorder).stream(server.endpoint("/big")) {
-            received.append(chunk)
-        }
+        let clock = ManualClock()
+        let recorder = RecordingTransport(
+            recording: NetworkClient.makeDefaultTransport(), to: cassette, clock: clock)
+        var reading = NetworkClient(transport: recorder).stream(server.endpoint("/big")).makeAsyncIterator()
+        var received = try #require(try await reading.next())
+        // The reader pauses after its first chunk, until the server has sent everything, and
+        // then for 10 s on the recorder's clock.
+        #expect(await Self.completed(server))
+        clock.advance(by: 10)
+        while let chunk = try await reading.next() { received.append(chunk) }
         #expect(received == body)
         let entry = try #require(try HAR.Archive.read(from: cassette).log.entries.first)
         #expect(try entry.response.content.body() == body)
+
+        // The reader paced the transfer: while it paused, the recorder took no more than the
+        // stream's buffer holds (and a chunk or two on either side of it); the rest waited
+        // for the reader, and was taken at 10 s. A recorder that read ahead of its reader
+        // would have taken the whole body at 0, as the network brought it.
+        let chunks = Self.recordedChunks(entry)
+        let largest = chunks.map(\.size).max() ?? 0
+        let beforeTheReaderWentOn = chunks.filter { $0.time == 0 }.map(\.size).reduce(0, +)
+        let afterwards = chunks.filter { $0.time == 10_000 }.map(\.size).reduce(0, +)
+        #expect(beforeTheReaderWentOn + afterwards == body.count, "\(chunks.map(\.time))")
+        #expect(
+            beforeTheReaderWentOn <= buffer + 3 * largest, "\(beforeTheReaderWentOn) bytes before the reader went on")
 
         let replay = try ReplayTransport(cassette: cassette)
         var replayed = Data()

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Cassette streams: replay")
+@Suite("Cassette streams: replay", .generousTimeLimit)
 struct CassetteStreamReplayTests {
     private static let url = "https://cats.example/events"
     private static let endpoint = CassetteEndpoint(baseURL: URL(string: "https://cats.example")!, path: "/events")

@@ -18,7 +18,7 @@ private struct SessionOutcome: Equatable {
     var events: [String]
 }
 
-@Suite("Record and replay round trip")
+@Suite("Record and replay round trip", .generousTimeLimit)
 struct RecordReplayRoundTripTests {
     /// The stand-in API: JSON GETs, a POST, a redirect, a 503 then a 200 (the client
     /// retries), a 404 with a body, a cookie, a download, a Server-Sent Events stream.

@@ -1,8 +1,9 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("RecordingTransport")
+@Suite("RecordingTransport", .generousTimeLimit)
 struct RecordingTransportTests {
     @Test("an entry another writer appends between two exchanges is kept")
     func interleavedWriters() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Replay matching")
+@Suite("Replay matching", .generousTimeLimit)
 struct ReplayMatchingTests {
     /// A cassette of GETs and a POST on cats.example, answered with their index.
     static func archive(_ requests: [(String, String, String?)]) -> HAR.Archive {

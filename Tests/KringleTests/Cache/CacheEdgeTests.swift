@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// The rules at the edges of the cache: what streams, other methods and a request's own
 /// `cachePolicy` do, and what a late revalidation may not undo.
-@Suite("Cache edges: uploads, other methods, URLRequest policies, late revalidations")
+@Suite("Cache edges: uploads, other methods, URLRequest policies, late revalidations", .generousTimeLimit)
 struct CacheEdgeTests {
     @Test(
         "§4.4 a streamed upload (PUT of a file) still invalidates the URL it went to",

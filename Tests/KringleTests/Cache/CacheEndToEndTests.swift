@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// The cache against a real server on 127.0.0.1, over every transport: what reaches the
 /// server is counted, so a hit is one the server never saw.
-@Suite("HTTP cache end to end")
+@Suite("HTTP cache end to end", .generousTimeLimit)
 struct CacheEndToEndTests {
     /// The time every test starts at, and the `Date` the servers send with it.
     static let start = Date(timeIntervalSince1970: 1_700_000_000)

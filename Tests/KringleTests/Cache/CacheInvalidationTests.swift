@@ -9,7 +9,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("RFC 9111 §4.4 invalidation")
+@Suite("RFC 9111 §4.4 invalidation", .generousTimeLimit)
 struct CacheInvalidationTests {
     private static let cats = CacheTestEndpoint(path: "/cats")
 

@@ -9,7 +9,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Cache policies, logging and cached redirects")
+@Suite("Cache policies, logging and cached redirects", .generousTimeLimit)
 struct CachePolicyTests {
     private static let v1 = #""v1""#
 

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 // End to end through a NetworkClient: a stub transport and a manual clock, nothing real.
 
-@Suite("RFC 9111 §4.3 validation")
+@Suite("RFC 9111 §4.3 validation", .generousTimeLimit)
 struct CacheValidationTests {
     private static let v1 = #""v1""#
     private static let v2 = #""v2""#

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -12,7 +13,7 @@ import Darwin
 
 /// The directory storage: one private file per key, atomically replaced, bounded in bytes
 /// by evicting the least recently used files, found again by the next storage (and client).
-@Suite("DirectoryCacheStorage")
+@Suite("DirectoryCacheStorage", .generousTimeLimit)
 struct DirectoryCacheStorageTests {
     private typealias Fixtures = CacheStorageFixtures
 

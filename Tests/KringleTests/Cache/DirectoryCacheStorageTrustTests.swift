@@ -13,7 +13,7 @@ import Darwin
 /// The directory storage trusts only its own, complete files: anything else at an entry's
 /// name reads as nothing and is removed (a link itself, never what it names), and files
 /// replaced while other storages read them are never seen half written.
-@Suite("DirectoryCacheStorage trust")
+@Suite("DirectoryCacheStorage trust", .generousTimeLimit)
 struct DirectoryCacheStorageTrustTests {
     private typealias Fixtures = CacheStorageFixtures
     private static let key = "https://example.com/trusted"

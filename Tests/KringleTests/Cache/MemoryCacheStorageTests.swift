@@ -5,7 +5,7 @@ import Testing
 @testable import Kringle
 
 /// The in-memory storage: a least recently used list bounded by ``CachedResponse/cost``.
-@Suite("MemoryCacheStorage")
+@Suite("MemoryCacheStorage", .generousTimeLimit)
 struct MemoryCacheStorageTests {
     private typealias Fixtures = CacheStorageFixtures
 

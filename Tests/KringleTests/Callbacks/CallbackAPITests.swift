@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// Every completion each callback call received, by call number.
@@ -44,7 +44,7 @@ final class InterceptorCompletionLedger: Sendable {
     }
 }
 
-@Suite("Callback API: sendRequest and Disposable")
+@Suite("Callback API: sendRequest and Disposable", .generousTimeLimit)
 struct CallbackAPITests {
     private static func client(
         _ transport: any Transport,

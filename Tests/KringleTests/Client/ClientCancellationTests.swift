@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("Cancelling requests")
+@Suite("Cancelling requests", .generousTimeLimit)
 struct ClientCancellationTests {
     /// A server whose `/slow…` responses take 30 s (abandoned at shutdown) and whose other
     /// paths answer at once.

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("Cookies through the client")
+@Suite("Cookies through the client", .generousTimeLimit)
 struct ClientCookieTests {
     @Test(
         "a cookie set on a 302 is sent on the redirected request and after",

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Client errors")
+@Suite("Client errors", .generousTimeLimit)
 struct ClientErrorTests {
     @Test(
         "an unacceptable status keeps the response and its body",
@@ -137,29 +137,134 @@ struct ClientErrorTests {
         #expect(outcome.kringleError?.caseName == "transport", "\(outcome)")
     }
 
-    @Test("every KringleError has a readable description")
-    func descriptions() {
+    @Test("every KringleError has a readable description", arguments: KringleErrorKind.allCases)
+    func descriptions(_ kind: KringleErrorKind) {
+        let (error, fragments) = Self.example(of: kind)
+        #expect(error.kind == kind)
+        #expect(error.caseName == kind.rawValue)
+        for fragment in fragments {
+            #expect(error.description.contains(fragment), "\(kind): \(error.description)")
+        }
+    }
+
+    /// One error of each kind, and what its description must say for a person to act on it.
+    /// The switch has no default: a kind without an example does not compile.
+    static func example(of kind: KringleErrorKind) -> (KringleError, [String]) {
         let url = clientURL("http://h.example/a")
         let response = Response(
             value: Data("oops".utf8), statusCode: 418, headers: [:], body: Data("oops".utf8), url: url)
-        let context = DecodingError.Context(codingPath: [], debugDescription: "bad")
-        let cases: [(KringleError, [String])] = [
-            (.invalidRequest("no host"), ["no host"]),
-            (.transport(URLError(.cannotConnectToHost)), ["failed"]),
-            (.timedOut(.total), ["timed out"]),
-            (.unacceptableStatusCode(418, response), ["418", "http://h.example/a", "oops"]),
-            (.decodingFailed(.dataCorrupted(context), response), ["http://h.example/a", "bad", "oops"]),
-            (.tooManyRedirects(url), ["http://h.example/a"]),
-            (
+        let items = [DescriptionKey("items"), DescriptionKey(index: 2)]
+        switch kind {
+        case .invalidRequest:
+            return (.invalidRequest("no host"), ["Invalid request", "no host"])
+        case .encodingFailed:
+            let context = EncodingError.Context(codingPath: items, debugDescription: "NaN is not JSON")
+            return (
+                .encodingFailed(.invalidValue(Double.nan, context)),
+                ["encoded", "Double", "items[2]", "NaN is not JSON"]
+            )
+        case .file:
+            return (
+                .file(
+                    URL(fileURLWithPath: "/tmp/tom.jsonl"),
+                    underlying: KringleError.FileSizeChanged(expected: 10, found: 5)),
+                ["/tmp/tom.jsonl", "10 bytes expected, 5 found"]
+            )
+        case .transport:
+            return (
+                .transport(CurlError(code: 7, message: "Failed to connect to h.example port 80")),
+                ["before a response arrived", "curl error 7", "Failed to connect to h.example port 80"]
+            )
+        case .tls:
+            return (
+                .tls(
+                    clientURL("https://h.example/a"), .expiredCertificate,
+                    underlying: CurlError(code: 60, message: "certificate has expired")),
+                ["TLS", "https://h.example/a", "expired or is not yet valid", "curl error 60"]
+            )
+        case .timedOut:
+            return (.timedOut(.connect), ["timed out", "connect timeout"])
+        case .unsupportedConfiguration:
+            return (.unsupportedConfiguration("Unix sockets need CurlTransport"), ["Unix sockets need CurlTransport"])
+        case .unacceptableStatusCode:
+            return (.unacceptableStatusCode(418, response), ["418", "http://h.example/a", "oops"])
+        case .invalidResponse:
+            return (
+                .invalidResponse(response, reason: "Content-Range starts at 0, not 5"),
+                ["Invalid response", "http://h.example/a", "Content-Range starts at 0, not 5"]
+            )
+        case .malformedResponse:
+            return (
+                .malformedResponse(url, reason: "the status line is Http/1.1 200 OK"),
+                ["Malformed response", "http://h.example/a", "Http/1.1 200 OK"]
+            )
+        case .incompleteResponse:
+            return (
                 .incompleteResponse(
                     url, received: 5, expected: 10, underlying: CurlError(code: 18, message: "transfer closed")),
                 ["http://h.example/a", "ended before it was complete", "5 of 10", "curl error 18"]
-            ),
-        ]
-        for (error, fragments) in cases {
-            for fragment in fragments {
-                #expect(error.description.contains(fragment), "\(error.caseName): \(error.description)")
-            }
+            )
+        case .decodingFailed:
+            let context = DecodingError.Context(codingPath: items, debugDescription: "no name")
+            return (
+                .decodingFailed(.keyNotFound(DescriptionKey("name"), context), response),
+                ["http://h.example/a", "missing key \"name\"", "items[2]", "oops"]
+            )
+        case .tooManyRedirects:
+            return (.tooManyRedirects(url), ["Too many redirects", "http://h.example/a"])
+        case .responseTooLarge:
+            return (
+                .responseTooLarge(url, limit: .bodyBytes(1_000)),
+                ["http://h.example/a", "maximumBodyBytes (1000 bytes)"]
+            )
+        case .insecureRedirect:
+            return (
+                .insecureRedirect(from: clientURL("https://h.example/a"), to: clientURL("http://h.example/b")),
+                ["https://h.example/a", "http://h.example/b", "plain HTTP"]
+            )
+        case .notCached:
+            return (.notCached(url), ["No cached response", "http://h.example/a"])
+        case .lineTooLong:
+            return (.lineTooLong(url, limit: 1_000), ["http://h.example/a", "longer than 1000 bytes"])
+        case .lineDecodingFailed:
+            let context = DecodingError.Context(codingPath: [DescriptionKey("n")], debugDescription: "not a number")
+            return (
+                .lineDecodingFailed(.dataCorrupted(context), line: 4, url: url),
+                ["Line 4", "http://h.example/a", "not a number"]
+            )
+        case .eventStreamRefused:
+            return (
+                .eventStreamRefused(response, reason: "its Content-Type is text/html"),
+                ["http://h.example/a", "did not answer with an event stream", "its Content-Type is text/html"]
+            )
+        case .compressionFailed:
+            return (
+                .compressionFailed(.zlib(code: -2, message: "stream error")),
+                ["could not be compressed", "zlib failed with code -2", "stream error"]
+            )
         }
+    }
+}
+
+/// A coding key for the decoding and encoding paths of the description examples.
+private struct DescriptionKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(_ name: String) {
+        stringValue = name
+    }
+
+    init(index: Int) {
+        stringValue = "\(index)"
+        intValue = index
+    }
+
+    init?(stringValue: String) {
+        self.init(stringValue)
+    }
+
+    init?(intValue: Int) {
+        self.init(index: intValue)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("NetworkClient methods and Response")
+@Suite("NetworkClient methods and Response", .generousTimeLimit)
 struct ClientMethodTests {
     private static let tom = ClientCat(name: "Tom", mood: "purring")
     private static let tomJSON = #"{"name":"Tom","mood":"purring"}"#

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Concurrency and cancellation stress")
+@Suite("Concurrency and cancellation stress", .generousTimeLimit)
 struct ClientStressTests {
     @Test("200 concurrent requests all succeed with the right bodies", arguments: TransportUnderTest.allCases)
     func twoHundredConcurrent(_ transport: TransportUnderTest) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Request timeouts")
+@Suite("Request timeouts", .generousTimeLimit)
 struct ClientTimeoutTests {
     @Test(
         "a sub-second timeout rejects with timedOut on time and drops the connection",

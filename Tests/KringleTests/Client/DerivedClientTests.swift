@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,12 +7,11 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 @Suite(
-    "Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:), newClient(withAdditionalInterceptors:) and newClient(withLogger:)"
-)
+    "Derived clients: newClient(withAdditionalInterceptors:maxRetryCount:), newClient(withAdditionalInterceptors:) and newClient(withLogger:)",
+    .generousTimeLimit)
 struct DerivedClientTests {
     private static func endpoint(_ path: String) -> ClientTestEndpoint {
         ClientTestEndpoint(baseURL: interceptorStubBase, path: path)

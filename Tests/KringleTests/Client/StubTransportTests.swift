@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("StubTransport")
+@Suite("StubTransport", .generousTimeLimit)
 struct StubTransportTests {
     private static let base = URL(string: "http://stub.example/api") ?? URL(fileURLWithPath: "/")
 

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// What else holds when a body is compressed: a `Content-Encoding` of the endpoint's own is a
 /// conflict, and the cache forgets what a compressed POST changed.
-@Suite("Compressed request bodies: rules")
+@Suite("Compressed request bodies: rules", .generousTimeLimit)
 struct CompressedRequestRulesTests {
     typealias CompressingEndpoint = CompressedRequestTests.CompressingEndpoint
     typealias LogBatch = CompressedRequestTests.LogBatch

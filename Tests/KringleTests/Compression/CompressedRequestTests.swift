@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// Compressed request bodies reach a real server (LoopbackServer on 127.0.0.1), which keeps
 /// the bytes as they arrived; Python's zlib inflates them, and they must be the original.
-@Suite("Compressed request bodies")
+@Suite("Compressed request bodies", .generousTimeLimit)
 struct CompressedRequestTests {
     /// An endpoint on `server` that compresses.
     struct CompressingEndpoint: Endpoint {
@@ -236,7 +236,7 @@ struct CompressedRequestTests {
 }
 
 /// What a person reading the log or a `curl` command learns about a compressed body.
-@Suite("Compressed request bodies: logs and curlDescription")
+@Suite("Compressed request bodies: logs and curlDescription", .generousTimeLimit)
 struct CompressedRequestLogTests {
     @Test("the request log says the body was compressed")
     func logSaysCompressed() async throws {

@@ -6,6 +6,10 @@ import Kringle
 /// arrives, checksums checked, and answers with the inflated bytes, so a test compares them
 /// with what it sent. Started once per test process, shared by every test.
 ///
+/// A path begins with the coding the test expects (``path(_:expecting:)``): a body that
+/// arrives with another, or with none because compression was silently dropped, gets 415,
+/// so no test passes on a body that was never compressed.
+///
 /// Its answer's headers say what arrived: `X-Content-Encoding`, `X-Received-Bytes`,
 /// `X-Received-Framing` (`chunked` or `content-length`) and `X-Content-Type`. A body that
 /// does not inflate gets 400, a coding it does not know 415.
@@ -26,8 +30,14 @@ final class InflatingServer: Sendable {
         baseURL = URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/")
     }
 
-    /// `path` on the server.
-    func url(_ path: String) -> URL {
-        baseURL.appendingPathComponent(path)
+    /// `path` under the coding the server is to insist on: `/gzip/logs` for `("/logs", .gzip)`,
+    /// `/identity/logs` for `nil`.
+    static func path(_ path: String, expecting coding: RequestCompression.Coding?) -> String {
+        "/" + (coding?.rawValue ?? "identity") + path
+    }
+
+    /// `path` on the server, where only a body sent with `coding` is accepted.
+    func url(_ path: String, expecting coding: RequestCompression.Coding?) -> URL {
+        baseURL.appendingPathComponent(Self.path(path, expecting: coding))
     }
 }

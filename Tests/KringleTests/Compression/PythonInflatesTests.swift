@@ -11,8 +11,9 @@ import FoundationNetworking
 
 /// Every body form, compressed, sent to a server that is not ours: Python's `http.server`
 /// inflating with its standard library (``InflatingServer``), which answers with what it
-/// inflated. Over both transports, through the typed API and the callback API.
-@Suite("Compressed request bodies: a Python server inflates them", .requires(.python3))
+/// inflated, and refuses (415) a body that did not arrive with the coding each test asks
+/// for. Over both transports, through the typed API and the callback API.
+@Suite("Compressed request bodies: a Python server inflates them", .requires(.python3), .generousTimeLimit)
 struct PythonInflatesTests {
     typealias LogBatch = CompressedRequestTests.LogBatch
     static let codings = RequestCompression.Coding.allCases
@@ -24,7 +25,9 @@ struct PythonInflatesTests {
     private static func endpoint(
         _ path: String, _ coding: RequestCompression.Coding
     ) throws -> CompressedRequestTests.CompressingEndpoint {
-        .init(baseURL: try server().baseURL, path: path, compression: RequestCompression(coding))
+        .init(
+            baseURL: try server().baseURL, path: InflatingServer.path(path, expecting: coding),
+            compression: RequestCompression(coding))
     }
 
     /// Checks the server's account of what arrived.
@@ -41,7 +44,8 @@ struct PythonInflatesTests {
         "RequestBuilder + sendRequest: JSON, gzipped or deflated, inflates to the original",
         arguments: TransportUnderTest.allCases, codings)
     func builderJSON(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
-        var builder = RequestBuilder(method: .post, url: try Self.server().url("/logs"), body: .json(LogBatch.sample))
+        var builder = RequestBuilder(
+            method: .post, url: try Self.server().url("/logs", expecting: coding), body: .json(LogBatch.sample))
         builder.compression = RequestCompression(coding)
         let done = Promise<NetworkResult>.pending()
 
@@ -90,7 +94,7 @@ struct PythonInflatesTests {
         let data = Inflating.sample(bytes: 200_000)
         let file = try scratch.write(data, to: "tom.jsonl")
         let builder = RequestBuilder(
-            method: .post, url: try Self.server().url("/forms"),
+            method: .post, url: try Self.server().url("/forms", expecting: .deflate),
             body: .multipart([
                 .field(name: "caption", value: "Tom"),
                 .file(name: "log", fileURL: file, filename: "tom.jsonl", contentType: "application/jsonl"),
@@ -124,26 +128,52 @@ struct PythonInflatesTests {
         #expect(inflated == data)
     }
 
-    @Test("bytes that do not inflate are refused by the server, so the checks above can fail")
+    @Test("a body without the expected coding, or that does not inflate, is refused, so the checks above can fail")
     func serverRefusesBrokenBodies() async throws {
         let client = TransportUnderTest.curl.client()
-        let url = try Self.server().url("/raw")
-        let gzipped = try RequestCompression.gzip.compress(Inflating.sample(bytes: 10_000))
+        let server = try Self.server()
+        let plain = Inflating.sample(bytes: 10_000)
+        let gzipped = try RequestCompression.gzip.compress(plain)
         var truncated = RequestBuilder(
-            method: .post, url: url, body: .data(gzipped.dropLast(4), contentType: "text/plain"))
+            method: .post, url: server.url("/raw", expecting: .gzip),
+            body: .data(gzipped.dropLast(4), contentType: "text/plain"))
         truncated.headers["Content-Encoding"] = "gzip"
-        var unknown = RequestBuilder(method: .post, url: url, body: .data(gzipped, contentType: "text/plain"))
+        var unknown = RequestBuilder(
+            method: .post, url: server.baseURL.appendingPathComponent("/br/raw"),
+            body: .data(gzipped, contentType: "text/plain"))
         unknown.headers["Content-Encoding"] = "br"
+        // What a client that silently dropped its compression would send.
+        let uncompressed = RequestBuilder(
+            method: .post, url: server.url("/raw", expecting: .gzip), body: .data(plain, contentType: "text/plain"))
+        var otherCoding = RequestBuilder(
+            method: .post, url: server.url("/raw", expecting: .deflate),
+            body: .data(gzipped, contentType: "text/plain"))
+        otherCoding.headers["Content-Encoding"] = "gzip"
+        let noCoding = RequestBuilder(
+            method: .post, url: server.baseURL.appendingPathComponent("/"),
+            body: .data(plain, contentType: "text/plain"))
 
-        for (builder, status) in [(truncated, 400), (unknown, 415)] {
+        for (builder, status, reason) in [
+            (truncated, 400, ""), (unknown, 415, "unsupported coding: br"),
+            (uncompressed, 415, "expected gzip, received identity"),
+            (otherCoding, 415, "expected deflate, received gzip"),
+            (noCoding, 400, "the path must begin with the expected coding"),
+        ] {
             let done = Promise<NetworkResult>.pending()
             client.sendRequest(builder) { done.fulfill($0) }
             let result = try await done.outcome().get().result
-            guard case .failure(KringleError.unacceptableStatusCode(let code, _)) = result else {
+            guard case .failure(KringleError.unacceptableStatusCode(let code, let response)) = result else {
                 Issue.record("expected \(status), got \(result)")
                 continue
             }
             #expect(code == status)
+            #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(reason))
         }
+        // The same uncompressed body where the server is told to expect none: accepted.
+        let accepted = RequestBuilder(
+            method: .post, url: server.url("/raw", expecting: nil), body: .data(plain, contentType: "text/plain"))
+        let done = Promise<NetworkResult>.pending()
+        client.sendRequest(accepted) { done.fulfill($0) }
+        #expect(try await done.outcome().get().result.get().body == plain)
     }
 }

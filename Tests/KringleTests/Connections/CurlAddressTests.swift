@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// DNS overrides and the IP version, against a server that only listens on 127.0.0.1.
-@Suite("CurlTransport addresses")
+@Suite("CurlTransport addresses", .generousTimeLimit)
 struct CurlAddressTests {
     private static func endpoint(host: String, port: Int, path: String = "/") throws -> ClientTestEndpoint {
         ClientTestEndpoint(baseURL: try #require(URL(string: "http://\(host):\(port)")), path: path)

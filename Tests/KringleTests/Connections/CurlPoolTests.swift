@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// The connection pool's settings, counted where connections are made: at the server.
-@Suite("CurlTransport connection pool")
+@Suite("CurlTransport connection pool", .generousTimeLimit)
 struct CurlPoolTests {
     /// A server whose answers to `/<name>` wait until `gates[name]` opens.
     private static func heldServer(_ gates: [String: LoopbackServer.Gate]) throws -> LoopbackServer {

@@ -7,7 +7,7 @@ import Testing
 
 /// HTTP/2 without TLS, against nginx's plain `listen … http2` port, which speaks nothing
 /// but HTTP/2.
-@Suite("h2c: HTTP/2 with prior knowledge", .requires(.nginx))
+@Suite("h2c: HTTP/2 with prior knowledge", .requires(.nginx), .generousTimeLimit)
 struct H2CTests {
     private static func endpoint(_ server: NginxServer) -> ClientTestEndpoint {
         endpoint(url: server.h2cURL)

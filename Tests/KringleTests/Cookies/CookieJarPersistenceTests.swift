@@ -5,7 +5,7 @@ import Testing
 @testable import Kringle
 
 /// Persistent jars: file format, atomic writes, coalescing, failure modes.
-@Suite("Cookie jar persistence")
+@Suite("Cookie jar persistence", .generousTimeLimit)
 struct CookieJarPersistenceTests {
     private static let https = "https://example.com/"
 

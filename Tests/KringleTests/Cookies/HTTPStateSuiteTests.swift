@@ -57,7 +57,7 @@ struct HTTPStateCase: Decodable, Sendable, CustomTestStringConvertible {
 }
 
 /// The http-state parser suite (Adam Barth, IETF httpstate WG), run at jar level.
-@Suite("http-state suite (RFC 6265 / 6265bis)")
+@Suite("http-state suite (RFC 6265 / 6265bis)", .generousTimeLimit)
 struct HTTPStateSuiteTests {
     @Test("http-state case", arguments: HTTPStateCase.all)
     func httpStateCase(_ testCase: HTTPStateCase) {

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// The transport's own queue: which requests libcurl is handed, in what order, and what
 /// happens to the ones that wait.
-@Suite struct CurlAdmissionTests {
+@Suite(.generousTimeLimit) struct CurlAdmissionTests {
     private static func submission(_ id: UInt64, _ url: String) throws -> CurlSubmission {
         let plan = try CurlRequestPlan(makeRequest(try #require(URL(string: url))), defaultTimeout: 60)
         return CurlSubmission(
@@ -93,9 +93,11 @@ import FoundationNetworking
     }
 
     @Test func aWaitingRequestTimesOutWithoutReachingTheServer() async throws {
+        let paths = Recorder<String>()
         let released = LoopbackServer.Gate()
-        let server = try LoopbackServer { _ in
-            .text("first").withBehavior(.paced([.init(bytes: 0, then: .until(released))], afterLast: .sendRest))
+        let server = try LoopbackServer { request in
+            paths.append(request.path)
+            return .text("ok").withBehavior(.paced([.init(bytes: 0, then: .until(released))], afterLast: .sendRest))
         }
         defer { server.shutdown() }
         let transport = CurlTransport(configuration: .init(maximumConnectionsPerHost: 1))
@@ -103,12 +105,16 @@ import FoundationNetworking
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
 
         let queued = await transport.send(makeRequest(server.url("/queued"), timeout: 0.2)).outcome()
-
         // Timed out while the first still holds the only connection: in the queue.
         #expect(queued.kringleError?.caseName == "timedOut", "\(queued)")
+        // Queued behind it on the same host: had the timed-out request been left in the
+        // queue, it would be started first and reach the server before this one ends.
+        let last = transport.send(makeRequest(server.url("/last")))
         released.open()
         _ = try await first.valueWithin()
-        #expect(server.statistics.requestsReceived == 1)
+        _ = try await last.valueWithin()
+
+        #expect(paths.elements == ["/first", "/last"])
     }
 
     @Test func aCancelledWaitingRequestLeavesTheQueue() async throws {

@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// libcurl loads on this machine, and both ways of waiting work.
-@Suite struct CurlAvailabilityTests {
+@Suite(.generousTimeLimit) struct CurlAvailabilityTests {
     @Test func libcurlIsAvailableHere() {
         #expect(CurlTransport.isAvailable)
         #expect(CurlTransport.libraryVersion?.hasPrefix("libcurl/") == true)

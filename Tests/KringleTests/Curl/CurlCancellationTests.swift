@@ -7,7 +7,7 @@ import Testing
 @testable import Kringle
 
 /// Cancelling a promise stops its transfer; every promise settles exactly once.
-@Suite struct CurlCancellationTests {
+@Suite(.generousTimeLimit) struct CurlCancellationTests {
     @Test func cancellingStopsTheTransfer() async throws {
         let arrived = Counter()
         let server = try LoopbackServer { _ in

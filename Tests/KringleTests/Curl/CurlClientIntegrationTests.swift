@@ -7,7 +7,7 @@ import Testing
 
 /// `NetworkClient(transport: CurlTransport())` end to end: the client does redirects and
 /// cookies on top of the transport.
-@Suite struct CurlClientIntegrationTests {
+@Suite(.generousTimeLimit) struct CurlClientIntegrationTests {
     struct Item: Decodable, Sendable, Equatable {
         var id: Int
         var name: String

@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// The configuration's options reach curl.
-@Suite struct CurlConfigurationTests {
+@Suite(.generousTimeLimit) struct CurlConfigurationTests {
     @Test func perHostLimitQueuesOnOneConnection() async throws {
         let connections = Recorder<Int>()
         let server = try LoopbackServer { request in

@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// Failures map to KringleError as the Transport contract says.
-@Suite struct CurlErrorTests {
+@Suite(.generousTimeLimit) struct CurlErrorTests {
     @Test func subSecondTimeoutRejectsWithTimedOut() async throws {
         let server = try LoopbackServer { _ in .text("late").heldUntilHangUp() }
         defer { server.shutdown() }

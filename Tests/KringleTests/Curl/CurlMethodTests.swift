@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// Each method reaches the server as itself, with the body only where one was given.
-@Suite struct CurlMethodTests {
+@Suite(.generousTimeLimit) struct CurlMethodTests {
     /// A server that answers with what it received: method, body length and Content-Length.
     static func echoServer() throws -> LoopbackServer {
         try LoopbackServer { request in

@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// Headers, bodies and URLs arrive exactly as the request gave them.
-@Suite struct CurlRequestTests {
+@Suite(.generousTimeLimit) struct CurlRequestTests {
     @Test func customHeadersArrive() async throws {
         let received = Recorder<[(name: String, value: String)]>()
         let server = try LoopbackServer { request in

@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// Status, headers and body come back as the server sent them.
-@Suite struct CurlResponseTests {
+@Suite(.generousTimeLimit) struct CurlResponseTests {
     @Test func threeSetCookieHeadersStayThreeValues() async throws {
         let server = try LoopbackServer { _ in
             .text("ok")

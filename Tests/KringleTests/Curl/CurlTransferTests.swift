@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// `transfer(_:)`: streamed bodies, response bodies written to files, progress.
-@Suite struct CurlTransferTests {
+@Suite(.generousTimeLimit) struct CurlTransferTests {
     /// A file in the temporary directory, removed by the caller.
     static func temporaryFile(_ contents: Data = Data()) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("kringle-curl-\(UUID().uuidString)")

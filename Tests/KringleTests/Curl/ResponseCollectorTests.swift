@@ -6,7 +6,7 @@ import Testing
 @testable import Kringle
 
 /// Header lines as curl delivers them, and how a response's header blocks are kept.
-@Suite struct CurlHeaderLineTests {
+@Suite(.generousTimeLimit) struct CurlHeaderLineTests {
     @Test(arguments: [
         ("HTTP/1.1 200 OK\r\n", CurlHeaderLine.statusLine),
         ("HTTP/2 404 \r\n", .statusLine),
@@ -118,7 +118,7 @@ import Testing
 
 /// How curl's buffered bodies are kept: in a `Data`, or in a mapping of their own when the
 /// announced length is large.
-@Suite struct BodyBufferTests {
+@Suite(.generousTimeLimit) struct BodyBufferTests {
     private static func append(_ data: Data, to buffer: inout BodyBuffer) {
         data.withUnsafeBytes { buffer.append($0) }
     }

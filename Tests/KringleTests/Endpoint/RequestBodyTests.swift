@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("Request bodies and headers")
+@Suite("Request bodies and headers", .generousTimeLimit)
 struct RequestBodyTests {
     /// A server that records every request and answers 204.
     private static func recordingServer() throws -> (LoopbackServer, ReceivedRequests) {

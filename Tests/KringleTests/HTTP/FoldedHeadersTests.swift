@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// One comma-joined `Set-Cookie` value and the cookies it must split into.
@@ -18,7 +18,7 @@ struct SetCookieSplitCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { note }
 }
 
-@Suite("Folded Set-Cookie headers")
+@Suite("Folded Set-Cookie headers", .generousTimeLimit)
 struct FoldedHeadersTests {
     static let splitCases: [SetCookieSplitCase] = [
         .init(folded: "a=1", cookies: ["a=1"], note: "one cookie"),

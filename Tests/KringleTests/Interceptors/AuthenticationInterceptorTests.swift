@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// A bearer-token authenticator whose refresh the test scripts, counting every call.
@@ -31,7 +31,7 @@ struct InterceptorTokenAuthenticator: Authenticator {
     }
 }
 
-@Suite("AuthenticationInterceptor")
+@Suite("AuthenticationInterceptor", .generousTimeLimit)
 struct AuthenticationInterceptorTests {
     /// A client with the credential "stale" on a transport that holds every request until
     /// released and accepts only "fresh", and the pending refresh that will produce it.

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Request interceptors: adapt, retry and the retry limit")
+@Suite("Request interceptors: adapt, retry and the retry limit", .generousTimeLimit)
 struct RequestInterceptorTests {
     private static func client(
         _ transport: any Transport,

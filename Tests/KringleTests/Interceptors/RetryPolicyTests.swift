@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// What a ``RetryPolicy`` decision should be, for the table-driven tests.
@@ -42,7 +42,7 @@ struct InterceptorFakeTransportFailure: TransportFailure {
     var requestNeverCompleted: Bool
 }
 
-@Suite("RetryPolicy")
+@Suite("RetryPolicy", .generousTimeLimit)
 struct RetryPolicyTests {
     /// 1994-11-06 08:49:37 GMT, the RFC 9110 example date.
     static let now = Date(timeIntervalSince1970: 784_111_777)

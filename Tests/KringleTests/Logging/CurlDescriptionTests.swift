@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -7,7 +8,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// A request and the command line it should give.
@@ -44,7 +44,7 @@ func interceptorRunShell(_ command: String, killAfter seconds: Double = 10) asyn
     }
 }
 
-@Suite("curlDescription")
+@Suite("curlDescription", .generousTimeLimit)
 struct CurlDescriptionTests {
     @Test(
         "the command line for a request",

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Logging: structured events and redaction")
+@Suite("Logging: structured events and redaction", .generousTimeLimit)
 struct InterceptorLoggingTests {
     private static func client(
         _ transport: any Transport,
@@ -261,7 +261,7 @@ struct InterceptorLoggingTests {
     }
 }
 
-@Suite("Redaction in transport failures")
+@Suite("Redaction in transport failures", .generousTimeLimit)
 struct TransportFailureRedactionTests {
     @Test("a transport failure's description hides the URL's secrets", arguments: TransportUnderTest.allCases)
     func transportFailure(_ transport: TransportUnderTest) async throws {

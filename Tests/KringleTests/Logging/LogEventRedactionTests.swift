@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Logging: every event carries only redacted values")
+@Suite("Logging: every event carries only redacted values", .generousTimeLimit)
 struct LogEventRedactionTests {
     /// A call that makes every kind of event: a 503 that is retried, a redirect whose
     /// `Location` holds a token, a 404 that fails the call; then a response that the cache

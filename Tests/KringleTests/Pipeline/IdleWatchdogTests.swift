@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("IdleWatchdog")
+@Suite("IdleWatchdog", .generousTimeLimit)
 struct IdleWatchdogTests {
     @Test("a transfer without progress is rejected with timedOut(.idle) and cancelled, not before the timeout")
     func firesWhenIdle() async throws {
@@ -62,7 +62,7 @@ struct IdleWatchdogTests {
     }
 }
 
-@Suite("IdleWatchdog without a limit")
+@Suite("IdleWatchdog without a limit", .generousTimeLimit)
 struct IdleWatchdogNoLimitTests {
     @Test("a timeout of zero or less sets no watchdog, so a transfer is never rejected for silence")
     func noLimit() {

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// The shapes the pipeline tests run in are what they claim: the intercepted one has an
 /// interceptor, and that interceptor changes nothing the tests could see.
-@Suite("Pipeline shapes under test")
+@Suite("Pipeline shapes under test", .generousTimeLimit)
 struct PipelineShapeTests {
     @Test("intercepted adds one pass-through interceptor after the test's own; direct adds none")
     func interceptors() {

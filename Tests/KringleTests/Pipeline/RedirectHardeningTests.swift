@@ -21,7 +21,7 @@ private struct Signing: RequestInterceptor {
     }
 }
 
-@Suite("Redirects: what never crosses origins or leaves HTTPS")
+@Suite("Redirects: what never crosses origins or leaves HTTPS", .generousTimeLimit)
 struct RedirectHardeningTests {
     @Test(
         "Proxy-Authorization and headers marked as credentials are dropped across origins, kept on the same one",

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// A `Location` with its scheme or host in upper case (RFC 3986 §3.1, §3.2.2 make both
 /// case-insensitive) is followed, in lower case, on every transport.
-@Suite("Redirect URLs normalised")
+@Suite("Redirect URLs normalised", .generousTimeLimit)
 struct RedirectNormalizationTests {
     @Test(
         "RFC 3986 §6.2.2.1: scheme and host in lower case, the rest as it was",

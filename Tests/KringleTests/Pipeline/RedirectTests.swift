@@ -19,7 +19,7 @@ struct RedirectRuleCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Redirects followed by the client")
+@Suite("Redirects followed by the client", .generousTimeLimit)
 struct RedirectTests {
     @Test(
         "RFC 6454 origins: scheme, host and port",

@@ -9,7 +9,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Request assembly: header fields")
+@Suite("Request assembly: header fields", .generousTimeLimit)
 struct RequestAssemblyTests {
     private static let base = URL(string: "http://assembly.example/api")!
 

@@ -2,8 +2,8 @@
 // `-DKRINGLE_REQUEST_PATH` (and the `Extern` feature, for the declarations at the end).
 #if KRINGLE_REQUEST_PATH
 import Dispatch
-import Foundation
 import KringleTestSupport
+import Foundation
 import NginxTestServer
 import Testing
 
@@ -17,7 +17,7 @@ private let probeProfilePath = ProcessInfo.processInfo.environment["KRINGLE_REQU
 /// code of ours runs on the server's side (LoopbackServer shares Kringle's parsers). A first
 /// request warms the client up (the transport, the connection, lazy statics); the LLVM
 /// profile counters are then reset, so the profile written holds the second request only.
-@Suite("The request path probe")
+@Suite("The request path probe", .generousTimeLimit)
 struct RequestPathProbe {
     @Test(.enabled(if: probeProfilePath != nil, "Scripts/request-path.sh sets KRINGLE_REQUEST_PATH_PROFILE"))
     func oneRequestOfTheDefaultClient() throws {

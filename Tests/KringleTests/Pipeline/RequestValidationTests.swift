@@ -22,7 +22,7 @@ private struct SettingHeader: RequestInterceptor {
     }
 }
 
-@Suite("Requests checked before a transport sees them")
+@Suite("Requests checked before a transport sees them", .generousTimeLimit)
 struct RequestValidationTests {
     /// The reason of an `invalidRequest` rejection, or a recorded issue.
     private static func invalidRequestReason<T>(_ outcome: Result<T, any Error>) -> String? {
@@ -133,7 +133,7 @@ struct RequestValidationTests {
     }
 }
 
-@Suite("Paths: dot segments and user values")
+@Suite("Paths: dot segments and user values", .generousTimeLimit)
 struct PathSafetyTests {
     @Test(
         "a path with a dot segment, plain or percent-encoded, is rejected",

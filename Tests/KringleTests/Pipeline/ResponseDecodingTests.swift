@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("Response decoding")
+@Suite("Response decoding", .generousTimeLimit)
 struct ResponseDecodingTests {
     /// A client whose StubTransport answers every request with `body`, and an endpoint for it.
     private static func stubbed(

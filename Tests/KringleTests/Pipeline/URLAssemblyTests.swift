@@ -27,7 +27,7 @@ struct URLAssemblyCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Endpoint URL assembly")
+@Suite("Endpoint URL assembly", .generousTimeLimit)
 struct URLAssemblyTests {
     typealias Pair = URLAssemblyCase.Pair
 

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// `ValidatedRequest` is the only kind of request a transport takes: these tests change a
 /// request after its check in every way the client does, and show that what changed is
 /// checked too, so nothing unchecked reaches a transport.
-@Suite("ValidatedRequest: no request reaches a transport unchecked")
+@Suite("ValidatedRequest: no request reaches a transport unchecked", .generousTimeLimit)
 struct ValidatedRequestTests {
     private static let base = URL(string: "https://api.example/v1")!
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Requests through a real HTTP proxy (tinyproxy), each checked at both ends: the origin
 /// (a `Via` header, or none) and the proxy's log (the request line, or nothing).
-@Suite(.requires(.tinyproxy)) struct HTTPProxyTests {
+@Suite(.requires(.tinyproxy), .generousTimeLimit) struct HTTPProxyTests {
     /// An origin that answers "origin" and keeps every request it receives.
     final class Origin: Sendable {
         let requests = Recorder<LoopbackServer.Request>()

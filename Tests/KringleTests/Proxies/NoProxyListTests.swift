@@ -1,10 +1,11 @@
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import Kringle
 
 /// The no-proxy rules `CurlTransport.Proxy` documents, table by table.
-@Suite struct NoProxyListTests {
+@Suite(.generousTimeLimit) struct NoProxyListTests {
     struct Case: Sendable, CustomStringConvertible {
         let list: String
         let host: String

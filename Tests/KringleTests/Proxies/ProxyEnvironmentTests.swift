@@ -1,11 +1,12 @@
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import Kringle
 
 /// `CurlTransport.Proxy.environment`'s reading of the proxy variables, as a pure function:
 /// variables in, routes out.
-@Suite struct ProxyEnvironmentTests {
+@Suite(.generousTimeLimit) struct ProxyEnvironmentTests {
     /// What `http` and `https` URLs to an unlisted host get, written as the proxy's curl URL,
     /// `direct`, or `refused`.
     struct Case: Sendable, CustomStringConvertible {
@@ -132,11 +133,61 @@ import Testing
         #expect(!reason.contains("hunter2"))
     }
 
-    /// `.environment` reads the process's variables once, when the transport is made.
-    @Test func theProcessEnvironmentIsReadThroughGetenv() {
-        let routes = ProxyRoutes(.environment)
-        let expected = ProxyRoutes(environment: { ProcessInfo.processInfo.environment[$0] })
-        #expect(routes == expected)
+    /// The variables `.environment` reads, unset in the child before each scenario sets its own.
+    static let proxyVariables = [
+        "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+        "REQUEST_METHOD",
+    ]
+
+    /// A process environment and what `.environment` must make of it: the routes for `http`
+    /// and `https`, and whether `https://api.corp/` goes direct.
+    struct ProcessScenario: Sendable, CustomStringConvertible {
+        let name: String
+        let variables: [String: String]
+        let report: String
+        var description: String { name }
+    }
+
+    static let processScenarios: [ProcessScenario] = [
+        ProcessScenario(name: "nothing set", variables: [:], report: "http=direct https=direct corp=direct"),
+        ProcessScenario(
+            name: "lower-case http_proxy, upper-case HTTPS_PROXY with credentials, NO_PROXY",
+            variables: [
+                "http_proxy": "http://lower:1", "HTTPS_PROXY": "http://build:secret@upper:2",
+                "NO_PROXY": "localhost,.corp",
+            ],
+            report: "http=http://lower:1 https=http://upper:2 corp=direct"),
+        ProcessScenario(
+            name: "under CGI HTTP_PROXY is ignored; ALL_PROXY applies to both",
+            variables: ["REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker:1", "ALL_PROXY": "socks5h://s:3"],
+            report: "http=socks5h://s:3 https=socks5h://s:3 corp=proxy"),
+    ]
+
+    /// `.environment` reads the process's own variables (through `getenv`): a child process
+    /// of this test binary is started with real variables set, and reports what it read.
+    @Test(
+        .enabled(if: ChildTestRun.isAvailable, "needs the test binary to run itself in a child process (Linux)"),
+        arguments: processScenarios)
+    func theProcessEnvironmentIsRead(_ scenario: ProcessScenario) throws {
+        if ChildTestRun.isChild("theProcessEnvironmentIsRead") {
+            // The child: report what was read, on a line of its own.
+            return print("kringle-proxy-routes:", Self.report(ProxyRoutes(.environment)))
+        }
+        let child = try ChildTestRun.run(
+            "ProxyEnvironmentTests/theProcessEnvironmentIsRead", setting: scenario.variables,
+            unsetting: Self.proxyVariables)
+        let reports = child.text.split(separator: "\n").filter { $0.hasPrefix("kringle-proxy-routes: ") }
+        #expect(child.status == 0, "\(child.text)")
+        // One report per scenario: the child runs every argument, all in the same environment.
+        #expect(reports.count == Self.processScenarios.count, "\(child.text)")
+        #expect(Set(reports) == ["kringle-proxy-routes: \(scenario.report)"], "\(child.text)")
+    }
+
+    /// What a child reports of `routes`.
+    private static func report(_ routes: ProxyRoutes) -> String {
+        let corp = URL(string: "https://api.corp/").map { routes.decision(for: $0, isHTTPS: true) }
+        return
+            "http=\(text(routes.http)) https=\(text(routes.https)) corp=\(corp == .route(.direct) ? "direct" : "proxy")"
     }
 
     @Test func libcurlIsLeftToReadTheEnvironmentOnlyWhenAsked() throws {

@@ -9,7 +9,7 @@ import Testing
 /// (the request arrived, without a `Via`) and the proxy's log, which names the destination
 /// as the client gave it: a host name when the proxy resolved it (`socks5h`), an address
 /// when this machine did (`socks5`).
-@Suite(.requires(.microsocks)) struct SOCKSProxyTests {
+@Suite(.requires(.microsocks), .generousTimeLimit) struct SOCKSProxyTests {
     @Test func socks5hLeavesTheNameToTheProxy() async throws {
         let proxy = try await ProxyProcess.microsocks()
         defer { proxy.stop() }

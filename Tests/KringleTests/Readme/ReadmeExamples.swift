@@ -1,11 +1,11 @@
 // swift-format-ignore-file
 // (The examples stand here exactly as the README prints them, aligned comments included.)
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// The README's examples, verbatim, so that a doc example that stops compiling breaks the
@@ -538,7 +538,7 @@ enum ReadmeExamples {
     }
 }
 
-@Suite("README")
+@Suite("README", .generousTimeLimit)
 struct ReadmeExampleTests {
     @Test("the README's StubTransport example decodes its stub")
     func stubExample() async throws {
@@ -573,7 +573,7 @@ struct ReadmeExampleTests {
     }
 }
 
-@Suite("README in sync")
+@Suite("README in sync", .generousTimeLimit)
 struct ReadmeSyncTests {
     private static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -10,7 +10,7 @@ import FoundationNetworking
 #endif
 
 /// Server-Sent Events against a real server on 127.0.0.1, over every transport.
-@Suite("Server-Sent Events end to end")
+@Suite("Server-Sent Events end to end", .generousTimeLimit)
 struct EventStreamTests {
     /// An event-stream response with `text`, in chunks of 7 bytes so that fields and lines
     /// cross chunk boundaries.

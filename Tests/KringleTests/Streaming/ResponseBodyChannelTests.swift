@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("ResponseBodyChannel")
+@Suite("ResponseBodyChannel", .generousTimeLimit)
 struct ResponseBodyChannelTests {
     private static func chunk(_ text: String) -> Data { Data(text.utf8) }
 

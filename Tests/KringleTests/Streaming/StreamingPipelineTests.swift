@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// A streamed body goes through the same pipeline as any request: interceptors, retries
 /// until the head, limits, and any transport, a custom one included.
-@Suite("Streaming through the pipeline")
+@Suite("Streaming through the pipeline", .generousTimeLimit)
 struct StreamingPipelineTests {
     private struct Tagging: RequestInterceptor {
         func adapt(_ request: URLRequest) -> Promise<URLRequest> {

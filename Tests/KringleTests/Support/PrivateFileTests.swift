@@ -12,7 +12,7 @@ import Darwin
 
 /// Temporary files are created 0600 with O_EXCL | O_NOFOLLOW and used through their
 /// descriptor: nothing planted at the path is followed, reused or written.
-@Suite("Private temporary files")
+@Suite("Private temporary files", .generousTimeLimit)
 struct PrivateFileTests {
     /// The permission bits of an open file (fstat) and of what its path names (stat).
     private static func modes(_ handle: FileHandle, _ url: URL) -> (descriptor: mode_t, path: mode_t) {

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// nginx with HTTP/2 over TLS and the test CA's `localhost` certificate, one per test and
 /// stopped by it: a server left running would hold the test process's output open (`.ci/run`
 /// installs nginx; without it these tests are skipped, saying so).
-@Suite("HTTP/2 over TLS", .requires(.nginx))
+@Suite("HTTP/2 over TLS", .requires(.nginx), .generousTimeLimit)
 struct HTTP2Tests {
     private static func withServer(_ body: (NginxServer, ClientTestEndpoint) async throws -> Void) async throws {
         let tls = NginxServer.TLS(

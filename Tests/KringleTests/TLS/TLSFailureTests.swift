@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// How TLS libraries' reports become a ``TLSFailure``, table by table, and the small TLS
 /// value types.
-@Suite struct TLSFailureTests {
+@Suite(.generousTimeLimit) struct TLSFailureTests {
     /// curl codes and error-buffer texts: OpenSSL 3.0 (what the integration tests see),
     /// OpenSSL 1.1 spellings, and GnuTLS, which names less.
     static let curlCases: [(code: Int, message: String, expected: TLSFailure?)] = [

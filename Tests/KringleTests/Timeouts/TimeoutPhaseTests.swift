@@ -10,7 +10,7 @@ import FoundationNetworking
 #endif
 
 /// Each of the client's time limits, and that a failure names the one that ran out.
-@Suite("Timeouts by phase")
+@Suite("Timeouts by phase", .generousTimeLimit)
 struct TimeoutPhaseTests {
     @Test(
         "a response that stalls mid-body fails with timedOut(.idle) at the idle timeout, long before the total",

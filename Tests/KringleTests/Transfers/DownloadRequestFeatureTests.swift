@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Downloads are requests like any other")
+@Suite("Downloads are requests like any other", .generousTimeLimit)
 struct DownloadRequestFeatureTests {
     /// Whether a download through a redirect with a body leaves the process alive, tried in
     /// a child process first, so that a transport that crashes on it fails one test.

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Resuming downloads")
+@Suite("Resuming downloads", .generousTimeLimit)
 struct DownloadResumeTests {
     /// A server for `whole` that honours `Range: bytes=N-` with a 206 (unless `ignoreRange`)
     /// and records the requests.

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,12 +7,11 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// A resumed download appends only exactly the rest of the same file (RFC 9110 §13.1.5,
 /// §14.4, §15.3.7); anything else is refused and the partial file kept as it was.
-@Suite("Resuming downloads: what the server sends back is checked")
+@Suite("Resuming downloads: what the server sends back is checked", .generousTimeLimit)
 struct DownloadResumeValidationTests {
     /// A partial file of `count` bytes in `scratch`, and where the download goes.
     private static func partial(

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,7 +7,6 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 #if canImport(Glibc)
@@ -17,7 +17,7 @@ import Darwin
 
 /// A download's temporary file, through the client and both transports: private from the
 /// first byte, and written only through the descriptor the client created it with.
-@Suite("Download temporary files")
+@Suite("Download temporary files", .generousTimeLimit)
 struct DownloadTemporaryFileTests {
     @Test("the temporary file is the user's, mode 0600, while the body arrives", arguments: TransportUnderTest.allCases)
     func privateWhileDownloading(_ transport: TransportUnderTest) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Downloads to a file")
+@Suite("Downloads to a file", .generousTimeLimit)
 struct DownloadTests {
     /// 50 MB, made once for every transport.
     static let fiftyMegabytes = patternedData(count: 50 << 20)

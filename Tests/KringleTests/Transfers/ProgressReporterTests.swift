@@ -5,7 +5,7 @@ import Testing
 
 @testable import Kringle
 
-@Suite("ProgressReporter")
+@Suite("ProgressReporter", .generousTimeLimit)
 struct ProgressReporterTests {
     /// Progress values from (completed, total) pairs.
     private static func progress(_ pairs: (Int64, Int64?)...) -> [TransferProgress] {

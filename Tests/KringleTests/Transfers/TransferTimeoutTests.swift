@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Transfer timeouts are idle timeouts")
+@Suite("Transfer timeouts are idle timeouts", .generousTimeLimit)
 struct TransferTimeoutTests {
     @Test(
         "a download that keeps making progress for longer than the timeout succeeds",

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("Uploads and multipart forms")
+@Suite("Uploads and multipart forms", .generousTimeLimit)
 struct UploadTests {
     /// A server that records every request and answers with a ``StreamingReceipt``.
     private static func receivingServer(_ received: ReceivedRequests) throws -> LoopbackServer {

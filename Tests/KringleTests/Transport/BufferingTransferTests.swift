@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,10 +7,9 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
-@Suite("A transport with only send(_:) transfers through the buffering default")
+@Suite("A transport with only send(_:) transfers through the buffering default", .generousTimeLimit)
 struct BufferingTransferTests {
     private static let endpointURL = URL(string: "http://stub.example") ?? URL(fileURLWithPath: "/")
 
@@ -97,7 +97,7 @@ struct BufferingTransferTests {
     }
 }
 
-@Suite("The buffering default against a real server")
+@Suite("The buffering default against a real server", .generousTimeLimit)
 struct BufferingTransferServerTests {
     @Test(
         "download, upload and multipart work through a send-only wrapper of the transport",

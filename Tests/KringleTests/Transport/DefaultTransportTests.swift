@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,11 +7,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// Which engine `NetworkClient()` picks, and that the fallback works.
-@Suite("The default transport")
+@Suite("The default transport", .generousTimeLimit)
 struct DefaultTransportTests {
     @Test func aNewClientUsesThePlatformsBestEngine() {
         #if canImport(Darwin)

@@ -73,7 +73,7 @@ enum LostResponseFault: String, CaseIterable, Sendable, CustomTestStringConverti
     var testDescription: String { rawValue }
 }
 
-@Suite("Lost responses: one error per fault, retried for idempotent methods")
+@Suite("Lost responses: one error per fault, retried for idempotent methods", .generousTimeLimit)
 struct LostResponseTests {
     /// Answers `/fault` with `fault` for the first `failures` requests, then with "ok";
     /// counts the requests.

@@ -10,7 +10,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Metrics: where the time of a request went")
+@Suite("Metrics: where the time of a request went", .generousTimeLimit)
 struct MetricsTests {
     private static let body = Data(#"{"name": "Tom", "mood": "sleepy"}"#.utf8)
 

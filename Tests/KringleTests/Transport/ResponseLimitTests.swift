@@ -10,7 +10,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Response limits: what a server can make a response cost")
+@Suite("Response limits: what a server can make a response cost", .generousTimeLimit)
 struct ResponseLimitTests {
     /// 10,000,000 zero bytes, gzipped (9.7 KB): a small decompression bomb.
     private static let bomb: Data = {

@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,11 +7,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// Status lines at the edge of RFC 9112 §4: what each transport accepts and refuses.
-@Suite("Status lines")
+@Suite("Status lines", .generousTimeLimit)
 struct StatusLineTests {
     /// Answers every request with `statusLine` and the body "ok"; counts the requests.
     private static func server(_ statusLine: String, counting requests: Counter = Counter()) throws

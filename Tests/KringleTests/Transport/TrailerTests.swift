@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,12 +7,11 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// Trailer fields after a chunked body (RFC 9112 §7.1.2): kept apart from the headers, and
 /// never a reason for the process to end.
-@Suite("Trailer fields")
+@Suite("Trailer fields", .generousTimeLimit)
 struct TrailerTests {
     static let payload = String(repeating: "chunked payload ", count: 500)
 

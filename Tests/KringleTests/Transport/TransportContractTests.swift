@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,11 +7,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// The `Transport` contract, checked for every adapter against a real server.
-@Suite("Transport contract")
+@Suite("Transport contract", .generousTimeLimit)
 struct TransportContractTests {
     @Test("sends exactly the given request, once", arguments: TransportUnderTest.allCases)
     func sendsRequestOnce(_ transport: TransportUnderTest) async throws {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Synchronization
 import Testing
@@ -8,12 +9,11 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// The delegate queue that gives URLSession's data tasks backpressure. A suspended queue
 /// runs nothing, so "the caller is still blocked" holds for as long as the test needs it.
-@Suite("Paced delegate queue")
+@Suite("Paced delegate queue", .generousTimeLimit)
 struct PacedDelegateQueueTests {
     /// A suspended queue already holding `limit` operations.
     private static func fullQueue(limit: Int, patience: TimeInterval) -> PacedDelegateQueue {
@@ -88,7 +88,7 @@ struct PacedDelegateQueueTests {
 /// `URLSessionTransport` reports progress on its delegate queue, so a slow report stands
 /// for a slow disk: without pacing, FoundationNetworking would queue the whole body.
 /// (Apple's URLSession is not paced.)
-@Suite("URLSessionTransport backpressure")
+@Suite("URLSessionTransport backpressure", .generousTimeLimit)
 struct URLSessionBackpressureTests {
     static let body = patternedData(count: 16 << 20)
 
@@ -119,7 +119,12 @@ struct URLSessionBackpressureTests {
     }
 
     @Test func cancellingAHeldBackTransferStopsIt() async throws {
-        let server = try LoopbackServer { _ in .data(Self.body) }
+        // The server sends 4 MiB, then holds the rest back until the gate opens, which is
+        // after the cancellation: so it cannot have finished before, however slow the test.
+        let released = LoopbackServer.Gate()
+        let server = try LoopbackServer { _ in
+            .data(Self.body).withBehavior(.paced([.init(bytes: 4 << 20, then: .until(released))], afterLast: .sendRest))
+        }
         defer { server.shutdown() }
         let scratch = try StreamingScratchDirectory()
         defer { scratch.remove() }
@@ -147,6 +152,13 @@ struct URLSessionBackpressureTests {
 
         let outcome = await started.outcome()
         #expect(outcome.isCancellation, "\(outcome)")
+
+        // Stopped, not just rejected: the rest of the body finds the connection closed. A
+        // transfer still running would take it all and the response would complete.
+        released.open()
+        #expect(await server.awaitStatistics(within: 60) { $0.connectionsClosedByPeer + $0.responsesCompleted >= 1 })
+        #expect(server.statistics.connectionsClosedByPeer == 1, "\(server.statistics)")
+        #expect(server.statistics.responsesCompleted == 0, "\(server.statistics)")
     }
 }
 #endif

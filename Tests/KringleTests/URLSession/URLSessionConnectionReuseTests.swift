@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import KringleTesting
 import Testing
 
@@ -6,11 +7,10 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
-import KringleTestSupport
 #endif
 
 /// `URLSessionTransport.defaultConfiguration` keeps FoundationNetworking's connections reused.
-@Suite("URLSessionTransport's connections")
+@Suite("URLSessionTransport's connections", .generousTimeLimit)
 struct URLSessionConnectionReuseTests {
     @Test func theDefaultConfigurationIsANewOneEachTimeWithFourConnectionsPerHostOnLinux() {
         // The example in `defaultConfiguration`'s documentation.

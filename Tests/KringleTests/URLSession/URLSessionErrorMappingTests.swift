@@ -1,4 +1,5 @@
 import Foundation
+import KringleTestSupport
 import Testing
 
 @testable import Kringle
@@ -9,7 +10,7 @@ import FoundationNetworking
 
 /// `URLSessionTransport.kringleError(for:url:head:receivedBodyBytes:)`: URLSession's codes
 /// read as the same ``KringleError`` that ``CurlTransport`` gives for the same fault.
-@Suite("URLSession error mapping")
+@Suite("URLSession error mapping", .generousTimeLimit)
 struct URLSessionErrorMappingTests {
     static let url = URL(string: "http://127.0.0.1:8080/thing")!
 

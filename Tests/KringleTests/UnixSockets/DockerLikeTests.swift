@@ -8,7 +8,7 @@ import Testing
 /// The README's Docker example against a local server that answers as the Docker Engine API
 /// does on its socket (not Docker itself): `GET /containers/json` gives a JSON array of
 /// containers with Docker's field names.
-@Suite("Unix sockets: a Docker-like daemon")
+@Suite("Unix sockets: a Docker-like daemon", .generousTimeLimit)
 struct DockerLikeTests {
     /// What `GET /containers/json?all=1` answers on a Docker Engine (API 1.43), trimmed to
     /// two containers; the fields the README's `Container` does not name are ignored.

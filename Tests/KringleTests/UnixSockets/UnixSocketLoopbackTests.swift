@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// NetworkClient over CurlTransport to a LoopbackServer on a Unix socket: every stage of the
 /// pipeline behaves as it does over TCP, in both pipeline shapes.
-@Suite("Unix sockets: LoopbackServer")
+@Suite("Unix sockets: LoopbackServer", .generousTimeLimit)
 struct UnixSocketLoopbackTests {
     @Test("GET reaches the socket with the path, query and Host: localhost", arguments: PipelineShape.allCases)
     func get(_ shape: PipelineShape) async throws {

@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// nginx listening on Unix sockets (`listen unix:…`), a server in a process of its own: one
 /// per test, stopped by it (`.ci/run` installs nginx; without it these tests are skipped).
-@Suite("Unix sockets: nginx", .requires(.nginx))
+@Suite("Unix sockets: nginx", .requires(.nginx), .generousTimeLimit)
 struct UnixSocketNginxTests {
     private static let payload = #"{"name": "Tom", "mood": "socketed"}"#
 

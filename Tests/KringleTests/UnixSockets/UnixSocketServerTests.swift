@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// LoopbackServer listening on a Unix socket: its URL, its file, and what it refuses.
-@Suite("Unix sockets: LoopbackServer on a socket")
+@Suite("Unix sockets: LoopbackServer on a socket", .generousTimeLimit)
 struct UnixSocketServerTests {
     @Test("the server's base URL is the socket's http+unix URL; url(_:) builds on it; port is 0")
     func urls() throws {

@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// URLSession cannot reach a Unix socket: URLSessionTransport refuses such a URL with a
 /// typed error before anything is sent, and never sends it anywhere else.
-@Suite("Unix sockets: URLSessionTransport refuses")
+@Suite("Unix sockets: URLSessionTransport refuses", .generousTimeLimit)
 struct UnixSocketURLSessionTests {
     /// Whether `result` is the refusal.
     private func isRefusal<Value>(_ result: Result<Value, any Error>) -> Bool {

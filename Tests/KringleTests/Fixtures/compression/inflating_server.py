@@ -9,6 +9,11 @@ framed by Content-Length or chunked (RFC 9112 §7.1), and inflated as it is read
 Binds to 127.0.0.1 on a port the system picks, prints one line of JSON {"port": N} to
 standard output, then serves until this process's parent exits.
 
+The first segment of the path names the Content-Encoding the test expects (`/gzip/logs`,
+`/deflate/raw`, `/identity/plain`): a body sent with any other coding (a client that
+silently dropped its compression sends none) gets 415, so a test cannot pass on a body
+that arrived unencoded. A path that names no coding gets 400.
+
 Any method with a body is answered 200 with the inflated bytes as the body, and headers:
   X-Content-Encoding  the Content-Encoding received ("identity" without one)
   X-Received-Bytes    how many bytes arrived, before inflating
@@ -96,7 +101,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer(self):
         coding = self.headers.get("Content-Encoding", "identity").strip().lower()
+        expected = self.path.lstrip("/").split("/")[0].split("?")[0].lower()
         body = Body(self)
+        if not expected:
+            body.drain()
+            return self.reply(400, b"the path must begin with the expected coding, as in /gzip/logs", body, coding)
+        if coding != expected:
+            body.drain()
+            return self.reply(415, ("expected " + expected + ", received " + coding).encode(), body, coding)
         try:
             if coding == "identity":
                 inflated = b"".join(iter(body.read, b""))

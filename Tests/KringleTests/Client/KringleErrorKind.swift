@@ -1,0 +1,39 @@
+@testable import Kringle
+
+/// Every case of ``KringleError``, for tests that must cover them all: a case added to
+/// `KringleError` breaks the build at ``KringleError/kind`` until it is added here, and
+/// then at `ClientErrorTests.example(of:)` until it has an example.
+enum KringleErrorKind: String, CaseIterable, Sendable {
+    case invalidRequest, encodingFailed, file, transport, tls, timedOut, unsupportedConfiguration
+    case unacceptableStatusCode, invalidResponse, malformedResponse, incompleteResponse, decodingFailed
+    case tooManyRedirects, responseTooLarge, insecureRedirect, notCached, lineTooLong, lineDecodingFailed
+    case eventStreamRefused, compressionFailed
+}
+
+extension KringleError {
+    /// The error's case, without its values. No default: every case must be named.
+    var kind: KringleErrorKind {
+        switch self {
+        case .invalidRequest: .invalidRequest
+        case .encodingFailed: .encodingFailed
+        case .file: .file
+        case .transport: .transport
+        case .tls: .tls
+        case .timedOut: .timedOut
+        case .unsupportedConfiguration: .unsupportedConfiguration
+        case .unacceptableStatusCode: .unacceptableStatusCode
+        case .invalidResponse: .invalidResponse
+        case .malformedResponse: .malformedResponse
+        case .incompleteResponse: .incompleteResponse
+        case .decodingFailed: .decodingFailed
+        case .tooManyRedirects: .tooManyRedirects
+        case .responseTooLarge: .responseTooLarge
+        case .insecureRedirect: .insecureRedirect
+        case .notCached: .notCached
+        case .lineTooLong: .lineTooLong
+        case .lineDecodingFailed: .lineDecodingFailed
+        case .eventStreamRefused: .eventStreamRefused
+        case .compressionFailed: .compressionFailed
+        }
+    }
+}
