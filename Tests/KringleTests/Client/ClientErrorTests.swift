@@ -222,6 +222,11 @@ struct ClientErrorTests {
                 .insecureRedirect(from: clientURL("https://h.example/a"), to: clientURL("http://h.example/b")),
                 ["https://h.example/a", "http://h.example/b", "plain HTTP"]
             )
+        case .proxyRefused:
+            return (
+                .proxyRefused(url, proxy: clientURL("http://proxy.example:3128"), status: 407),
+                ["http://proxy.example:3128", "http://h.example/a", "credentials", "407"]
+            )
         case .notCached:
             return (.notCached(url), ["No cached response", "http://h.example/a"])
         case .lineTooLong:

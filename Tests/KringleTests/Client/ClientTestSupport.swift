@@ -205,29 +205,7 @@ extension Result {
 extension KringleError {
     /// The case name, for readable expectations (`#expect(error?.caseName == "timedOut")`).
     var caseName: String {
-        switch self {
-        case .invalidRequest: return "invalidRequest"
-        case .encodingFailed: return "encodingFailed"
-        case .file: return "file"
-        case .transport: return "transport"
-        case .tls: return "tls"
-        case .timedOut: return "timedOut"
-        case .unacceptableStatusCode: return "unacceptableStatusCode"
-        case .invalidResponse: return "invalidResponse"
-        case .malformedResponse: return "malformedResponse"
-        case .incompleteResponse: return "incompleteResponse"
-        case .decodingFailed: return "decodingFailed"
-        case .tooManyRedirects: return "tooManyRedirects"
-        case .insecureRedirect: return "insecureRedirect"
-        case .proxyRefused: return "proxyRefused"
-        case .notCached: return "notCached"
-        case .lineTooLong: return "lineTooLong"
-        case .lineDecodingFailed: return "lineDecodingFailed"
-        case .eventStreamRefused: return "eventStreamRefused"
-        case .responseTooLarge: return "responseTooLarge"
-        case .compressionFailed: return "compressionFailed"
-        case .unsupportedConfiguration: return "unsupportedConfiguration"
-        }
+        kind.rawValue
     }
 }
 

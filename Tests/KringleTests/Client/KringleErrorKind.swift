@@ -6,7 +6,8 @@
 enum KringleErrorKind: String, CaseIterable, Sendable {
     case invalidRequest, encodingFailed, file, transport, tls, timedOut, unsupportedConfiguration
     case unacceptableStatusCode, invalidResponse, malformedResponse, incompleteResponse, decodingFailed
-    case tooManyRedirects, responseTooLarge, insecureRedirect, notCached, lineTooLong, lineDecodingFailed
+    case tooManyRedirects, responseTooLarge, insecureRedirect, proxyRefused, notCached, lineTooLong
+    case lineDecodingFailed
     case eventStreamRefused, compressionFailed
 }
 
@@ -29,6 +30,7 @@ extension KringleError {
         case .tooManyRedirects: .tooManyRedirects
         case .responseTooLarge: .responseTooLarge
         case .insecureRedirect: .insecureRedirect
+        case .proxyRefused: .proxyRefused
         case .notCached: .notCached
         case .lineTooLong: .lineTooLong
         case .lineDecodingFailed: .lineDecodingFailed
