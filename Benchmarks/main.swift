@@ -33,6 +33,8 @@ case "streams":
     try runStreamBenchmarks()
 case "stream-child":
     try runStreamChild(Array(CommandLine.arguments.dropFirst(2)))
+case "nginx-child":
+    try runNginxChild()
 case "cookies":
     runCookieJarBenchmarks()
 case "compression":

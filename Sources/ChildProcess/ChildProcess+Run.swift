@@ -76,9 +76,10 @@ extension ChildProcess {
         }
     }
 
-    /// The two ends of a pipe, both closed on exec: the child gets the writing end only as
-    /// its standard output.
-    private struct PipeEnds {
+    /// The two ends of a pipe, both closed on exec, so that a child gets one only as the
+    /// standard input or output it is given (``ChildProcess`` closes every other descriptor
+    /// in its children too).
+    struct PipeEnds {
         let reading: Int32
         let writing: Int32
 

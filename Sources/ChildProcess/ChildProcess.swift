@@ -17,9 +17,9 @@ import Darwin
 /// of SIGSEGV (seen once in about ten full test runs; fixed upstream in
 /// swift-corelibs-foundation#5472).
 ///
-/// The child inherits the environment, reads `/dev/null` as standard input, writes to
-/// `output` (or this process's own standard output), and holds no other descriptor of this
-/// process. Call ``waitForExit()``
+/// The child inherits the environment, reads `input` (or `/dev/null`) as standard input,
+/// writes to `output` (or this process's own standard output), and holds no other descriptor
+/// of this process. Call ``waitForExit()``
 /// from one thread; ``terminate(with:)`` and ``isRunning`` may come from any.
 public final class ChildProcess:
     // `reapedStatus` is only read or written with `lock` held.
@@ -36,16 +36,21 @@ public final class ChildProcess:
 
     /// Starts `executable` (an absolute path) with `arguments`.
     /// - Parameters:
+    ///   - input: what the child reads as standard input; nil gives it `/dev/null`.
     ///   - output: where the child's standard output goes; nil keeps this process's.
     ///   - includingStandardError: sends standard error to `output` too.
     /// - Throws: ``ChildProcessError`` when the program cannot be started.
     public init(
-        _ executable: String, _ arguments: [String], output: Int32? = nil,
+        _ executable: String, _ arguments: [String], input: Int32? = nil, output: Int32? = nil,
         includingStandardError: Bool = false
     ) throws {
         var actions = try SpawnFileActions()
         defer { actions.destroy() }
-        try actions.readNothing()
+        if let input {
+            try actions.duplicate(input, to: STDIN_FILENO)
+        } else {
+            try actions.readNothing()
+        }
         if let output {
             try actions.duplicate(output, to: STDOUT_FILENO)
             if includingStandardError { try actions.duplicate(output, to: STDERR_FILENO) }

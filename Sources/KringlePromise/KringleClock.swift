@@ -25,7 +25,11 @@ public protocol KringleClock: Sendable {
 
     /// Runs `work` once `delay` seconds have passed on this clock, unless cancelled first.
     ///
-    /// `work` is tiny (it settles a promise or queues a job) and may run on any thread.
+    /// `work` may run on any thread. It settles a promise or queues a job, and may run
+    /// user code that blocks: a ``Promise/timeout(_:clock:)`` cancels the work it limits, and
+    /// ``Promise/onCancel(_:)`` handlers may block. So a clock must not make its other
+    /// timers wait for one: ``SystemClock`` runs each on ``Dispatch/DispatchQueue/promises``
+    /// (a `ManualClock` runs them inside its `advance(by:)`, on the test's thread).
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer
 
     /// Calls off `timer`'s work if it has not run yet, and releases it at once.
@@ -72,7 +76,8 @@ public struct SystemClock: KringleClock {
         Date()
     }
 
-    /// Runs `work` on the library's timer queue after `delay` seconds.
+    /// Runs `work` after `delay` seconds, on ``Dispatch/DispatchQueue/promises``: the timer
+    /// queue only sends it there, so work that blocks never holds up another timer.
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer {
         ClockTimer(id: TimerScheduler.shared.schedule(after: delay, work))
     }

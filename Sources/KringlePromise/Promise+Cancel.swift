@@ -29,10 +29,12 @@ extension Promise {
     /// let task = session.dataTask(with: url) { … }
     /// promise.onCancel { task.cancel() }
     /// ```
-    /// The handler runs on the thread that calls ``cancel()``, at most once. If the promise
-    /// was already cancelled it runs at once; if it settled otherwise it never runs. It may
-    /// block until promise work it started has run, even when the library itself cancels (a
-    /// chain cancelled while a handler ran cancels the promise that handler returned).
+    /// The handler runs on the thread that calls ``cancel()``, at most once (a
+    /// ``timeout(_:clock:)`` on the real clock cancels from a thread of
+    /// ``Dispatch/DispatchQueue/promises``, never from the timer queue). If the promise was
+    /// already cancelled it runs at once; if it settled otherwise it never runs. It may block
+    /// until promise work it started has run, even when the library itself cancels (a chain
+    /// cancelled while a handler ran cancels the promise that handler returned).
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let runNow = lock.withLock { _ -> Bool in
             let phase = phase.load(ordering: .relaxed)

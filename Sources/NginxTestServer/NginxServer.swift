@@ -11,6 +11,9 @@ import FoundationNetworking
 /// in its own process, with HTTP/2 over TLS), from a throw-away directory, run as a child
 /// process in the foreground (`daemon off`) so that stopping it is one signal. Not a product.
 ///
+/// nginx goes when ``stop()`` is called or when the process that started it exits, however it
+/// exits (an `ExitWatch`): a benchmark killed by a time limit leaves no nginx behind.
+///
 /// Install it with `apt-get install -y nginx-light`; without it the benchmarks skip nginx.
 public final class NginxServer: Sendable {
     /// The `path` given at start, over plain HTTP.
@@ -22,13 +25,21 @@ public final class NginxServer: Sendable {
     /// port speaks nothing else.
     public let h2cURL: URL
     private let process: ChildProcess
+    /// Stops nginx and removes `directory` if this process exits first.
+    private let exitWatch: ExitWatch
     private let directory: URL
 
-    private init(url: URL, httpsURL: URL?, h2cURL: URL, process: ChildProcess, directory: URL) {
+    /// nginx's master process, which leads the process group its worker is in too.
+    public var processIdentifier: pid_t { process.identifier }
+
+    private init(
+        url: URL, httpsURL: URL?, h2cURL: URL, process: ChildProcess, exitWatch: ExitWatch, directory: URL
+    ) {
         self.url = url
         self.httpsURL = httpsURL
         self.h2cURL = h2cURL
         self.process = process
+        self.exitWatch = exitWatch
         self.directory = directory
     }
 
@@ -86,9 +97,18 @@ public final class NginxServer: Sendable {
                     "-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path,
                     "-e", directory.appendingPathComponent("error.log").path,
                 ])
+            let exitWatch: ExitWatch
+            do {
+                exitWatch = try ExitWatch(terminating: process, removing: [directory.path])
+            } catch {
+                process.terminate()
+                process.waitForExit()
+                throw error
+            }
             let httpsURL = tlsPort.flatMap { URL(string: "https://localhost:\($0)\(path)") }
             let server = NginxServer(
-                url: url, httpsURL: httpsURL, h2cURL: h2cURL, process: process, directory: directory)
+                url: url, httpsURL: httpsURL, h2cURL: h2cURL, process: process, exitWatch: exitWatch,
+                directory: directory)
             guard server.waitUntilServing() else {
                 let log =
                     (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
@@ -120,6 +140,8 @@ public final class NginxServer: Sendable {
 
     /// Stops nginx (SIGTERM is its fast shutdown), waits for it, removes its directory.
     public func stop() {
+        // First, so that the watch never signals a process group reaped below.
+        exitWatch.cancel()
         process.terminate()
         process.waitForExit()
         try? FileManager.default.removeItem(at: directory)

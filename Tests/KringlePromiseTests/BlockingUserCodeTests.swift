@@ -273,6 +273,17 @@ struct BlockingUserCodeTests {
         #expect(try await handled.valueWithin(60))
     }
 
+    @Test("a cancel handler, cancelled by a timeout, waiting on a timer", arguments: Blocker.allCases)
+    func cancelHandlerFromTimeout(_ blocker: Blocker) async throws {
+        let promise = Promise<Int>.pending()
+        let handled = Promise<Bool>.pending()
+        // A delay needs the clock's timers, which fired the timeout.
+        promise.onCancel { handled.fulfill(blocker.blockOnOwnWork(through: { $0.delay(0) })) }
+        let limited = promise.timeout(0)
+        #expect(try await handled.valueWithin(60))
+        #expect(limited.isRejected)
+    }
+
     @Test("a cancel handler, cancelled from a Promise { } body", arguments: Blocker.allCases)
     func cancelHandlerFromBody(_ blocker: Blocker) async throws {
         let (promise, handled) = Self.cancellable(blocker)

@@ -22,6 +22,31 @@ struct TimingTests {
         #expect(work.isCancelled)
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func aCancelHandlerBlockedWhenItsTimeoutFiresHoldsUpNoOtherTimer() async throws {
+        // The real clock: its timers share one queue, which user code must not hold.
+        let gate = DispatchSemaphore(value: 0)
+        let blocked = Flag()
+        let work = Promise<Int>.pending()
+        work.onCancel {
+            blocked.set()
+            // Bounded, so that a regression fails the test instead of hanging the run.
+            _ = gate.wait(timeout: .now() + 60)
+        }
+        let first = work.timeout(0)
+        #expect(await eventually(within: 30) { blocked.isSet })
+
+        // The first timeout's cancel handler is blocked now; other timers must still fire.
+        let second = Promise<Int>.pending().timeout(0.001)
+        let delayed = Promise(2).delay(0.001)
+        let fired = await eventually(within: 30) { !second.isPending && !delayed.isPending }
+        gate.signal()
+        #expect(fired)
+        #expect(throws: PromiseError.timedOut) { try second.result?.get() }
+        #expect(try delayed.result?.get() == 2)
+        #expect(throws: PromiseError.timedOut) { try first.result?.get() }
+    }
+
     @Test func timeoutPassesAnEarlierResultAndCallsItsTimerOff() async throws {
         let clock = ManualClock()
         let work = Promise<Int>.pending()

@@ -62,7 +62,7 @@ extension NetworkClient {
         }
         switch cache.lookup(request.urlRequest, policy: options.cachePolicy, now: clock.now) {
         case .answer(let stored):
-            return Promise(served(stored, .hit, for: request.urlRequest))
+            return served(stored, .hit, for: request.urlRequest)
         case .unavailable:
             return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
         case .load:
@@ -112,7 +112,7 @@ extension NetworkClient {
                 else {
                     throw error
                 }
-                return Promise(self.served(stored, .staleOnError, for: request.urlRequest, exchange: nil))
+                return self.served(stored, .staleOnError, for: request.urlRequest, exchange: nil)
             }
             if response.statusCode == 304 {
                 guard stored.isSelected(by: response.headers) else {
@@ -123,12 +123,12 @@ extension NetworkClient {
                 // A 304 may change `Vary` (§4.3.4 updates every field): select by the new one.
                 updated.varyingRequestHeaders = CacheVary.varyingValues(of: request.urlRequest, for: updated.headers)
                 cache.replace(stored, with: updated)
-                return Promise(self.served(updated, .revalidated, for: request.urlRequest, exchange: response))
+                return self.served(updated, .revalidated, for: request.urlRequest, exchange: response)
             }
             if HTTPCache.errorStatuses.contains(response.statusCode),
                 HTTPCache.mayServeStale(stored, onErrorFor: request.urlRequest, at: now)
             {
-                return Promise(self.served(stored, .staleOnError, for: request.urlRequest, exchange: response))
+                return self.served(stored, .staleOnError, for: request.urlRequest, exchange: response)
             }
             cache.store(response, for: request.urlRequest, requestDate: requestDate, responseDate: now)
             return Promise(response)
@@ -148,13 +148,14 @@ extension NetworkClient {
         }
     }
 
-    /// `stored` as the response to `request`, with its current `Age` (RFC 9111 §5.1), logged.
+    /// `stored` as the response to `request`, with its current `Age` (RFC 9111 §5.1), once
+    /// it has been logged.
     ///
     /// - Parameter exchange: The network exchange that led to it (the 304, the error), for
     ///   the call's metrics and the cookie jar; `nil` for none.
     private func served(
         _ stored: CachedResponse, _ status: CacheStatus, for request: URLRequest, exchange: HTTPResponse? = nil
-    ) -> HTTPResponse {
+    ) -> Promise<HTTPResponse> {
         var headers = stored.headers
         headers.remove(name: "Age")
         headers.add(name: "Age", value: String(Int(stored.currentAge(at: configuration.clock.now))))
@@ -163,10 +164,6 @@ extension NetworkClient {
             metrics: exchange?.metrics)
         response.cacheStatus = status
         response.setCookieFromNetwork = exchange?.headers.values(for: "Set-Cookie") ?? []
-        log(
-            .cacheAnswered(
-                method: request.httpMethod ?? "GET", url: configuration.redaction.redacting(response.url),
-                statusCode: response.statusCode, cacheStatus: status))
-        return response
+        return logging(response, answeredBy: status, for: request)
     }
 }

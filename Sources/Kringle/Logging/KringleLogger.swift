@@ -15,8 +15,24 @@ import Foundation
 ///     }
 /// }
 /// ```
+///
+/// **Which thread, and may it block?** ``log(_:)`` runs as a promise handler does: on
+/// `DispatchQueue.promises`, under no lock of the client's, never on a transport's thread or
+/// a timer's. It may block, even on a request of the same client:
+/// ```swift
+/// func log(_ event: KringleLogEvent) {
+///     guard case .failure = event else { return }
+///     _ = try? client.post(report(event), to: Diagnostics.report).wait(timeout: 5)
+/// }
+/// ```
+/// A call's events are steps of the call: they arrive one after another, in the order they
+/// happened, and before the call's promise settles, so the call waits for a logger that
+/// blocks (and no other call does). The event of a cancellation comes after it, as the
+/// cancellation does not wait. Different calls' events may arrive at once, on different
+/// threads.
 public protocol KringleLogger: Sendable {
-    /// Called on the thread where the event happened; return quickly.
+    /// Receives one event, on `DispatchQueue.promises` (see ``KringleLogger``); the call it
+    /// belongs to goes on once it returns.
     func log(_ event: KringleLogEvent)
 }
 

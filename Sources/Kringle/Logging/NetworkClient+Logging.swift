@@ -1,11 +1,36 @@
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
+// Where the client hands events to its logger, and the one rule for it (see `KringleLogger`):
+// the logger runs as a promise handler does, on `DispatchQueue.promises` through the promise
+// library's rule for user code, never on a transport's thread, a timer's, or under a lock.
+// A logger may block, even on a request of the same client: the thread that logger holds is
+// one nothing else needs. The events of a call are steps of its chain, so they arrive in
+// order and before the call's promise settles (a cancellation's event excepted).
+//
+// The events used to be logged inline, on the thread that settled each step: a response on
+// the thread of libcurl's driver or URLSession's delegate queue, a failure on a timer's. A
+// logger that waited there for a request of its own waited for a thread it held itself.
+
 extension NetworkClient {
-    /// Hands an event to the logger, if there is one; the event is only built then.
+    /// Hands `events` to the logger as user code on `DispatchQueue.promises`; the promise
+    /// fulfils once the logger has returned. Call it only when there is a logger.
+    @usableFromInline
+    func delivering(_ events: [KringleLogEvent]) -> Promise<Void> {
+        let logger = configuration.logger
+        // `map` runs its closure on the queue through the rule for user code, which keeps
+        // nothing back for the thread it blocks (KringlePromise's UserCode.swift).
+        return Promise(()).map(on: .promises) { _ in
+            for event in events { logger?.log(event) }
+        }
+    }
+
+    /// Hands an event to the logger, if there is one, on the calling thread: only for a
+    /// thread the promise library gave to user code (a handler on `DispatchQueue.promises`).
     func log(_ event: @autoclosure () -> KringleLogEvent) {
         configuration.logger?.log(event())
     }
@@ -15,34 +40,73 @@ extension NetworkClient {
         configuration.redaction.redacting(url ?? URL(fileURLWithPath: "/"))
     }
 
-    func logSent(_ request: URLRequest) {
-        guard isLogging else { return }
-        log(
-            .requestSent(
-                method: request.httpMethod ?? "GET",
-                url: loggedURL(request.url),
-                headers: configuration.redaction.redacting(request.kringleHeaders)
-            ))
+    /// One hop's `exchange` with its events: the request as sent, delivered before it goes
+    /// out; then a response with the time it took (and its body's compression), delivered
+    /// before the hop goes on. A failure passes on at once: the call's failure event says it.
+    func logging(
+        _ request: ValidatedRequest, options: TransferOptions,
+        _ exchange: @escaping @Sendable () -> Promise<HTTPResponse>
+    ) -> Promise<HTTPResponse> {
+        let sent = KringleLogEvent.requestSent(
+            method: request.urlRequest.httpMethod ?? "GET",
+            url: loggedURL(request.url),
+            headers: configuration.redaction.redacting(request.urlRequest.kringleHeaders))
+        return delivering([sent]).flatMapResultInline { _ in
+            let start = self.configuration.clock.uptimeNanoseconds
+            return exchange().flatMapResultInline { result in
+                let response = try result.get()
+                var events: [KringleLogEvent] = []
+                if let sizes = CompressedBodySizes(request, options: options) {
+                    events.append(self.compressedEvent(request.urlRequest, sizes))
+                }
+                events.append(self.receivedEvent(response, for: request.urlRequest, since: start))
+                return self.delivering(events).mapResultInline { _ in response }
+            }
+        }
     }
 
-    func logCompressed(_ request: URLRequest, _ sizes: CompressedBodySizes) {
-        log(.requestBodyCompressed(method: request.httpMethod ?? "GET", url: loggedURL(request.url), sizes: sizes))
+    /// `decoded`, the call's outcome, after its failure event if it fails; a cancellation's
+    /// event follows the cancellation.
+    @usableFromInline
+    func loggingFailure<Output: Sendable>(of decoded: Promise<Output>, for request: URLRequest) -> Promise<Output> {
+        let logged = decoded.continueInline { result -> Outcome<Output> in
+            guard case .failure(let error) = result else { return .settle(result) }
+            return .adopt(self.delivering([self.failureEvent(request, error)]).mapResultInline { _ in throw error })
+        }
+        logged.onCancel { _ = self.delivering([self.failureEvent(request, PromiseError.cancelled)]) }
+        return logged
     }
 
-    func logReceived(_ response: HTTPResponse, for request: URLRequest, since start: UInt64) {
-        guard isLogging else { return }
-        log(
-            .responseReceived(
-                method: request.httpMethod ?? "GET",
-                url: loggedURL(response.url),
-                statusCode: response.statusCode,
-                duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
-                bodySize: response.body.count,
-                headers: configuration.redaction.redacting(response.headers),
-                metrics: response.metrics
-            ))
+    /// `response` after its event, for an answer of the client's cache.
+    func logging(_ response: HTTPResponse, answeredBy status: CacheStatus, for request: URLRequest)
+        -> Promise<HTTPResponse>
+    {
+        guard isLogging else { return Promise(response) }
+        let answered = KringleLogEvent.cacheAnswered(
+            method: request.httpMethod ?? "GET", url: configuration.redaction.redacting(response.url),
+            statusCode: response.statusCode, cacheStatus: status)
+        return delivering([answered]).mapResultInline { _ in response }
     }
 
+    private func compressedEvent(_ request: URLRequest, _ sizes: CompressedBodySizes) -> KringleLogEvent {
+        .requestBodyCompressed(method: request.httpMethod ?? "GET", url: loggedURL(request.url), sizes: sizes)
+    }
+
+    private func receivedEvent(_ response: HTTPResponse, for request: URLRequest, since start: UInt64)
+        -> KringleLogEvent
+    {
+        .responseReceived(
+            method: request.httpMethod ?? "GET",
+            url: loggedURL(response.url),
+            statusCode: response.statusCode,
+            duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
+            bodySize: response.body.count,
+            headers: configuration.redaction.redacting(response.headers),
+            metrics: response.metrics
+        )
+    }
+
+    /// Logged from a handler of the retry decision, on `DispatchQueue.promises`.
     func logRetry(_ request: URLRequest, attempt: Int, reason: any Error, delay: TimeInterval) {
         log(
             .retry(
@@ -54,11 +118,9 @@ extension NetworkClient {
             ))
     }
 
-    @usableFromInline
-    func logFailure(_ request: URLRequest, _ error: any Error) {
-        log(
-            .failure(
-                method: request.httpMethod ?? "GET", url: loggedURL(request.url),
-                error: configuration.redaction.redacting(error)))
+    private func failureEvent(_ request: URLRequest, _ error: any Error) -> KringleLogEvent {
+        .failure(
+            method: request.httpMethod ?? "GET", url: loggedURL(request.url),
+            error: configuration.redaction.redacting(error))
     }
 }

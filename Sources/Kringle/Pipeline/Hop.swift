@@ -185,17 +185,8 @@ extension NetworkClient {
     /// the response with the time it took.
     func loggedExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         guard isLogging else { return exchange(request, options: options) }
-        logSent(request.urlRequest)
-        let start = configuration.clock.uptimeNanoseconds
-        return exchange(request, options: options).mapResultInline { result in
-            if case .success(let response) = result {
-                if let sizes = CompressedBodySizes(request, options: options) {
-                    self.logCompressed(request.urlRequest, sizes)
-                }
-                self.logReceived(response, for: request.urlRequest, since: start)
-            }
-            return try result.get()
-        }
+        // Events go to the logger off this thread (NetworkClient+Logging.swift).
+        return logging(request, options: options) { self.exchange(request, options: options) }
     }
 
     /// The transport's exchange for one hop, within the client's time limits: what is left

@@ -118,12 +118,7 @@ extension NetworkClient {
                 on: Self.codingQueue)
         }
         guard isLogging else { return decoded }
-        let logged = decoded.mapResultInline { result in
-            if case .failure(let error) = result { self.logFailure(request.urlRequest, error) }
-            return try result.get()
-        }
-        logged.onCancel { self.logFailure(request.urlRequest, PromiseError.cancelled) }
-        return logged
+        return loggingFailure(of: decoded, for: request.urlRequest)
     }
 
     /// Encodes bodies and decodes responses, off the caller's thread and the transport's

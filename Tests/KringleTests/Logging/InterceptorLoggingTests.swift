@@ -226,7 +226,9 @@ struct InterceptorLoggingTests {
 
     @Test("a cancelled call logs a failure event (the event's documentation says cancellation is included)")
     func cancellationFailureEvent() async throws {
-        let transport = StubTransport()
+        // The stub's delay is on a clock nobody moves: the call is pending until cancelled,
+        // however late the cancel comes (on a busy machine, 5 real seconds could pass first).
+        let transport = StubTransport(clock: ManualClock())
         transport.stub(.get, "/slow", with: .init(status: 200, delay: 5))
         let log = InterceptorEventLog()
         let client = Self.client(transport, log: log)
