@@ -26,7 +26,7 @@ extension CurlTransfer {
         // CURLINFO_HTTP_CONNECTCODE: the proxy's answer to CONNECT, set when it refused.
         let connectCode = easy.proxyConnectCode
         if connectCode >= 300 {
-            return KringleError.proxyRefused(url, proxy: proxyURL, status: connectCode)
+            return KringleError.proxyRefused(url, proxy: proxy.flatMap { URL(string: $0.curlURL) }, status: connectCode)
         }
         switch Int32(error.code) {
         case Int32(KCURLE_BAD_CONTENT_ENCODING):
@@ -44,10 +44,13 @@ extension CurlTransfer {
         case Int32(KCURLE_GOT_NOTHING) where asksHTTP2PriorKnowledge:
             // An HTTP/2 server answers the preface with its SETTINGS (RFC 9113 §3.4); one that
             // speaks only HTTP/1.1 closes the connection. Sending again cannot help.
+            // The server is named by host and port alone: the client's redaction, which
+            // may hide parts of the URL, is not known here.
+            let server = (url.host ?? "the server") + (url.port.map { ":\($0)" } ?? "")
             return KringleError.unsupportedConfiguration(
-                "\(Redaction.default.redacting(url)) closed the connection on HTTP/2's prior-knowledge preface without "
-                    + "a word: the server does not speak h2c (HTTP/2 without TLS, RFC 9113 §3.3). Use "
-                    + "CurlTransport.HTTPVersion.automatic or .http1_1 for it (\(error))")
+                "\(server) closed the connection on HTTP/2's prior-knowledge preface without a word: the server "
+                    + "does not speak h2c (HTTP/2 without TLS, RFC 9113 §3.3). Use CurlTransport.HTTPVersion.automatic "
+                    + "or .http1_1 for it (\(error))")
         default:
             break
         }
@@ -63,13 +66,21 @@ extension CurlTransfer {
     /// The refusal of a proxy that answered a forwarded plain-http request with 407 Proxy
     /// Authentication Required (RFC 9110 §15.5.8: only a proxy sends it), or `nil`. The
     /// status is read only for a request that went through a proxy.
+    ///
+    /// Only an HTTP proxy that forwards a plain request answers it itself: a 407 through a
+    /// `CONNECT` tunnel or a SOCKS proxy is the origin's, and a Unix socket's request never
+    /// takes the proxy. A proxy libcurl found in the environment is not known here, so its
+    /// 407 stays an unacceptable status.
     var proxyRefusal: KringleError? {
-        guard goesThroughProxy, easy.responseCode == 407 else { return nil }
-        return .proxyRefused(submission.plan.requestURL, proxy: proxyURL, status: 407)
+        guard let proxy, proxy.kind == .http || proxy.kind == .https else { return nil }
+        let plan = submission.plan
+        guard !plan.isHTTPS, plan.unixSocketPath == nil, easy.responseCode == 407 else { return nil }
+        return .proxyRefused(plan.requestURL, proxy: URL(string: proxy.curlURL), status: 407)
     }
 
     /// What went wrong reaching a Unix socket, in words that name it: curl's own message
-    /// names the `http://localhost` URL it was handed, port 80 included.
+    /// names the `http://localhost` URL it was handed, port 80 included. The request is
+    /// named by its path alone: the client's redaction of a query is not known here.
     private static func unixSocketFailure(_ socketPath: String, url: URL, errno: Int32) -> String {
         let reason =
             switch errno {
@@ -80,6 +91,7 @@ extension CurlTransfer {
             case 0: "the connection failed"
             default: String(cString: strerror(errno))
             }
-        return "Failed to connect to the Unix socket \(socketPath) for \(Redaction.default.redacting(url)): \(reason)"
+        let path = url.path(percentEncoded: true)
+        return "Failed to connect to the Unix socket \(socketPath) for \(path.isEmpty ? "/" : path): \(reason)"
     }
 }

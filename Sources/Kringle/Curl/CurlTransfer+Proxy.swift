@@ -13,15 +13,14 @@ extension CurlTransfer {
         // The URL is looked at only when a proxy applies and a no-proxy list is set.
         switch routes.decision(isHTTPS: submission.plan.isHTTPS, url: { submission.plan.requestURL }) {
         case .leftToLibcurl:
-            goesThroughProxy = true
+            break
         case .route(.direct):
             // An empty proxy overrides the environment: curl then connects directly.
             try easy.set(KCURLOPT_PROXY, "")
         case .route(.refused(let reason)):
             throw KringleError.unsupportedConfiguration(reason)
         case .route(.proxy(let server)):
-            goesThroughProxy = true
-            proxyURL = URL(string: server.curlURL)
+            proxy = server
             try easy.set(KCURLOPT_PROXY, server.curlURL)
             // Kringle has matched the no-proxy list already; curl must not apply `no_proxy`
             // from the environment on top of it.

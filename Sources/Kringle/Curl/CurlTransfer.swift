@@ -22,11 +22,9 @@ final class CurlTransfer {
     private var headerList: OpaquePointer?
     /// Nor does `CURLOPT_RESOLVE` (CurlTransfer+Pool.swift).
     var resolveList: OpaquePointer?
-    /// Whether the request may go through a proxy: one the routes chose, or one libcurl
-    /// finds in the environment itself (CurlTransfer+Proxy.swift).
-    var goesThroughProxy = false
-    /// The proxy the routes chose, without credentials, for a refusal to name.
-    var proxyURL: URL?
+    /// The proxy the transport's routes chose for the request (CurlTransfer+Proxy.swift), for
+    /// a refusal to name; `nil` when it goes direct or libcurl reads the environment itself.
+    var proxy: ProxyServer?
     /// Whether HTTP/2 is spoken from the first byte (h2c with prior knowledge).
     var asksHTTP2PriorKnowledge = false
 

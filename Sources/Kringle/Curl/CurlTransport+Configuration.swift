@@ -68,7 +68,8 @@ extension CurlTransport {
         /// (`CURLMOPT_MAXCONNECTS`); `nil` (the default) keeps as many as
         /// ``maximumConnections`` allows, or 64 when that is `nil`. When a request ends and
         /// the pool is full, the connection idle the longest is closed. Zero keeps none:
-        /// every request opens a connection of its own.
+        /// every request opens a connection of its own and closes it when done (so HTTP/2
+        /// requests are not multiplexed either).
         public var maximumIdleConnections: Int?
 
         /// Seconds an idle connection is kept for reuse (`CURLOPT_MAXAGE_CONN`); 118 by

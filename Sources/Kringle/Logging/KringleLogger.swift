@@ -21,7 +21,8 @@ import Foundation
 /// a timer's. It may block, even on a request of the same client:
 /// ```swift
 /// func log(_ event: KringleLogEvent) {
-///     guard case .failure = event else { return }
+///     // Not about the report itself, or a failing report would report itself for ever.
+///     guard case .failure(_, let url, _) = event, url.value.path != "/report" else { return }
 ///     _ = try? client.post(report(event), to: Diagnostics.report).wait(timeout: 5)
 /// }
 /// ```

@@ -100,10 +100,14 @@ struct Redirect {
         isSecure(source) && target.scheme?.lowercased() == "http"
     }
 
-    /// The transfer options for the next hop: the same, less a streamed body the hop drops.
+    /// The transfer options for the next hop: the same, less a body the hop drops (streamed,
+    /// or compressed in memory, whose sizes the log would otherwise report again).
     func carrying(_ options: TransferOptions) -> TransferOptions {
         var next = options
-        if !keepsBody { next.body = nil }
+        if !keepsBody {
+            next.body = nil
+            next.compressedFrom = nil
+        }
         return next
     }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// A body that does not decode as its `Content-Encoding` says is the server's fault, on
 /// either transport the same error, and not a lost response to retry.
-@Suite("A body that breaks its Content-Encoding")
+@Suite("A body that breaks its Content-Encoding", .generousTimeLimit)
 struct ContentCodingFailureTests {
     @Test(
         "a corrupt gzip or deflate body is invalidResponse on both transports, and not retried",

@@ -7,7 +7,7 @@ import Testing
 
 /// h2c to a server that speaks only HTTP/1.1 can never succeed: the error says so, and no
 /// retry policy sends it again.
-@Suite("h2c against an HTTP/1.1 server")
+@Suite("h2c against an HTTP/1.1 server", .generousTimeLimit)
 struct H2CRefusalTests {
     @Test("http2PriorKnowledge against LoopbackServer (HTTP/1.1 only): unsupportedConfiguration, not retried")
     func loopbackServerSpeaksOnlyHTTP1() async throws {

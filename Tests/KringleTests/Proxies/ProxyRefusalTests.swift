@@ -7,7 +7,7 @@ import Testing
 
 /// A proxy that turns a request away is one typed error, whatever the URL's scheme: a plain
 /// `http` request the proxy answers itself, and an `https` one whose `CONNECT` it refuses.
-@Suite(.requires(.tinyproxy))
+@Suite(.requires(.tinyproxy), .generousTimeLimit)
 struct ProxyRefusalTests {
     static let password = "s3cret-proxy-9d1f"
 
@@ -51,6 +51,24 @@ struct ProxyRefusalTests {
         let line = scheme == "http" ? "GET \(url.absoluteString)" : "CONNECT 127.0.0.1:\(origin.port)"
         #expect(await proxy.logs(line), "\(proxy.log)")
         #expect(proxy.log.components(separatedBy: line).count == 2, "\(proxy.log)")
+    }
+
+    @Test(
+        "a 407 from the origin, through a SOCKS proxy, is the origin's: an unacceptable status", .requires(.microsocks))
+    func originsOwn407IsNotTheProxys() async throws {
+        let proxy = try await ProxyProcess.microsocks()
+        defer { proxy.stop() }
+        let origin = try LoopbackServer { _ in .text("the origin's own", status: 407) }
+        defer { origin.shutdown() }
+
+        let error = try await Self.refusal(
+            for: origin.url("/private"), through: .url("socks5://127.0.0.1:\(proxy.port)"))
+
+        guard case .unacceptableStatusCode(407, let response) = error else {
+            Issue.record("expected unacceptableStatusCode(407), got \(error)")
+            return
+        }
+        #expect(String(decoding: response.body, as: UTF8.self) == "the origin's own")
     }
 
     @Test("wrong credentials on an https URL: proxyRefused with the proxy's status, the password shown nowhere")

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// CurlTransport's TLS settings against the local HTTPS server: trust from PEM data, pinned
 /// keys, client certificates (mutual TLS) and the lowest TLS version.
-@Suite(.generousTimeLimit) struct CurlTLSTests {
+@Suite(.requires(.python3), .generousTimeLimit) struct CurlTLSTests {
     // MARK: Trust from memory
 
     @Test func certificateAuthorityFromPEMDataIsTrusted() async throws {

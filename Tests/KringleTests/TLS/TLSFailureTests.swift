@@ -154,7 +154,7 @@ import FoundationNetworking
 
     /// On Linux a server trust cannot be applied, so nothing is sent: the request is
     /// rejected, typed, before it reaches any server.
-    @Test func urlSessionServerTrustIsRefusedWhereUnsupported() async throws {
+    @Test(.requires(.python3)) func urlSessionServerTrustIsRefusedWhereUnsupported() async throws {
         let server = try TLSTestServer.shared.get()
         let pin = try #require(PublicKeyPin(sha256: Data(count: 32)))
         // The test CA as DER: the base64 between the PEM's armour lines.

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// Server certificate verification over real TLS, on both transports, against the local HTTPS
 /// server: each way a certificate can be wrong is refused with a ``TLSFailure`` that says
 /// which, never a bare transport error.
-@Suite(.generousTimeLimit) struct TLSVerificationTests {
+@Suite(.requires(.python3), .generousTimeLimit) struct TLSVerificationTests {
     /// The test CA is in no system store, so with the default trust every certificate from it
     /// is refused as untrusted, by both transports.
     @Test(arguments: TransportUnderTest.allCases)

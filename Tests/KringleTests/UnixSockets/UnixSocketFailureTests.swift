@@ -7,7 +7,7 @@ import Testing
 
 /// A socket that cannot be reached is named in the error, with why, rather than curl's
 /// "Failed to connect to localhost port 80".
-@Suite("Unix sockets: failures")
+@Suite("Unix sockets: failures", .generousTimeLimit)
 struct UnixSocketFailureTests {
     @Test("a missing Unix socket fails naming the socket, the URL and why, not localhost port 80")
     func missingSocketIsNamed() async throws {
@@ -22,7 +22,7 @@ struct UnixSocketFailureTests {
         }
         #expect(underlying.code == CurlError.couldNotConnect)
         #expect(underlying.message.contains(path), "\(underlying)")
-        #expect(underlying.message.contains(socket.appending(path: "info").absoluteString), "\(underlying)")
+        #expect(underlying.message.contains("for /info"), "\(underlying)")
         #expect(underlying.message.contains("no such socket"), "\(underlying)")
         #expect(!underlying.message.contains("port 80"), "\(underlying)")
     }

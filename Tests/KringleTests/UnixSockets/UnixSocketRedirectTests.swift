@@ -10,7 +10,7 @@ import FoundationNetworking
 #endif
 
 /// Which redirects a request on a Unix socket follows, and where to (Redirect+UnixSocket.swift).
-@Suite("Unix socket redirects")
+@Suite("Unix socket redirects", .generousTimeLimit)
 struct UnixSocketRedirectTests {
     /// The next hop's URL after a 302 from `from` with `location`, or `nil` when not followed.
     ///
