@@ -38,13 +38,20 @@ struct H2CTests {
         #expect(server.acceptedConnections() == before + 9)
     }
 
-    @Test("without prior knowledge, the h2c-only port cannot be spoken to: a CurlError, not a hang")
+    @Test("without prior knowledge, the h2c-only port cannot be spoken to: a malformed response, not a hang")
     func http1Refused() async throws {
         let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
         defer { server.stop() }
         let client = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http1_1)))
         let outcome = await client.get(Self.endpoint(server), as: Data.self).outcome()
-        #expect(outcome.failure != nil, "\(outcome)")
+        // The answer is HTTP/2 frames, which an HTTP/1.1 client reads as no status line at
+        // all: a malformed response, at once (a hang would be `PromiseError.timedOut`).
+        guard case .failure(KringleError.malformedResponse(let url, let reason)) = outcome else {
+            Issue.record("expected malformedResponse, got \(outcome)")
+            return
+        }
+        #expect(url == server.h2cURL)
+        #expect(!reason.isEmpty)
     }
 
     @Test("http2PriorKnowledge against nginx's HTTP/1.1 port: unsupportedConfiguration, not retried")
