@@ -8,8 +8,10 @@
 // answers Z_VERSION_ERROR when either disagrees), so a layout mismatch fails cleanly.
 //
 // As for libcurl (kcurl_load.c), the state below is written once inside pthread_once and
-// only read afterwards, and the library is never closed.
+// only read afterwards, the library is never closed, and the candidates are tried by
+// kdl_open_first (kdl_open.c), which both loaders share.
 
+#include "kdl_open.h"
 #include "kzlib.h"
 
 #include <dlfcn.h>
@@ -72,63 +74,40 @@ static const char *const library_names[] = {"libz.so.1", "libz.so"};
 #endif
 static const int library_count = (int)(sizeof(library_names) / sizeof(library_names[0]));
 
-static void append(const char *text) {
-    size_t used = strlen(load_error);
-    if (used + 1 >= sizeof(load_error)) {
-        return;
-    }
-    snprintf(load_error + used, sizeof(load_error) - used, "%s", text);
-}
-
-/// dlsym into a function pointer slot (through memcpy, as POSIX allows).
-static int resolve(void *library, const char *name, void *slot) {
-    void *symbol = dlsym(library, name);
-    memcpy(slot, &symbol, sizeof(symbol));
-    if (symbol == NULL) {
-        append(" lacks ");
-        append(name);
+/// Keeps `library` when it has the four functions and is zlib 1.x.
+static int accept_zlib(void *library, const char *name, void *context, char *error, size_t capacity) {
+    (void)name;
+    (void)context;
+    struct kzlib_api table;
+    char missing[128] = "";
+    int ok = kdl_resolve(library, "deflateInit2_", &table.deflate_init2, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "deflate", &table.deflate, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "deflateEnd", &table.deflate_end, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "zlibVersion", &table.version, 1, missing, sizeof(missing));
+    if (!ok) {
+        kdl_append(error, capacity, missing);
+        dlclose(library);
         return 0;
     }
+    const char *version = table.version();
+    if (version == NULL || version[0] != header_version[0]) {
+        kdl_append(error, capacity, " (version ");
+        kdl_append(error, capacity, version != NULL ? version : "unknown");
+        kdl_append(error, capacity, ", not 1.x)");
+        dlclose(library);
+        return 0;
+    }
+    api = table;
     return 1;
 }
 
 static void load_library(void) {
-    append("zlib could not be loaded; tried ");
-    for (int index = 0; index < library_count; index++) {
-        if (index > 0) {
-            append("; ");
-        }
-        append(library_names[index]);
-        void *library = dlopen(library_names[index], RTLD_NOW | RTLD_LOCAL);
-        if (library == NULL) {
-            const char *reason = dlerror();
-            append(" (");
-            append(reason != NULL ? reason : "not found");
-            append(")");
-            continue;
-        }
-        struct kzlib_api table;
-        int ok = resolve(library, "deflateInit2_", &table.deflate_init2);
-        ok &= resolve(library, "deflate", &table.deflate);
-        ok &= resolve(library, "deflateEnd", &table.deflate_end);
-        ok &= resolve(library, "zlibVersion", &table.version);
-        if (!ok) {
-            dlclose(library);
-            continue;
-        }
-        const char *version = table.version();
-        if (version == NULL || version[0] != header_version[0]) {
-            append(" (version ");
-            append(version != NULL ? version : "unknown");
-            append(", not 1.x)");
-            dlclose(library);
-            continue;
-        }
-        api = table;
+    kdl_append(load_error, sizeof(load_error), "zlib could not be loaded; tried ");
+    int index = kdl_open_first(library_names, library_count, accept_zlib, NULL, load_error, sizeof(load_error));
+    if (index >= 0) {
         loaded_name = library_names[index];
         loaded = 1;
         load_error[0] = '\0';
-        return;
     }
 }
 

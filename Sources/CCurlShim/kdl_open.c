@@ -1,0 +1,48 @@
+// Opening a shared library from a list of candidate names (see kdl_open.h).
+
+#include "kdl_open.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+void kdl_append(char *buffer, size_t capacity, const char *text) {
+    size_t used = strlen(buffer);
+    if (used + 1 >= capacity) {
+        return;
+    }
+    snprintf(buffer + used, capacity - used, "%s", text);
+}
+
+int kdl_resolve(void *library, const char *name, void *slot, int required, char *missing, size_t capacity) {
+    void *symbol = dlsym(library, name);
+    memcpy(slot, &symbol, sizeof(symbol));
+    if (symbol == NULL && required) {
+        kdl_append(missing, capacity, missing[0] == '\0' ? " lacks " : ", ");
+        kdl_append(missing, capacity, name);
+        return 0;
+    }
+    return 1;
+}
+
+int kdl_open_first(const char *const *names, int count, kdl_accept accept, void *context, char *error,
+                   size_t capacity) {
+    for (int index = 0; index < count; index++) {
+        if (index > 0) {
+            kdl_append(error, capacity, "; ");
+        }
+        kdl_append(error, capacity, names[index]);
+        void *library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
+        if (library == NULL) {
+            const char *reason = dlerror();
+            kdl_append(error, capacity, " (");
+            kdl_append(error, capacity, reason != NULL ? reason : "not found");
+            kdl_append(error, capacity, ")");
+            continue;
+        }
+        if (accept(library, names[index], context, error, capacity)) {
+            return index;
+        }
+    }
+    return -1;
+}
