@@ -27,12 +27,24 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = [
-            "pageref", "startedDateTime", "time", "request", "response", "cache", "timings", "serverIPAddress",
-            "connection", "comment",
-        ]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Entry>(
+            blank: Entry(
+                startedDateTime: "", time: 0, request: Request(method: "", url: ""), response: Response(status: 0)),
+            [
+                .optional("pageref", \.pageref),
+                .field("startedDateTime", \.startedDateTime, or: ""),
+                .field("time", \.time, or: 0),
+                .required("request", \.request),
+                .required("response", \.response),
+                .field("cache", \.cache, or: .object([:])),
+                .field("timings", \.timings, or: Timings()),
+                .optional("serverIPAddress", \.serverIPAddress),
+                .optional("connection", \.connection),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// An entry.
         public init(
@@ -55,34 +67,12 @@ extension HAR {
 
         /// Reads an entry.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            pageref = try container.optional("pageref")
-            startedDateTime = try container.field("startedDateTime", or: "")
-            time = try container.field("time", or: 0)
-            request = try container.decode(Request.self, forKey: HARKey("request"))
-            response = try container.decode(Response.self, forKey: HARKey("response"))
-            cache = try container.field("cache", or: .object([:]))
-            timings = try container.field("timings", or: Timings())
-            serverIPAddress = try container.optional("serverIPAddress")
-            connection = try container.optional("connection")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the entry.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(pageref, "pageref")
-            try container.put(startedDateTime, "startedDateTime")
-            try container.put(time, "time")
-            try container.put(request, "request")
-            try container.put(response, "response")
-            try container.put(cache, "cache")
-            try container.put(timings, "timings")
-            try container.put(serverIPAddress, "serverIPAddress")
-            try container.put(connection, "connection")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
 
         /// ``startedDateTime`` as a date, when it is valid ISO 8601.
@@ -116,12 +106,23 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = [
-            "method", "url", "httpVersion", "cookies", "headers", "queryString", "postData", "headersSize", "bodySize",
-            "comment",
-        ]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Request>(
+            blank: Request(method: "", url: ""),
+            [
+                .field("method", \.method, or: "GET"),
+                .field("url", \.url, or: ""),
+                .field("httpVersion", \.httpVersion, or: ""),
+                .field("cookies", \.cookies, or: []),
+                .field("headers", \.headers, or: []),
+                .field("queryString", \.queryString, or: []),
+                .optional("postData", \.postData),
+                .field("headersSize", \.headersSize, or: -1),
+                .field("bodySize", \.bodySize, or: -1),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A request.
         public init(
@@ -144,34 +145,12 @@ extension HAR {
 
         /// Reads a request.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            method = try container.field("method", or: "GET")
-            url = try container.field("url", or: "")
-            httpVersion = try container.field("httpVersion", or: "")
-            cookies = try container.field("cookies", or: [])
-            headers = try container.field("headers", or: [])
-            queryString = try container.field("queryString", or: [])
-            postData = try container.optional("postData")
-            headersSize = try container.field("headersSize", or: -1)
-            bodySize = try container.field("bodySize", or: -1)
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the request.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(method, "method")
-            try container.put(url, "url")
-            try container.put(httpVersion, "httpVersion")
-            try container.put(cookies, "cookies")
-            try container.put(headers, "headers")
-            try container.put(queryString, "queryString")
-            try container.put(postData, "postData")
-            try container.put(headersSize, "headersSize")
-            try container.put(bodySize, "bodySize")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -201,12 +180,23 @@ extension HAR {
         /// Kringle writes the trailer fields as `_trailers`.
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = [
-            "status", "statusText", "httpVersion", "cookies", "headers", "content", "redirectURL", "headersSize",
-            "bodySize", "comment",
-        ]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Response>(
+            blank: Response(status: 0),
+            [
+                .field("status", \.status, or: 0),
+                .field("statusText", \.statusText, or: ""),
+                .field("httpVersion", \.httpVersion, or: ""),
+                .field("cookies", \.cookies, or: []),
+                .field("headers", \.headers, or: []),
+                .field("content", \.content, or: Content()),
+                .field("redirectURL", \.redirectURL, or: ""),
+                .field("headersSize", \.headersSize, or: -1),
+                .field("bodySize", \.bodySize, or: -1),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A response.
         public init(
@@ -229,34 +219,12 @@ extension HAR {
 
         /// Reads a response.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            status = try container.field("status", or: 0)
-            statusText = try container.field("statusText", or: "")
-            httpVersion = try container.field("httpVersion", or: "")
-            cookies = try container.field("cookies", or: [])
-            headers = try container.field("headers", or: [])
-            content = try container.field("content", or: Content())
-            redirectURL = try container.field("redirectURL", or: "")
-            headersSize = try container.field("headersSize", or: -1)
-            bodySize = try container.field("bodySize", or: -1)
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the response.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(status, "status")
-            try container.put(statusText, "statusText")
-            try container.put(httpVersion, "httpVersion")
-            try container.put(cookies, "cookies")
-            try container.put(headers, "headers")
-            try container.put(content, "content")
-            try container.put(redirectURL, "redirectURL")
-            try container.put(headersSize, "headersSize")
-            try container.put(bodySize, "bodySize")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -283,9 +251,21 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["blocked", "dns", "connect", "send", "wait", "receive", "ssl", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Timings>(
+            blank: Timings(),
+            [
+                .field("blocked", \.blocked, or: -1),
+                .field("dns", \.dns, or: -1),
+                .field("connect", \.connect, or: -1),
+                .field("send", \.send, or: 0),
+                .field("wait", \.wait, or: 0),
+                .field("receive", \.receive, or: 0),
+                .field("ssl", \.ssl, or: -1),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// Timings; the required phases (`send`, `wait`, `receive`) default to 0, the others to -1.
         public init(
@@ -305,30 +285,12 @@ extension HAR {
 
         /// Reads timings.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            blocked = try container.field("blocked", or: -1)
-            dns = try container.field("dns", or: -1)
-            connect = try container.field("connect", or: -1)
-            send = try container.field("send", or: 0)
-            wait = try container.field("wait", or: 0)
-            receive = try container.field("receive", or: 0)
-            ssl = try container.field("ssl", or: -1)
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the timings.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(blocked, "blocked")
-            try container.put(dns, "dns")
-            try container.put(connect, "connect")
-            try container.put(send, "send")
-            try container.put(wait, "wait")
-            try container.put(receive, "receive")
-            try container.put(ssl, "ssl")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 }

@@ -12,9 +12,16 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["name", "value", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<NameValue>(
+            blank: NameValue(name: "", value: ""),
+            [
+                .field("name", \.name, or: ""),
+                .field("value", \.value, or: ""),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A pair.
         public init(name: String, value: String, comment: String? = nil, custom: [String: HARValue] = [:]) {
@@ -26,20 +33,12 @@ extension HAR {
 
         /// Reads a pair.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            name = try container.field("name", or: "")
-            value = try container.field("value", or: "")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the pair.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(name, "name")
-            try container.put(value, "value")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -64,11 +63,21 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = [
-            "name", "value", "path", "domain", "expires", "httpOnly", "secure", "comment",
-        ]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Cookie>(
+            blank: Cookie(name: "", value: ""),
+            [
+                .field("name", \.name, or: ""),
+                .field("value", \.value, or: ""),
+                .optional("path", \.path),
+                .optional("domain", \.domain),
+                .optional("expires", \.expires),
+                .optional("httpOnly", \.httpOnly),
+                .optional("secure", \.secure),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A cookie.
         public init(
@@ -88,30 +97,12 @@ extension HAR {
 
         /// Reads a cookie.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            name = try container.field("name", or: "")
-            value = try container.field("value", or: "")
-            path = try container.optional("path")
-            domain = try container.optional("domain")
-            expires = try container.optional("expires")
-            httpOnly = try container.optional("httpOnly")
-            secure = try container.optional("secure")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the cookie.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(name, "name")
-            try container.put(value, "value")
-            try container.put(path, "path")
-            try container.put(domain, "domain")
-            try container.put(expires, "expires")
-            try container.put(httpOnly, "httpOnly")
-            try container.put(secure, "secure")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -129,9 +120,17 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["mimeType", "params", "text", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<PostData>(
+            blank: PostData(mimeType: "", text: nil),
+            [
+                .field("mimeType", \.mimeType, or: ""),
+                .optional("params", \.params),
+                .optional("text", \.text),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A body.
         public init(
@@ -147,22 +146,12 @@ extension HAR {
 
         /// Reads a body.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            mimeType = try container.field("mimeType", or: "")
-            params = try container.optional("params")
-            text = try container.optional("text")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the body.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(mimeType, "mimeType")
-            try container.put(params, "params")
-            try container.put(text, "text")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -181,9 +170,18 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["name", "value", "fileName", "contentType", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Param>(
+            blank: Param(name: ""),
+            [
+                .field("name", \.name, or: ""),
+                .optional("value", \.value),
+                .optional("fileName", \.fileName),
+                .optional("contentType", \.contentType),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A parameter.
         public init(
@@ -200,24 +198,12 @@ extension HAR {
 
         /// Reads a parameter.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            name = try container.field("name", or: "")
-            value = try container.optional("value")
-            fileName = try container.optional("fileName")
-            contentType = try container.optional("contentType")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the parameter.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(name, "name")
-            try container.put(value, "value")
-            try container.put(fileName, "fileName")
-            try container.put(contentType, "contentType")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -238,9 +224,19 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["size", "compression", "mimeType", "text", "encoding", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Content>(
+            blank: Content(),
+            [
+                .field("size", \.size, or: -1),
+                .optional("compression", \.compression),
+                .field("mimeType", \.mimeType, or: ""),
+                .optional("text", \.text),
+                .optional("encoding", \.encoding),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A body.
         public init(
@@ -258,26 +254,12 @@ extension HAR {
 
         /// Reads a body.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            size = try container.field("size", or: -1)
-            compression = try container.optional("compression")
-            mimeType = try container.field("mimeType", or: "")
-            text = try container.optional("text")
-            encoding = try container.optional("encoding")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the body.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(size, "size")
-            try container.put(compression, "compression")
-            try container.put(mimeType, "mimeType")
-            try container.put(text, "text")
-            try container.put(encoding, "encoding")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 }

@@ -32,9 +32,14 @@ extension HAR {
         /// The fields beside `log` (custom, or unknown to Kringle), as read.
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["log"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Archive>(
+            blank: Archive(log: Log()),
+            [
+                .required("log", \.log)
+            ],
+            custom: \.custom)
 
         /// An archive of `log`.
         public init(log: Log, custom: [String: HARValue] = [:]) {
@@ -44,16 +49,12 @@ extension HAR {
 
         /// Reads an archive.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            log = try container.decode(Log.self, forKey: HARKey("log"))
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the archive.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(log, "log")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -74,9 +75,19 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["version", "creator", "browser", "pages", "entries", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Log>(
+            blank: Log(),
+            [
+                .field("version", \.version, or: HAR.version),
+                .field("creator", \.creator, or: Creator(name: "unknown", version: "")),
+                .optional("browser", \.browser),
+                .optional("pages", \.pages),
+                .field("entries", \.entries, or: []),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// A log of `entries`, written by `creator` (Kringle by default).
         public init(
@@ -94,26 +105,12 @@ extension HAR {
 
         /// Reads a log.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            version = try container.field("version", or: HAR.version)
-            creator = try container.field("creator", or: Creator(name: "unknown", version: ""))
-            browser = try container.optional("browser")
-            pages = try container.optional("pages")
-            entries = try container.field("entries", or: [])
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the log.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(version, "version")
-            try container.put(creator, "creator")
-            try container.put(browser, "browser")
-            try container.put(pages, "pages")
-            try container.put(entries, "entries")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -128,9 +125,16 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["name", "version", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Creator>(
+            blank: Creator(name: "", version: ""),
+            [
+                .field("name", \.name, or: ""),
+                .field("version", \.version, or: ""),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
 
         /// Kringle's own `KringleTesting`.
         public static let kringle = Creator(name: "KringleTesting", version: "1")
@@ -145,20 +149,12 @@ extension HAR {
 
         /// Reads a creator.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            name = try container.field("name", or: "")
-            version = try container.field("version", or: "")
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the creator.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(name, "name")
-            try container.put(version, "version")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 
@@ -178,30 +174,36 @@ extension HAR {
         /// The custom fields, and the others Kringle does not model, as read (see ``HAR``).
         public var custom: [String: HARValue]
 
-        /// The fields HAR 1.2 defines for this object, which Kringle models; any other is kept in
-        /// ``custom``.
-        static let fields: Set<String> = ["startedDateTime", "id", "title", "pageTimings", "comment"]
+        /// The fields HAR 1.2 defines for this object, which Kringle models, in the order they are
+        /// written; any other is kept in ``custom``.
+        static let coding = HARFields<Page>(
+            blank: Page(),
+            [
+                .field("startedDateTime", \.startedDateTime, or: ""),
+                .field("id", \.id, or: ""),
+                .field("title", \.title, or: ""),
+                .field("pageTimings", \.pageTimings, or: .object([:])),
+                .optional("comment", \.comment),
+            ],
+            custom: \.custom)
+
+        /// A page with every field empty, which reading starts from.
+        init() {
+            startedDateTime = ""
+            id = ""
+            title = ""
+            pageTimings = .object([:])
+            custom = [:]
+        }
 
         /// Reads a page.
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: HARKey.self)
-            startedDateTime = try container.field("startedDateTime", or: "")
-            id = try container.field("id", or: "")
-            title = try container.field("title", or: "")
-            pageTimings = try container.field("pageTimings", or: .object([:]))
-            comment = try container.optional("comment")
-            custom = try container.customFields(besides: Self.fields)
+            self = try Self.coding.decode(from: decoder)
         }
 
         /// Writes the page.
         public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: HARKey.self)
-            try container.put(startedDateTime, "startedDateTime")
-            try container.put(id, "id")
-            try container.put(title, "title")
-            try container.put(pageTimings, "pageTimings")
-            try container.put(comment, "comment")
-            try container.putCustom(custom, besides: Self.fields)
+            try Self.coding.encode(self, to: encoder)
         }
     }
 }
