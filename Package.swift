@@ -4,12 +4,13 @@ import PackageDescription
 let package = Package(
     name: "Kringle",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    // Only the libraries: a package that depends on Kringle sees no demo, benchmark or test
+    // module. `swift run kringle-demo` and `swift build --product kringle-benchmarks` still
+    // work here, through the products SwiftPM gives a root package's executable targets.
     products: [
         .library(name: "Kringle", targets: ["Kringle"]),
         .library(name: "KringlePromise", targets: ["KringlePromise"]),
         .library(name: "KringleTesting", targets: ["KringleTesting"]),
-        .executable(name: "kringle-demo", targets: ["KringleDemo"]),
-        .executable(name: "kringle-benchmarks", targets: ["KringleBenchmarks"]),
     ],
     targets: [
         // CThreadSanitizer: happens-before annotations that only ThreadSanitizer runs call
@@ -23,19 +24,21 @@ let package = Package(
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Not a product: starts programs for the tests and benchmarks without Foundation's
         // `Process`, which can crash on Linux (see ChildProcess.swift).
-        .target(name: "ChildProcess"),
+        .target(name: "ChildProcess", path: "Tests/ChildProcess"),
         // Not a product: nginx for the benchmarks and the HTTP/2 tests.
-        .target(name: "NginxTestServer", dependencies: ["Kringle", "KringleTesting", "ChildProcess"]),
+        .target(
+            name: "NginxTestServer", dependencies: ["Kringle", "KringleTesting", "ChildProcess"],
+            path: "Tests/NginxTestServer"),
         // Not a product: the helpers every test target shares (counters, boxes, waiting, the
         // programs some tests need).
         .target(
             name: "KringleTestSupport", dependencies: ["KringlePromise", "ChildProcess"],
             path: "Tests/KringleTestSupport"),
-        .executableTarget(name: "KringleDemo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
+        .executableTarget(name: "kringle-demo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         // Not a product: counts heap allocations inside the benchmark process.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
         .executableTarget(
-            name: "KringleBenchmarks",
+            name: "kringle-benchmarks",
             dependencies: ["Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "NginxTestServer"],
             path: "Benchmarks",
             exclude: ["AllocationCounter"]

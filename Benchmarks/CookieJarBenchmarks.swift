@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// Compares Kringle's ``CookieJar`` with Foundation's `HTTPCookieStorage` in one run.
 ///
-/// Run in release mode: `swift run -c release KringleBenchmarks`.
+/// Run in release mode: `swift run -c release kringle-benchmarks`.
 ///
 /// - Lookup: the `Cookie` header for a request, with 3,000 cookies over 500 domains and
 ///   with 10 cookies over 2 domains (each lookup matches about 5-6 cookies either way),
