@@ -90,11 +90,7 @@ static int accept_curl(void *library, const char *name, void *context, char *err
 }
 
 static void load_library(void) {
-    kdl_append(load_error, sizeof(load_error), "libcurl could not be loaded; tried ");
-    if (kdl_open_first(library_names, library_count, accept_curl, NULL, load_error, sizeof(load_error)) >= 0) {
-        loaded = 1;
-        load_error[0] = '\0';
-    }
+    loaded = kdl_load("libcurl", library_names, library_count, accept_curl, load_error, sizeof(load_error)) >= 0;
 }
 
 int kcurl_load(void) {

@@ -46,3 +46,14 @@ int kdl_open_first(const char *const *names, int count, kdl_accept accept, void 
     }
     return -1;
 }
+
+int kdl_load(const char *what, const char *const *names, int count, kdl_accept accept, char *error,
+             size_t capacity) {
+    kdl_append(error, capacity, what);
+    kdl_append(error, capacity, " could not be loaded; tried ");
+    int index = kdl_open_first(names, count, accept, NULL, error, capacity);
+    if (index >= 0) {
+        error[0] = '\0';
+    }
+    return index;
+}

@@ -28,4 +28,10 @@ typedef int (*kdl_accept)(void *library, const char *name, void *context, char *
 int kdl_open_first(const char *const *names, int count, kdl_accept accept, void *context, char *error,
                    size_t capacity);
 
+/// For a loader's pthread_once routine: writes "WHAT could not be loaded; tried " into `error`,
+/// then tries `names` as kdl_open_first does, and empties `error` when a library is kept.
+/// Returns the index of the library kept, or -1.
+int kdl_load(const char *what, const char *const *names, int count, kdl_accept accept, char *error,
+             size_t capacity);
+
 #endif

@@ -102,12 +102,10 @@ static int accept_zlib(void *library, const char *name, void *context, char *err
 }
 
 static void load_library(void) {
-    kdl_append(load_error, sizeof(load_error), "zlib could not be loaded; tried ");
-    int index = kdl_open_first(library_names, library_count, accept_zlib, NULL, load_error, sizeof(load_error));
+    int index = kdl_load("zlib", library_names, library_count, accept_zlib, load_error, sizeof(load_error));
     if (index >= 0) {
         loaded_name = library_names[index];
         loaded = 1;
-        load_error[0] = '\0';
     }
 }
 
