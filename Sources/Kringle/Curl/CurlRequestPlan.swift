@@ -24,7 +24,7 @@ struct CurlRequestPlan: Sendable {
     /// server (the client follows redirects itself, so a transfer never leaves its URL).
     var isHTTPS: Bool
     /// The Unix socket to connect to instead of the URL's host, for an `http+unix` or
-    /// `https+unix` URL (CurlTransfer+UnixSocket.swift); ``url`` is then `http://localhost/…`.
+    /// `https+unix` URL (CurlRequestPlan+UnixSocket.swift); ``url`` is then `http://localhost/…`.
     var unixSocketPath: String?
     var method: Method
     /// Where the body comes from.
@@ -74,7 +74,7 @@ struct CurlRequestPlan: Sendable {
             self.url = url.absoluteString
             isHTTPS = scheme == "https"
         } else if let socket = try Self.unixSocketTarget(of: url) {
-            // Unix domain sockets (issue 32): CurlTransfer+UnixSocket.swift.
+            // Unix domain sockets (issue 32): CurlRequestPlan+UnixSocket.swift.
             self.url = socket.curlURL
             isHTTPS = socket.usesTLS
             unixSocketPath = socket.socketPath

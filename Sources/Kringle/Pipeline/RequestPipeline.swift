@@ -8,14 +8,16 @@ import FoundationNetworking
 // The one path every request takes, top to bottom, each stage in the file named:
 //
 // 1. build      the endpoint, method and body become a `ValidatedRequest`: every field
-//               checked as it is set (RequestAssembly, ValidatedRequest); a JSON body is
-//               encoded on the coding queue.
+//               checked as it is set (RequestAssembly, URLAssembly, ValidatedRequest); a
+//               JSON body is encoded on the coding queue.
 // 2. adapt      each interceptor's `adapt`, in order; what it returns is checked again.
 // 3. hop        the jar's cookies added, the answer from the cache where RFC 9111 allows it
 //               (NetworkClient+Cache, only for a client with a cache) or else the
-//               transport's exchange, logged; the response's cookies stored (Hop).
-// 4. redirect?  a 3xx with a `Location` starts the next hop, in the same loop (Hop,
-//               Redirect says what changes).
+//               transport's exchange, logged (NetworkClient+Exchange); the response's
+//               cookies stored (Hop).
+// 4. redirect?  a 3xx with a `Location` starts the next hop, in the same loop (Hop, which
+//               also checks the redirect limit and HTTPS to HTTP; Redirect says what
+//               changes).
 // 5. validate   a status outside `acceptableStatusCodes` becomes an error (Hop).
 // 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2.
 // 7. decode     the final response becomes the caller's value, on the coding queue
