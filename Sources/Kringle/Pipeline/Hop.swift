@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 extension NetworkClient {
-    /// One hop of an attempt, stages 3 to 5 of the pipeline (RequestPipeline.swift): the
+    /// One hop of an attempt, stages 3 to 5 of the pipeline (NetworkClient+Pipeline.swift): the
     /// request goes out with the jar's cookies to the cache or the transport (``start()``);
     /// its answer's cookies go into the jar, and a redirect starts the next hop, or the
     /// final response is validated (``decide(_:)``).

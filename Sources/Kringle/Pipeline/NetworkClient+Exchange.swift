@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// The hop's call to the transport (stage 3 of RequestPipeline.swift), within the attempt's
+// The hop's call to the transport (stage 3 of NetworkClient+Pipeline.swift), within the attempt's
 // deadline and the client's response limits.
 
 extension NetworkClient {
