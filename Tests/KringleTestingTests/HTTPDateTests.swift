@@ -1,3 +1,4 @@
+@_spi(KringleInternals) import Kringle
 import KringleTestSupport
 import Testing
 

@@ -5,7 +5,10 @@ import FoundationNetworking
 #endif
 
 /// One redirect hop the client follows itself (RFC 9110 §15.4): the next request and what
-/// carries over to it. Every rule about what changes on a hop lives here.
+/// carries over to it. The rules about what changes on a hop (method, body, fields, the
+/// caller's cookie) live here; whether the hop is taken at all, against the client's
+/// `maximumRedirects` and `allowsRedirectsFromHTTPSToHTTP` (with ``isDowngrade(from:to:)``),
+/// is decided by the hop that received the redirect (`NetworkClient.Hop`'s `next(after:from:)`).
 struct Redirect {
     /// The request for the next hop.
     let request: URLRequest

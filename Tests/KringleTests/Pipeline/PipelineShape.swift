@@ -5,7 +5,7 @@ import Testing
 
 /// The two shapes of a client's pipeline, for tests that must pass in both.
 ///
-/// `RequestPipeline.swift` picks one by whether the client has interceptors: without, the
+/// `NetworkClient+Pipeline.swift` picks one by whether the client has interceptors: without, the
 /// first hop's decision is made in the same step as the decode; with, the adapt and retry
 /// stages run around the hops. The hops, redirects, cookies, validation and timeouts must
 /// behave alike in either, so their tests take a shape as an argument.

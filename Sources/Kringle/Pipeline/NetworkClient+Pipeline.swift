@@ -8,18 +8,20 @@ import FoundationNetworking
 // The one path every request takes, top to bottom, each stage in the file named:
 //
 // 1. build      the endpoint, method and body become a `ValidatedRequest`: every field
-//               checked as it is set (RequestAssembly, ValidatedRequest); a JSON body is
-//               encoded on the coding queue.
+//               checked as it is set (RequestAssembly, URLAssembly, ValidatedRequest); a
+//               JSON body is encoded on the coding queue.
 // 2. adapt      each interceptor's `adapt`, in order; what it returns is checked again.
 // 3. hop        the jar's cookies added, the answer from the cache where RFC 9111 allows it
 //               (NetworkClient+Cache, only for a client with a cache) or else the
-//               transport's exchange, logged; the response's cookies stored (Hop).
-// 4. redirect?  a 3xx with a `Location` starts the next hop, in the same loop (Hop,
-//               Redirect says what changes).
+//               transport's exchange, logged (NetworkClient+Exchange); the response's
+//               cookies stored (Hop).
+// 4. redirect?  a 3xx with a `Location` starts the next hop, in the same loop (Hop, which
+//               also checks the redirect limit and HTTPS to HTTP; Redirect says what
+//               changes).
 // 5. validate   a status outside `acceptableStatusCodes` becomes an error (Hop).
 // 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2.
 // 7. decode     the final response becomes the caller's value, on the coding queue
-//               (ResponseDecoding, at the end of this file).
+//               (ResponseDecoding).
 //
 // The bookkeeping between stages (cookies, redirect decisions, validation) runs on the
 // thread that delivered the response: it is quick, and saves a queue hop per request.
@@ -258,59 +260,5 @@ extension NetworkClient {
                 decision == .doNotRetry ? interceptor.retry(request, dueTo: error, attempt: attempt) : Promise(decision)
             }
         }
-    }
-}
-
-/// Decodes a response's body.
-@usableFromInline
-enum ResponseDecoding {
-    /// The body as a `Value`: the bytes themselves for `Data`, else decoded with the client's
-    /// decoder. `response` has passed status validation already.
-    ///
-    /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
-    /// ``Response`` around it would be built only to be taken apart again.
-    ///
-    /// Not inlinable: compiled for the caller's `Value` it saved about 200 instructions of
-    /// some 245,000 per request (`Scripts/speed-guard.sh`), within the noise; the generic
-    /// version casts the body at run time. (`Data?` takes the bytes as they are too.)
-    @usableFromInline
-    static func value<Value: Decodable & Sendable>(
-        of response: HTTPResponse,
-        as type: Value.Type,
-        configuration: NetworkClient.Configuration
-    ) throws -> Value {
-        if let raw = response.body as? Value { return raw }
-        do {
-            guard !response.body.isEmpty else { throw emptyBody(Value.self) }
-            return try configuration.decoder.decode(Value.self, from: response.body)
-        } catch let error as DecodingError {
-            throw decodingFailed(error, response, configuration: configuration)
-        }
-    }
-
-    /// Why no `type` could be decoded from an empty body.
-    static func emptyBody(_ type: Any.Type) -> DecodingError {
-        DecodingError.dataCorrupted(
-            DecodingError.Context(
-                codingPath: [], debugDescription: "The response body was empty, so no \(type) could be decoded."))
-    }
-
-    /// `error` with the response it came from, described as `configuration` redacts it.
-    static func decodingFailed(
-        _ error: DecodingError, _ response: HTTPResponse, configuration: NetworkClient.Configuration
-    ) -> KringleError {
-        KringleError.decodingFailed(error, Response(response, redaction: configuration.redaction))
-    }
-
-    /// The body decoded as ``value(of:as:configuration:)`` does, with the response's status,
-    /// fields and metrics.
-    @usableFromInline
-    static func decode<Value: Decodable & Sendable>(
-        _ response: HTTPResponse,
-        as type: Value.Type,
-        configuration: NetworkClient.Configuration
-    ) throws -> Response<Value> {
-        Response(
-            value: try value(of: response, as: type, configuration: configuration), body: response.body, of: response)
     }
 }

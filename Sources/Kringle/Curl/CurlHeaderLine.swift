@@ -1,0 +1,90 @@
+import Foundation
+
+/// One line that curl hands to the header callback, classified (the blocks these lines form
+/// are described at ``ResponseCollector``).
+///
+/// The parser works on bytes: it runs once per header line of every response, and
+/// byte-level scanning is several times cheaper than `Character`-based string slicing.
+enum CurlHeaderLine: Equatable {
+    /// `HTTP/1.1 200 OK` or `HTTP/2 200`: a new block starts.
+    case statusLine
+    /// A line that starts like a status line in any case (`Http/1.1 200 OK`) but is not a
+    /// valid one; curl accepts such lines, the client does not. The reason says what is wrong.
+    case malformedStatusLine(reason: String)
+    /// `Name: value`, with surrounding whitespace removed from the value.
+    case field(name: String, value: String)
+    /// A line starting with whitespace, which continues the previous field's value
+    /// (obsolete line folding, RFC 9112 §5.2).
+    case continuation(String)
+    /// The empty line that ends a block.
+    case end
+    /// Anything else: not a field (no colon) and not a status line.
+    case other
+
+    /// Classifies a line of text, with or without its line ending.
+    init(_ line: String) {
+        let bytes = Array(line.utf8)
+        self = bytes.withUnsafeBytes { CurlHeaderLine(bytes: $0) }
+    }
+
+    /// Classifies raw bytes from curl, which still end with CRLF (or LF).
+    init(bytes: UnsafeRawBufferPointer) {
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[end - 1] == Self.carriageReturn || bytes[end - 1] == Self.lineFeed {
+            end -= 1
+        }
+        let line = bytes[bytes.startIndex..<end]
+        guard let first = line.first else {
+            self = .end
+            return
+        }
+        if Self.startsLikeStatusLine(line) {
+            // A field name is a token, which cannot hold "/", so such a line is no field.
+            if let problem = Self.statusLineProblem(line) {
+                self = .malformedStatusLine(reason: problem)
+            } else {
+                self = .statusLine
+            }
+        } else if Self.isWhitespace(first) {
+            self = .continuation(Self.text(Self.trimmed(line)))
+        } else if let colon = line.firstIndex(of: Self.colon) {
+            let name = Self.trimmed(line[line.startIndex..<colon])
+            let value = Self.trimmed(line[(colon + 1)..<line.endIndex])
+            self = .field(name: Self.text(name), value: Self.text(value))
+        } else {
+            self = .other
+        }
+    }
+
+    private static let carriageReturn = UInt8(ascii: "\r")
+    private static let lineFeed = UInt8(ascii: "\n")
+    private static let colon = UInt8(ascii: ":")
+
+    /// Optional whitespace: SP and HTAB (RFC 9110 §5.6.3).
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// Removes optional whitespace from both ends.
+    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isWhitespace(bytes[start]) { start += 1 }
+        while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
+        return bytes[start..<end]
+    }
+
+    /// Header bytes as text: UTF-8 when they are valid UTF-8, otherwise ISO 8859-1, which
+    /// RFC 9110 §5.5 names as the historical encoding of field values and which maps every
+    /// byte to a character.
+    static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        // Nearly every header is ASCII, which needs no validation beyond this scan.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        if let text = String(validating: bytes, as: UTF8.self) {
+            return text
+        }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+}

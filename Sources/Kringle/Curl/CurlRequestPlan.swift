@@ -1,0 +1,206 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What libcurl must be told to send one `URLRequest`, worked out before any curl call so
+/// that bad requests are rejected on the caller's thread and the rules can be unit-tested.
+struct CurlRequestPlan: Sendable {
+    /// How the method reaches curl: GET and HEAD have dedicated options, POST is implied by
+    /// a body, everything else is spelled out with `CURLOPT_CUSTOMREQUEST`.
+    enum Method: Sendable, Equatable {
+        case get
+        case head
+        case post
+        case custom(String)
+    }
+
+    /// The request's URL, reported as the response URL if curl cannot say which URL answered.
+    var requestURL: URL
+    /// The absolute URL text handed to `CURLOPT_URL`.
+    var url: String
+    /// Whether the URL's scheme is https: only then does the transfer speak TLS with the
+    /// server (the client follows redirects itself, so a transfer never leaves its URL).
+    var isHTTPS: Bool
+    /// The Unix socket to connect to instead of the URL's host, for an `http+unix` or
+    /// `https+unix` URL (CurlRequestPlan+UnixSocket.swift); ``url`` is then `http://localhost/…`.
+    var unixSocketPath: String?
+    var method: Method
+    /// Where the body comes from.
+    enum Body: Sendable {
+        /// Bytes in memory, sent with `CURLOPT_POSTFIELDS`.
+        case data(Data)
+        /// A body read in chunks by the read callback, with its length announced up front when
+        /// it is known (not for a compressed body, which goes chunked).
+        case stream(StreamedBody)
+    }
+
+    /// The body; `nil` sends no body and no `Content-Length`.
+    var body: Body?
+    /// `CURLOPT_HTTPHEADER` lines, including the ones that switch off curl's own headers.
+    var headerLines: [String]
+    /// The request's timeout in milliseconds; 0 means no limit.
+    var timeoutMilliseconds: Int
+    /// Whether ``timeoutMilliseconds`` bounds the longest silence (streamed transfers, which
+    /// may rightly take minutes) rather than the whole exchange (`CURLOPT_TIMEOUT_MS`).
+    var timeoutIsIdle: Bool
+    /// The longest time to get the connection ready in milliseconds
+    /// (`CURLOPT_CONNECTTIMEOUT_MS`); 0 leaves it to ``timeoutMilliseconds``.
+    var connectTimeoutMilliseconds = 0
+
+    /// Works out the plan for `request`.
+    ///
+    /// - Parameters:
+    ///   - request: the request to send as it is.
+    ///   - defaultTimeout: used when `request.timeoutInterval` is URLRequest's default (60).
+    ///   - timeLimit: the time limit to use instead of either.
+    ///   - streamedBody: a body to stream instead of `request.httpBody`.
+    ///   - timeoutIsIdle: whether the timeout bounds silence rather than the whole exchange.
+    /// - Throws: `KringleError.invalidRequest` for a missing or non-HTTP URL, a body stream,
+    ///   or a header that would break the request framing.
+    init(
+        _ request: URLRequest,
+        defaultTimeout: TimeInterval,
+        timeLimit: TimeInterval? = nil,
+        streamedBody: StreamedBody? = nil,
+        timeoutIsIdle: Bool = false
+    ) throws(KringleError) {
+        guard let url = request.url else {
+            throw .invalidRequest("The request has no URL.")
+        }
+        let scheme = url.scheme?.lowercased()
+        if scheme == "http" || scheme == "https" {
+            self.url = url.absoluteString
+            isHTTPS = scheme == "https"
+        } else if let socket = try Self.unixSocketTarget(of: url) {
+            // Unix domain sockets (issue 32): CurlRequestPlan+UnixSocket.swift.
+            self.url = socket.curlURL
+            isHTTPS = socket.usesTLS
+            unixSocketPath = socket.socketPath
+        } else {
+            // The URL is the caller's, and may hold a password (ftp://user:pass@…): shown as
+            // the client's default redaction shows URLs in logs.
+            throw .invalidRequest(
+                "CurlTransport sends only http, https, http+unix and https+unix URLs, not \(Redaction.default.redacting(url))."
+            )
+        }
+        guard request.httpBodyStream == nil else {
+            throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
+        }
+        requestURL = url
+        let methodName = request.httpMethod ?? "GET"
+        if let streamedBody {
+            (method, body) = Self.method(methodName, stream: streamedBody)
+        } else {
+            let (method, data) = Self.method(methodName, body: request.httpBody)
+            self.method = method
+            body = data.map { .data($0) }
+        }
+        headerLines = try Self.headerLines(request.allHTTPHeaderFields ?? [:], hasBody: body != nil)
+        let interval =
+            timeLimit
+            ?? (request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval)
+        timeoutMilliseconds = Self.milliseconds(interval)
+        self.timeoutIsIdle = timeoutIsIdle
+    }
+
+    /// URLRequest's own default `timeoutInterval`, which stands for "not chosen".
+    static let urlRequestDefaultTimeout: TimeInterval = 60
+
+    /// Maps a method and body to curl's way of sending them.
+    static func method(_ name: String, body: Data?) -> (Method, Data?) {
+        switch name {
+        case "HEAD":
+            return (.head, nil)
+        case "GET" where body == nil || body?.isEmpty == true:
+            return (.get, nil)
+        case "POST":
+            // RFC 9110 §8.6: a method that defines a meaning for content gets a
+            // Content-Length, so an empty POST says "Content-Length: 0".
+            return (.post, body ?? Data())
+        case "PUT", "PATCH":
+            return (.custom(name), body ?? Data())
+        default:
+            return (.custom(name), body)
+        }
+    }
+
+    /// Maps a method and a streamed body: the body goes with every method but HEAD.
+    static func method(_ name: String, stream: StreamedBody) -> (Method, Body?) {
+        switch name {
+        case "HEAD": return (.head, nil)
+        case "POST": return (.post, .stream(stream))
+        default: return (.custom(name), .stream(stream))
+        }
+    }
+
+    /// The header lines: the request's own (sorted, so the wire order does not depend on
+    /// dictionary order), then the ones that remove curl's defaults.
+    static func headerLines(_ fields: [String: String], hasBody: Bool) throws(KringleError) -> [String] {
+        var lines: [String] = []
+        lines.reserveCapacity(fields.count + 2)
+        var hasExpect = false
+        var hasContentType = false
+        func add(_ name: String, _ value: String) throws(KringleError) {
+            // RFC 9110 §5.1: a field name is a token.
+            guard RequestValidation.isToken(name), !value.withContiguousUTF8({ $0.contains(where: isLineBreakOrNull) })
+            else {
+                throw .invalidRequest("The header \(name.debugDescription) has a name or value that cannot be sent.")
+            }
+            hasExpect = hasExpect || name.equalsIgnoringASCIICase("expect")
+            hasContentType = hasContentType || name.equalsIgnoringASCIICase("content-type")
+            // "Name:" would tell curl to remove the header; "Name;" sends it empty.
+            lines.append(value.isEmpty ? name + ";" : headerLine(name, value))
+        }
+        // In a stable order; most requests have a header or two, which need no sorting (nor
+        // a copy of the fields).
+        if fields.count < 2 {
+            for (name, value) in fields { try add(name, value) }
+        } else {
+            for (name, value) in fields.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+                try add(name, value)
+            }
+        }
+        if !hasExpect {
+            // curl would otherwise add "Expect: 100-continue" to larger bodies and wait up to
+            // a second for the interim response; an empty value suppresses it.
+            lines.append("Expect:")
+        }
+        if hasBody, !hasContentType {
+            // POSTFIELDS makes curl claim application/x-www-form-urlencoded; send none instead.
+            lines.append("Content-Type:")
+        }
+        return lines
+    }
+
+    /// `"name: value"`, written once into storage of its own: `name + ": " + value` builds
+    /// an intermediate string and appends twice, for every field of every request.
+    private static func headerLine(_ name: String, _ value: String) -> String {
+        name.withContiguousUTF8 { name in
+            value.withContiguousUTF8 { value in
+                String(unsafeUninitializedCapacity: name.count + 2 + value.count) { line in
+                    let colon = line.initialize(fromContentsOf: name)
+                    line[colon] = UInt8(ascii: ":")
+                    line[colon + 1] = UInt8(ascii: " ")
+                    return line[(colon + 2)...].initialize(fromContentsOf: value)
+                }
+            }
+        }
+    }
+
+    /// Seconds to whole milliseconds, rounded up so that 0.0001 s still means "a limit";
+    /// zero, negative and non-finite intervals mean no limit, and huge ones are capped at
+    /// about 24 days (what a C `long` of milliseconds holds everywhere).
+    static func milliseconds(_ interval: TimeInterval) -> Int {
+        guard interval.isFinite, interval > 0 else { return 0 }
+        let milliseconds = min((interval * 1000).rounded(.up), Double(Int32.max))
+        return max(1, Int(milliseconds))
+    }
+
+    /// CR, LF or NUL, which would end the header line early (byte by byte: every request
+    /// passes here).
+    private static func isLineBreakOrNull(_ byte: UInt8) -> Bool {
+        byte == 0x0D || byte == 0x0A || byte == 0x00
+    }
+}
