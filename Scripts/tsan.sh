@@ -4,7 +4,7 @@
 # -DKRINGLE_TSAN keeps each promise's inline Mutex, the production lock, and announces each of
 # its critical sections to the sanitizer (__tsan_acquire/__tsan_release, CThreadSanitizer):
 # Synchronization's Mutex hands a contended lock over in uninstrumented code and the kernel,
-# which the sanitizer cannot see (see PromiseLock in Pthreads.swift). The modules' shared
+# which the sanitizer cannot see (see PromiseLock.swift). The modules' shared
 # `Locked` is a pthread mutex, which it sees. Long chains are shortened to 20,000 links (still
 # many more than a worker runs in one turn): the sanitizer checks races, not stack depth, and
 # is slower still on a long chain (about 1 ms a link at 100,000 on this two-core machine,
