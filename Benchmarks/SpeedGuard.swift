@@ -46,9 +46,10 @@ func runSpeedGuard(_ arguments: [String]) throws -> Int32 {
     return 0
 }
 
-/// The point callgrind dumps its counters before: `--dump-before=kringle_speed_guard_checkpoint`.
-/// A C name, so that the pattern does not depend on Swift's mangling; never inlined, so that
-/// the call stays where it is written; it flushes the output streams, a side effect the
+/// The point callgrind dumps its counters before (`--dump-before=*SpeedGuardCheckpoint*`: Swift
+/// calls the mangled function, not the C name, and its mangling folds a word the module name
+/// shares, `kringle`, so the pattern names only what stays); never inlined, so that the call
+/// stays where it is written; it flushes the output streams, a side effect the
 /// optimiser cannot drop (nothing is buffered there at a checkpoint: no system call).
 @_cdecl("kringle_speed_guard_checkpoint")
 @inline(never)

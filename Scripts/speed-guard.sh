@@ -67,7 +67,7 @@ measure() {
     rm -f "$out"*
     # A dump names an object by number alone when an earlier dump has named it already.
     if $by_object; then names=(--compress-strings=no); fi
-    if ! valgrind --tool=callgrind --callgrind-out-file="$out" '--dump-before=*kringleSpeedGuardCheckpoint*' "${names[@]}" \
+    if ! valgrind --tool=callgrind --callgrind-out-file="$out" '--dump-before=*SpeedGuardCheckpoint*' "${names[@]}" \
         "$work/kringle-benchmarks" speed-guard "$style" "$count" >"$work/run.log" 2>&1; then
         echo "speed-guard: the $style run failed:" >&2
         grep -v '^==' "$work/run.log" >&2 || true
