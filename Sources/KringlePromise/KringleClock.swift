@@ -25,11 +25,12 @@ public protocol KringleClock: Sendable {
 
     /// Runs `work` once `delay` seconds have passed on this clock, unless cancelled first.
     ///
-    /// `work` may run on any thread. It settles a promise or queues a job, and may run
-    /// user code that blocks: a ``Promise/timeout(_:clock:)`` cancels the work it limits, and
-    /// ``Promise/onCancel(_:)`` handlers may block. So a clock must not make its other
-    /// timers wait for one: ``SystemClock`` runs each on ``Dispatch/DispatchQueue/promises``
-    /// (a `ManualClock` runs them inside its `advance(by:)`, on the test's thread).
+    /// `work` may run on any thread. On a clock that ``measuresRealTime`` it is tiny: it
+    /// settles a promise or queues a job, and sends what may block (a
+    /// ``Promise/timeout(_:clock:)`` cancelling the work it limits, whose
+    /// ``Promise/onCancel(_:)`` handlers may block) to ``Dispatch/DispatchQueue/promises``.
+    /// On any other clock it runs all of that itself (a `ManualClock` runs it inside
+    /// `advance(by:)`, on the test's thread, so that a test sees its effects at once).
     func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer
 
     /// Calls off `timer`'s work if it has not run yet, and releases it at once.
@@ -76,8 +77,7 @@ public struct SystemClock: KringleClock {
         Date()
     }
 
-    /// Runs `work` after `delay` seconds, on ``Dispatch/DispatchQueue/promises``: the timer
-    /// queue only sends it there, so work that blocks never holds up another timer.
+    /// Runs `work` after `delay` seconds, on the library's timer queue.
     public func schedule(after delay: TimeInterval, _ work: @escaping @Sendable () -> Void) -> ClockTimer {
         ClockTimer(id: TimerScheduler.shared.schedule(after: delay, work))
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 extension Promise {
@@ -31,7 +32,7 @@ extension Promise {
     /// ```
     /// The handler runs on the thread that calls ``cancel()``, at most once (a
     /// ``timeout(_:clock:)`` on the real clock cancels from a thread of
-    /// ``Dispatch/DispatchQueue/promises``, never from the timer queue). If the promise was
+    /// ``Dispatch/DispatchQueue/promises``, never from its timer's). If the promise was
     /// already cancelled it runs at once; if it settled otherwise it never runs. It may block
     /// until promise work it started has run, even when the library itself cancels (a chain
     /// cancelled while a handler ran cancels the promise that handler returned).
@@ -170,5 +171,18 @@ extension Promise: PromiseNode {
         // Cancelled while the handler that produced `inner` was still running: the
         // dependency above came too late to carry the cancellation, so pass it on now.
         if isCancelled { inner.cancel() }
+    }
+}
+
+extension Promise {
+    /// Cancels this promise from a timer's work on `clock`: on a clock that measures real
+    /// time, as a job of ``Dispatch/DispatchQueue/promises``, because ``onCancel(_:)``
+    /// handlers are user code that may block, and the timer queue must never wait for them
+    /// (every other timer of the process would wait too); on any other clock (a test's), at
+    /// once, so that the test sees the cancellation when its clock's timers have run.
+    @_spi(KringleInternals)
+    public func cancel(fromTimerOf clock: any KringleClock) {
+        guard clock.measuresRealTime else { return cancel() }
+        DispatchQueue.promises.sendPromiseJob { self.cancel() }
     }
 }

@@ -16,7 +16,7 @@ extension Promise {
         // Weak, so that a dropped pending chain is freed before its timer fires.
         let timer = PromiseTimer(after: seconds, on: clock) { [weak self, weak next] in
             guard let next, next.settle(.failure(PromiseError.timedOut)) else { return }
-            self?.cancel()
+            self?.cancel(fromTimerOf: clock)
         }
         // No `onCancel` on `next`: cancelling it cancels this promise too (it depends on
         // it), which calls the timer off below.

@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 
 extension DispatchQueue {
-    /// The serial queue where the real clock's timer source fires (`delay`, `timeout`,
-    /// `retry`, the client's watchdogs): it only takes what is due off the heap and sends
-    /// each piece of work on to ``promises`` (see `TimerScheduler.fire()`).
+    /// The serial queue where the real clock's timers fire (`delay`, `timeout`, `retry`, the
+    /// client's watchdogs). Their work only settles promises or queues jobs: what runs user
+    /// code that may block (a cancellation) is sent on to ``promises``
+    /// (see `Promise.cancel(fromTimerOf:)`).
     static let promiseTimers = DispatchQueue(label: "kringle.promise-timers")
 }
 
@@ -90,14 +91,11 @@ final class TimerScheduler: @unchecked Sendable {
         withExtendedLifetime(cancelled) {}
     }
 
-    /// Sends what is due to ``Dispatch/DispatchQueue/promises``, then arms the source for the
-    /// next live deadline.
+    /// Runs what is due, then arms the source for the next live deadline.
     ///
-    /// Not run here: a timer's work may run user code that blocks (a `timeout` cancels, and
-    /// ``Promise/onCancel(_:)`` handlers may block on promise work they started), and on this
-    /// serial queue it would hold up every other timer of the process, the one its own work
-    /// may be waiting for included. Each piece is a promise job of its own (a thread blocked in
-    /// `wait()` may run it, as it may need it), so one that blocks holds up none of the others.
+    /// Here, on the timer queue: a timer's work settles a promise or queues a job, and
+    /// needs no thread of ``Dispatch/DispatchQueue/promises``, which handlers blocked in
+    /// `wait()` may all be holding (they may be waiting for this very timer).
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
         let due: [@Sendable () -> Void] = state.withLock { state in
@@ -110,7 +108,7 @@ final class TimerScheduler: @unchecked Sendable {
             arm(&state, for: state.heap.min?.deadline ?? .max)
             return due
         }
-        for work in due { DispatchQueue.promises.sendPromiseJob(work) }
+        for work in due { work() }
     }
 
     private func arm(_ state: inout State, for deadline: UInt64) {

@@ -69,7 +69,7 @@ final class IdleWatchdog: Sendable {
         }
         guard stop() else { return }
         guarded.reject(KringleError.timedOut(.idle))
-        transfer.cancel()
+        transfer.cancel(fromTimerOf: clock)
     }
 
     /// Stops the watchdog; returns whether it was still running.
