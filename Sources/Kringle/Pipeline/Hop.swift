@@ -15,9 +15,9 @@ extension NetworkClient {
     /// hop's `start`, until a response is final, `maximumRedirects` is passed or the
     /// attempt's deadline (``TransferOptions/deadline``) is.
     ///
-    /// A class, not a struct, because the pipeline's last step (``DecodeStep``) and the jobs
-    /// it sets off each keep it: a copy is then one reference, where a struct's would be a
-    /// dozen. (A closure would cost as much to allocate, and its call a thunk.)
+    /// A class, not a struct, because the jobs it sets off each keep it: a copy is then one
+    /// reference, where a struct's would be a dozen. (A closure would cost as much to
+    /// allocate, and its call a thunk.)
     @usableFromInline
     final class Hop: Sendable {
         let client: NetworkClient
@@ -53,7 +53,6 @@ extension NetworkClient {
 
         /// 3. hop: the answer to the request with the jar's cookies, from the cache when
         /// the client has one and RFC 9111 lets it answer, else from the transport.
-        @usableFromInline
         func start() -> Promise<HTTPResponse> {
             let sent: ValidatedRequest
             do {
@@ -87,7 +86,6 @@ extension NetworkClient {
         /// The final response (``Outcome/settle(_:)``, validated), or the promise of the
         /// next hop's (``Outcome/adopt(_:)``, a redirect or a streamed error body being
         /// read).
-        @usableFromInline
         func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
             let response: HTTPResponse
             switch result {

@@ -10,7 +10,8 @@ import FoundationNetworking
 // 1. build      the endpoint, method and body become a `ValidatedRequest`: every field
 //               checked as it is set (RequestAssembly, URLAssembly, ValidatedRequest); a
 //               JSON body is encoded on the coding queue.
-// 2. adapt      each interceptor's `adapt`, in order; what it returns is checked again.
+// 2. adapt      each interceptor's `adapt`, in order; what it returns is checked again
+//               (Attempt).
 // 3. hop        the jar's cookies added, the answer from the cache where RFC 9111 allows it
 //               (NetworkClient+Cache, only for a client with a cache) or else the
 //               transport's exchange, logged (NetworkClient+Exchange); the response's
@@ -19,17 +20,16 @@ import FoundationNetworking
 //               also checks the redirect limit and HTTPS to HTTP; Redirect says what
 //               changes).
 // 5. validate   a status outside `acceptableStatusCodes` becomes an error (Hop).
-// 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2.
+// 6. retry?     a failure goes to the interceptors' `retry`; a retry starts again at 2
+//               (Attempt).
 // 7. decode     the final response becomes the caller's value, on the coding queue
 //               (ResponseDecoding).
 //
 // The bookkeeping between stages (cookies, redirect decisions, validation) runs on the
 // thread that delivered the response: it is quick, and saves a queue hop per request.
 //
-// Two shapes: a client without interceptors has nothing to adapt or retry, so its first
-// hop's decision and the decode are one step (one promise fewer per request); a client with
-// interceptors runs stages 2 to 6 as an attempt (`attempt`), then decodes. Every pipeline
-// test runs in both (`PipelineShape` in the tests).
+// One shape for every client: a client without interceptors has nothing to adapt or retry,
+// and its `Attempt` skips those two stages, on the same path.
 
 extension NetworkClient {
     /// Builds the request (1), then runs the rest of the pipeline.
@@ -106,19 +106,10 @@ extension NetworkClient {
     ) -> Promise<Output> {
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders.
-        let decoded: Promise<Output>
-        if configuration.interceptors.isEmpty {
-            // One attempt, as nothing can ask for a retry: its first hop's decision and the
-            // decode are one step, which saves a promise per request.
-            let hop = firstHop(of: request, options: options)
-            decoded = hop.start().mapSuccess(
-                DecodeStep(hop: hop, writesBodyToFile: options.writesBodyToFile, output: output),
-                on: Self.codingQueue)
-        } else {
-            decoded = attempt(request, options: options, number: 1).mapSuccess(
-                DecodeStep(hop: nil, writesBodyToFile: options.writesBodyToFile, output: output),
-                on: Self.codingQueue)
-        }
+        let attempt = Attempt(client: self, request: request, options: options)
+        let decoded = attempt.start().mapSuccess(
+            DecodeStep(attempt: attempt, writesBodyToFile: options.writesBodyToFile, output: output),
+            on: Self.codingQueue)
         guard isLogging else { return decoded }
         return loggingFailure(of: decoded, for: request.urlRequest)
     }
@@ -141,32 +132,29 @@ extension NetworkClient {
     @usableFromInline
     static let consumerDecodeLimit = 64 * 1024
 
-    /// Stage 7 as one step of `mapSuccess`: the hop's decision, when it is still to be made,
-    /// then the decode on the coding queue.
+    /// Stage 7 as one step of `mapSuccess`: the attempt's decision on its first hop's
+    /// answer, then the decode on the coding queue.
     ///
     /// A type rather than closures: `mapSuccess` compiled for it calls its methods
     /// directly, where each closure would be wrapped in a thunk, allocated per request.
     @usableFromInline
     struct DecodeStep<Output: Sendable>: SuccessStep {
-        /// The only hop's decision (a client without interceptors), or `nil` when the
-        /// response comes decided already.
-        @usableFromInline let hop: Hop?
+        @usableFromInline let attempt: Attempt
         /// A download's last step moves (or appends) a file, which may take long: never
         /// run by a consumer.
         @usableFromInline let writesBodyToFile: Bool
         @usableFromInline let output: @Sendable (HTTPResponse) throws -> Output
 
         @inlinable
-        init(hop: Hop?, writesBodyToFile: Bool, output: @escaping @Sendable (HTTPResponse) throws -> Output) {
-            self.hop = hop
+        init(attempt: Attempt, writesBodyToFile: Bool, output: @escaping @Sendable (HTTPResponse) throws -> Output) {
+            self.attempt = attempt
             self.writesBodyToFile = writesBodyToFile
             self.output = output
         }
 
         @inlinable
         func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
-            guard let hop else { return .settle(result) }
-            return try hop.decide(result)
+            try attempt.decide(result)
         }
 
         /// A small decode may run on the consumer waiting for it.
@@ -181,60 +169,10 @@ extension NetworkClient {
         }
     }
 
-    /// One attempt of a client with interceptors: adapt (2), the hops (3, 4) and
-    /// validation (5), and on failure the retry decision (6), which may start the next
-    /// attempt. (Without interceptors nothing adapts or retries: see ``firstHop(of:options:)``.)
-    ///
-    /// - Parameters:
-    ///   - number: The attempt's number, from 1: the interceptors see it, and
-    ///     `maxRetryCount` caps it.
-    ///   - earlier: The exchanges of the attempts before, for the call's metrics.
-    @usableFromInline
-    func attempt(
-        _ request: ValidatedRequest, options: TransferOptions, number: Int, earlier: [RequestMetrics.Exchange] = []
-    ) -> Promise<HTTPResponse> {
-        adapted(request.urlRequest).flatMapResultInline { adapted in
-            // What an interceptor returns is a new request, to be checked like any other.
-            let sent = try ValidatedRequest(adapted.get())
-            let hop = Hop(client: self, request: sent, options: self.timed(options), attempt: number, earlier: earlier)
-            // 6. retry?
-            return hop.response.recoverWith { error in
-                guard !error.isCancellation, self.configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
-                    throw error
-                }
-                // An attempt that got an answer passes its exchanges on; one that got none
-                // (refused, timed out) has none to add.
-                let carried = (error as? KringleError)?.response?.metrics?.exchanges ?? earlier
-                return self.retryDecision(for: sent.urlRequest, dueTo: error, attempt: number).then { decision in
-                    switch decision {
-                    case .doNotRetry:
-                        throw error
-                    case .retry:
-                        self.logRetry(sent.urlRequest, attempt: number, reason: error, delay: 0)
-                        return self.attempt(request, options: options, number: number + 1, earlier: carried)
-                    case .retryAfter(let delay):
-                        self.logRetry(sent.urlRequest, attempt: number, reason: error, delay: delay)
-                        return Promise(()).delay(delay, clock: self.configuration.clock).then { _ in
-                            self.attempt(request, options: options, number: number + 1, earlier: carried)
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The first hop of a call's only attempt (a client without interceptors never
-    /// retries), for ``runPipeline(for:options:output:)``, which decodes after its decision
-    /// in the same step.
-    @usableFromInline
-    func firstHop(of request: ValidatedRequest, options: TransferOptions) -> Hop {
-        Hop(client: self, request: request, options: timed(options), attempt: 1, earlier: [])
-    }
-
     /// `options` with the deadline of an attempt starting now: the client's timeout runs
     /// from here across the attempt's hops, waits for a connection included. A retry is a
     /// new attempt with a new deadline.
-    private func timed(_ options: TransferOptions) -> TransferOptions {
+    func timed(_ options: TransferOptions) -> TransferOptions {
         let timeout = configuration.timeout
         guard !options.isStreaming, timeout > 0 else { return options }
         let now = configuration.clock.uptimeNanoseconds
@@ -243,22 +181,5 @@ extension NetworkClient {
         var timed = options
         timed.deadline = now + UInt64(timeout * 1e9)
         return timed
-    }
-
-    /// 2. adapt: the request after every interceptor's `adapt`, in order.
-    private func adapted(_ request: URLRequest) -> Promise<URLRequest> {
-        configuration.interceptors.reduce(Promise(request)) { adapted, interceptor in
-            adapted.then { interceptor.adapt($0) }
-        }
-    }
-
-    /// The first decision other than ``RetryDecision/doNotRetry``, asking interceptors in order.
-    private func retryDecision(for request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision>
-    {
-        configuration.interceptors.reduce(Promise(RetryDecision.doNotRetry)) { decided, interceptor in
-            decided.then { decision in
-                decision == .doNotRetry ? interceptor.retry(request, dueTo: error, attempt: attempt) : Promise(decision)
-            }
-        }
     }
 }

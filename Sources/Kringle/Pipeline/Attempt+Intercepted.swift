@@ -1,0 +1,106 @@
+import Foundation
+@_spi(KringleInternals) import KringlePromise
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension NetworkClient.Attempt {
+    /// An attempt of a client with interceptors: each interceptor's `adapt` before the first
+    /// hop, and the interceptors' retry decision after a failure.
+    @usableFromInline
+    final class Intercepted: Sendable {
+        let client: NetworkClient
+        /// The request as the call built it, before any interceptor adapted it.
+        let request: ValidatedRequest
+        let options: TransferOptions
+        /// The attempt's number, from 1: the interceptors see it, and `maxRetryCount` caps it.
+        let number: Int
+        /// The exchanges of the attempts before, for the call's metrics.
+        let earlier: [RequestMetrics.Exchange]
+        /// The first hop, made once the interceptors have adapted the request: set before
+        /// that hop starts, so before ``decide(_:)`` can read it; `nil` there when adapting
+        /// failed.
+        private let hop = Locked<NetworkClient.Hop?>(nil)
+
+        init(
+            client: NetworkClient, request: ValidatedRequest, options: TransferOptions, number: Int,
+            earlier: [RequestMetrics.Exchange]
+        ) {
+            self.client = client
+            self.request = request
+            self.options = options
+            self.number = number
+            self.earlier = earlier
+        }
+
+        /// The first hop's answer as it came, after 2. adapt: each interceptor's `adapt`, in
+        /// order.
+        func start() -> Promise<HTTPResponse> {
+            let adapting = client.configuration.interceptors.reduce(Promise(request.urlRequest)) {
+                adapted, interceptor in
+                adapted.then { interceptor.adapt($0) }
+            }
+            return adapting.flatMapResultInline { adapted in
+                // What an interceptor returns is a new request, to be checked like any other.
+                let hop = NetworkClient.Hop(
+                    client: self.client, request: try ValidatedRequest(adapted.get()),
+                    options: self.client.timed(self.options), attempt: self.number, earlier: self.earlier)
+                self.hop.withLock { $0 = hop }
+                return hop.start()
+            }
+        }
+
+        /// The first hop's decision on its answer, and for a failure, 6. retry?
+        func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
+            // Adapting failed: that is not retried.
+            guard let hop = hop.withLock({ $0 }) else { return .settle(result) }
+            let decided: Outcome<HTTPResponse>
+            do {
+                decided = try hop.decide(result)
+            } catch {
+                return .adopt(try retried(after: error, of: hop.request))
+            }
+            guard case .adopt(let redirected) = decided else { return decided }
+            return .adopt(redirected.recoverWith { error in try self.retried(after: error, of: hop.request) })
+        }
+
+        /// The next attempt's response, if an interceptor asks for one after `error` (the
+        /// first decision other than ``RetryDecision/doNotRetry``, asking interceptors in
+        /// order, on the promises' queue); else `error`.
+        private func retried(after error: any Error, of sent: ValidatedRequest) throws -> Promise<HTTPResponse> {
+            let number = number
+            guard !error.isCancellation, client.configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
+                throw error
+            }
+            // An attempt that got an answer passes its exchanges on; one that got none
+            // (refused, timed out) has none to add.
+            let carried = (error as? KringleError)?.response?.metrics?.exchanges ?? earlier
+            let decision = client.configuration.interceptors.reduce(Promise(RetryDecision.doNotRetry)) {
+                decided, interceptor in
+                decided.then { decision in
+                    decision == .doNotRetry
+                        ? interceptor.retry(sent.urlRequest, dueTo: error, attempt: number) : Promise(decision)
+                }
+            }
+            return decision.then { decision in
+                let next = { @Sendable in
+                    NetworkClient.Attempt(
+                        client: self.client, request: self.request, options: self.options, number: number + 1,
+                        earlier: carried
+                    ).response
+                }
+                switch decision {
+                case .doNotRetry:
+                    throw error
+                case .retry:
+                    self.client.logRetry(sent.urlRequest, attempt: number, reason: error, delay: 0)
+                    return next()
+                case .retryAfter(let delay):
+                    self.client.logRetry(sent.urlRequest, attempt: number, reason: error, delay: delay)
+                    return Promise(()).delay(delay, clock: self.client.configuration.clock).then { _ in next() }
+                }
+            }
+        }
+    }
+}
