@@ -60,6 +60,7 @@ final class CurlEngine: Sendable {
         applyLimits()
         let thread = Thread { [self] in
             kcurl_name_current_thread("kringle.curl")
+            ThreadConfinement.markCurrentThread(asDriving: self)
             CurlDriver(engine: self).run()
         }
         thread.start()

@@ -39,7 +39,11 @@ extension NetworkClient.Attempt {
         func start() -> Promise<HTTPResponse> {
             let adapting = client.configuration.interceptors.reduce(Promise(request.urlRequest)) {
                 adapted, interceptor in
-                adapted.then { interceptor.adapt($0) }
+                adapted.then { request in
+                    // User code, on the promises' queue: never where it would stall transfers.
+                    ThreadConfinement.assertOffDrivingThreads("RequestInterceptor.adapt")
+                    return interceptor.adapt(request)
+                }
             }
             return adapting.flatMapResultInline { adapted in
                 // What an interceptor returns is a new request, to be checked like any other.
@@ -79,7 +83,8 @@ extension NetworkClient.Attempt {
             let decision = client.configuration.interceptors.reduce(Promise(RetryDecision.doNotRetry)) {
                 decided, interceptor in
                 decided.then { decision in
-                    decision == .doNotRetry
+                    ThreadConfinement.assertOffDrivingThreads("RequestInterceptor.retry")
+                    return decision == .doNotRetry
                         ? interceptor.retry(sent.urlRequest, dueTo: error, attempt: number) : Promise(decision)
                 }
             }

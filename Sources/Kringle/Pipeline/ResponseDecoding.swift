@@ -9,6 +9,9 @@ enum ResponseDecoding {
     /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
     /// ``Response`` around it would be built only to be taken apart again.
     ///
+    /// Runs on the coding queue, or on the consumer waiting for the value; never on a
+    /// transport's driving thread, which a long decode would stall (checked in debug builds).
+    ///
     /// Not inlinable: compiled for the caller's `Value` it saved about 200 instructions of
     /// some 245,000 per request (`Scripts/speed-guard.sh`), within the noise; the generic
     /// version casts the body at run time. (`Data?` takes the bytes as they are too.)
@@ -18,6 +21,7 @@ enum ResponseDecoding {
         as type: Value.Type,
         configuration: NetworkClient.Configuration
     ) throws -> Value {
+        ThreadConfinement.assertOffDrivingThreads()
         if let raw = response.body as? Value { return raw }
         do {
             guard !response.body.isEmpty else { throw emptyBody(Value.self) }
