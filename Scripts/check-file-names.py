@@ -30,9 +30,29 @@ DEFAULT_DIRS = [
 # Generated from the public suffix list (Scripts/generate-public-suffix-list.py).
 SKIPPED = {"Sources/Kringle/Cookies/PublicSuffixList+Data.swift"}
 
+# Known violations in files that were being rewritten when this check came (issue "files that
+# say what they hold"): each file with the names it may still get wrong, its own when it does
+# not hold its type. Anything else in these files is still reported, and an entry that no
+# longer applies fails the check, so that the list only shrinks.
+PENDING = {
+    "Sources/Kringle/Pipeline/Hop.swift": {"Hop"},
+    "Sources/Kringle/Curl/CurlEngine.swift": {"CurlSubmission", "MultiHandle"},
+    "Sources/Kringle/Curl/CurlTransport+DNS.swift": {"IPAddressKind"},
+    "Sources/Kringle/URLSession/URLSessionTransport+ServerTrust.swift": {"SubjectPublicKeyInfoPrefix"},
+    "Sources/KringlePromise/JobQueue.swift": {"Claim"},
+    "Sources/KringlePromise/KringleClock.swift": {"ClockTimer", "SystemClock"},
+    "Sources/KringlePromise/Promise+All.swift": {"Collected"},
+    "Sources/KringlePromise/Promise+Cancel.swift": {"PromiseNode", "WeakNode"},
+    "Sources/KringlePromise/Promise+Storage.swift": {"Drain", "CancelHandler", "ValueBox"},
+    "Sources/KringlePromise/Promise+Then.swift": {"Outcome", "SuccessStep", "ClosureStep"},
+    "Sources/KringlePromise/Promise.swift": {"Phase"},
+    "Sources/KringlePromise/PromiseTimer.swift": {"TimerScheduler", "DeadlineHeap"},
+    "Sources/KringlePromise/ThreadLocal.swift": {"PerThreadObject"},
+}
+
 ATTRIBUTE = r"@\w+(?:\([^)]*\))?\s+"
 MODIFIER = (
-    r"(?:public|package|internal|private|fileprivate|open|final|indirect|nonisolated|"
+    r"(?:public|package|internal|private|fileprivate|open|final|indirect|nonisolated(?:\(unsafe\))?|"
     r"static|mutating|nonmutating|override|convenience|required|lazy|weak|unowned|"
     r"(?:private|fileprivate|internal|package|public)\(set\))\s+"
 )
@@ -74,15 +94,15 @@ def violations(path):
             and d[2].split(".")[0].split("<")[0] == expected]
     if not main:
         named = ", ".join(f"{kind} {name}" for _, kind, name, _ in decls) or "nothing"
-        problems.append(f"declares no type or extension named {expected} (it holds: {named})")
+        problems.append((expected, f"declares no type or extension named {expected} (it holds: {named})"))
         return problems
     for number, kind, name, private in decls:
         if private:
             continue
         if kind in TYPE_KINDS and name != expected:
-            problems.append(f"{number}: a second type, {kind} {name}, besides {expected}")
+            problems.append((name, f"{number}: a second type, {kind} {name}, besides {expected}"))
         elif kind in ("func", "var", "let"):
-            problems.append(f"{number}: a {kind} {name} outside any type")
+            problems.append((name, f"{number}: a {kind} {name} outside any type"))
     return problems
 
 
@@ -96,8 +116,16 @@ def main(arguments):
                 path = os.path.join(folder, name)
                 if not name.endswith(".swift") or path in SKIPPED:
                     continue
-                for problem in violations(path):
-                    print(f"{path}: {problem}")
+                pending = PENDING.get(path, set())
+                problems = violations(path)
+                for culprit, problem in problems:
+                    if culprit in pending:
+                        print(f"{path}: {problem} (pending, see PENDING)")
+                    else:
+                        print(f"{path}: {problem}")
+                        failed = True
+                for culprit in sorted(pending - {culprit for culprit, _ in problems}):
+                    print(f"{path}: {culprit} is in order now: take it off PENDING")
                     failed = True
     if failed:
         print("check-file-names: a file must hold the type it is named after (STYLE.md)", file=sys.stderr)
