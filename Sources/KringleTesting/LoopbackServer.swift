@@ -1,4 +1,7 @@
 import Foundation
+// An `@_exported import` declares no type, so it lives in the file of the module's main type:
+// test targets that import KringleTesting get Kringle (and the promise API) too.
+@_exported import Kringle
 
 /// A real HTTP/1.1 server on 127.0.0.1, for testing HTTP clients against actual sockets.
 ///

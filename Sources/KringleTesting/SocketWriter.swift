@@ -1,11 +1,5 @@
 import Foundation
 
-/// A failed `send(2)`: the peer closed or reset the connection, or the server shut it down.
-struct WriteFailure: Error {
-    /// The `errno` of the failed call, such as `EPIPE` or `ECONNRESET`.
-    var errno: Int32
-}
-
 /// Buffered writes to one connected socket, owned by a single connection thread.
 ///
 /// Small pieces (status line, header fields, a short body, chunk framing) are gathered so a

@@ -108,14 +108,3 @@ public final class ChildProcess:
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }
-
-/// A child process that could not be started or read from.
-public struct ChildProcessError: Error, CustomStringConvertible {
-    /// What failed and the system's reason, such as
-    /// `cannot start /usr/bin/nginx: No such file or directory`.
-    public let description: String
-
-    init(_ what: String, code: Int32) {
-        description = "\(what): \(String(cString: strerror(code)))"
-    }
-}

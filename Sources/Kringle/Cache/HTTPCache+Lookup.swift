@@ -4,27 +4,27 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What the cache does with one request (RFC 9111 §4).
-enum CacheLookup: Equatable {
-    /// Answer with this stored response, without the network.
-    case answer(CachedResponse)
-    /// Ask the server whether `stored` is still good, with `request` (§4.3.1).
-    case validate(CachedResponse, request: URLRequest)
-    /// Ask the network as if there were no cache, and store what it answers.
-    case load
-    /// Nothing stored may answer, and the network may not be asked (`only-if-cached`,
-    /// ``CachePolicy/cacheOnly``).
-    case unavailable
-}
-
 extension HTTPCache {
+    /// What the cache does with one request (RFC 9111 §4).
+    enum Lookup: Equatable {
+        /// Answer with this stored response, without the network.
+        case answer(CachedResponse)
+        /// Ask the server whether `stored` is still good, with `request` (§4.3.1).
+        case validate(CachedResponse, request: URLRequest)
+        /// Ask the network as if there were no cache, and store what it answers.
+        case load
+        /// Nothing stored may answer, and the network may not be asked (`only-if-cached`,
+        /// ``CachePolicy/cacheOnly``).
+        case unavailable
+    }
+
     /// How `request` is answered at `now` under `policy`.
     ///
     /// Only GET is looked up (a HEAD is sent and may update a stored GET, §4.3.5). A request
     /// that is conditional already (`If-None-Match`, `If-Modified-Since`, `If-Match`,
     /// `If-Unmodified-Since`, `If-Range`) or asks for a `Range` is the caller's own
     /// validation: it goes to the network, under the two policies that allow it.
-    func lookup(_ request: URLRequest, policy: CachePolicy, now: Date) -> CacheLookup {
+    func lookup(_ request: URLRequest, policy: CachePolicy, now: Date) -> Lookup {
         guard (request.httpMethod ?? "GET") == "GET" else { return .load }
         let directives = CacheStorability.requestDirectives(request)
         let onlyIfCached = policy == .cacheOnly || directives.contains("only-if-cached")

@@ -42,7 +42,7 @@ public final class MemoryCacheStorage: HTTPCacheStorage {
 }
 
 /// Keys in order of use: a doubly linked list through a dictionary, each operation O(1).
-struct LeastRecentlyUsed: Sendable {
+private struct LeastRecentlyUsed: Sendable {
     private struct Node: Sendable {
         var responses: [CachedResponse]
         var cost: Int

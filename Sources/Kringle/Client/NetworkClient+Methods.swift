@@ -1,6 +1,14 @@
 import Foundation
 
 extension NetworkClient {
+    // Each verb comes in the same overloads: without a body (get, delete) or with one (post,
+    // put, patch), the response decoded as the caller's type or ignored. The overloads with a
+    // ``RequestBody`` call the two functions at the end, `decoded` and `bodyIgnored`; those
+    // with an `Encodable` body make it a ``RequestBody`` and call them. The file is grouped by
+    // overload, not by verb: within a group only the verb changes.
+
+    // MARK: - Without a body
+
     /// Gets `endpoint` and decodes the body as `type`.
     ///
     /// ```swift
@@ -11,25 +19,25 @@ extension NetworkClient {
         decoded(.get, endpoint, body: nil, as: type)
     }
 
+    /// Deletes `endpoint` and decodes the response.
+    @inlinable @inline(__always)
+    public func delete<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
+        decoded(.delete, endpoint, body: nil, as: type)
+    }
+
     /// Gets `endpoint`, ignoring the body.
     @discardableResult
     public func get(_ endpoint: some Endpoint) -> Promise<Void> {
         bodyIgnored(.get, endpoint, body: nil)
     }
 
-    /// Posts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
-    @inlinable @inline(__always)
-    public func post<Value: Decodable & Sendable>(
-        _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
-    ) -> Promise<Value> {
-        decoded(.post, endpoint, body: RequestBody(body), as: type)
+    /// Deletes `endpoint`, ignoring the response body.
+    @discardableResult
+    public func delete(_ endpoint: some Endpoint) -> Promise<Void> {
+        bodyIgnored(.delete, endpoint, body: nil)
     }
 
-    /// Posts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
-    @discardableResult
-    public func post(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        bodyIgnored(.post, endpoint, body: RequestBody(body))
-    }
+    // MARK: - With a RequestBody (a form, raw bytes), the response decoded
 
     /// Posts a form or raw body and decodes the response.
     @inlinable @inline(__always)
@@ -37,26 +45,6 @@ extension NetworkClient {
         _ body: RequestBody, to endpoint: some Endpoint, as type: Value.Type
     ) -> Promise<Value> {
         decoded(.post, endpoint, body: body, as: type)
-    }
-
-    /// Posts a form or raw body, ignoring the response body.
-    @discardableResult
-    public func post(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        bodyIgnored(.post, endpoint, body: body)
-    }
-
-    /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
-    @inlinable @inline(__always)
-    public func put<Value: Decodable & Sendable>(
-        _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
-    ) -> Promise<Value> {
-        decoded(.put, endpoint, body: RequestBody(body), as: type)
-    }
-
-    /// Puts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
-    @discardableResult
-    public func put(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        bodyIgnored(.put, endpoint, body: RequestBody(body))
     }
 
     /// Puts a form or raw body and decodes the response.
@@ -67,26 +55,6 @@ extension NetworkClient {
         decoded(.put, endpoint, body: body, as: type)
     }
 
-    /// Puts a form or raw body, ignoring the response body.
-    @discardableResult
-    public func put(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
-        bodyIgnored(.put, endpoint, body: body)
-    }
-
-    /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
-    @inlinable @inline(__always)
-    public func patch<Value: Decodable & Sendable>(
-        _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
-    ) -> Promise<Value> {
-        decoded(.patch, endpoint, body: RequestBody(body), as: type)
-    }
-
-    /// Patches with `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
-    @discardableResult
-    public func patch(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
-        bodyIgnored(.patch, endpoint, body: RequestBody(body))
-    }
-
     /// Patches with a form or raw body and decodes the response.
     @inlinable @inline(__always)
     public func patch<Value: Decodable & Sendable>(
@@ -95,23 +63,73 @@ extension NetworkClient {
         decoded(.patch, endpoint, body: body, as: type)
     }
 
+    // MARK: - With a RequestBody, the response body ignored
+
+    /// Posts a form or raw body, ignoring the response body.
+    @discardableResult
+    public func post(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
+        bodyIgnored(.post, endpoint, body: body)
+    }
+
+    /// Puts a form or raw body, ignoring the response body.
+    @discardableResult
+    public func put(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
+        bodyIgnored(.put, endpoint, body: body)
+    }
+
     /// Patches with a form or raw body, ignoring the response body.
     @discardableResult
     public func patch(_ body: RequestBody, to endpoint: some Endpoint) -> Promise<Void> {
         bodyIgnored(.patch, endpoint, body: body)
     }
 
-    /// Deletes `endpoint` and decodes the response.
+    // MARK: - With an Encodable body (JSON, or Data as it is), the response decoded
+
+    /// Posts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
     @inlinable @inline(__always)
-    public func delete<Value: Decodable & Sendable>(_ endpoint: some Endpoint, as type: Value.Type) -> Promise<Value> {
-        decoded(.delete, endpoint, body: nil, as: type)
+    public func post<Value: Decodable & Sendable>(
+        _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
+    ) -> Promise<Value> {
+        post(RequestBody(body), to: endpoint, as: type)
     }
 
-    /// Deletes `endpoint`, ignoring the response body.
-    @discardableResult
-    public func delete(_ endpoint: some Endpoint) -> Promise<Void> {
-        bodyIgnored(.delete, endpoint, body: nil)
+    /// Puts `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
+    @inlinable @inline(__always)
+    public func put<Value: Decodable & Sendable>(
+        _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
+    ) -> Promise<Value> {
+        put(RequestBody(body), to: endpoint, as: type)
     }
+
+    /// Patches with `body` (JSON for any `Encodable`, `Data` as it is) and decodes the response.
+    @inlinable @inline(__always)
+    public func patch<Value: Decodable & Sendable>(
+        _ body: some Encodable & Sendable, to endpoint: some Endpoint, as type: Value.Type
+    ) -> Promise<Value> {
+        patch(RequestBody(body), to: endpoint, as: type)
+    }
+
+    // MARK: - With an Encodable body, the response body ignored
+
+    /// Posts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
+    @discardableResult
+    public func post(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
+        post(RequestBody(body), to: endpoint)
+    }
+
+    /// Puts `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
+    @discardableResult
+    public func put(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
+        put(RequestBody(body), to: endpoint)
+    }
+
+    /// Patches with `body` (JSON for any `Encodable`, `Data` as it is), ignoring the response body.
+    @discardableResult
+    public func patch(_ body: some Encodable & Sendable, to endpoint: some Endpoint) -> Promise<Void> {
+        patch(RequestBody(body), to: endpoint)
+    }
+
+    // MARK: - The two functions every verb comes down to
 
     /// The pipeline for `method`, the response body decoded as `type`. Inlinable, with
     /// the calls above, for the reason given at ``runPipeline(_:_:body:cachePolicy:output:)``.

@@ -1,4 +1,7 @@
 import Foundation
+// An `@_exported import` declares no type, so it lives in the file of the module's main type:
+// `import Kringle` alone gives users the promise API too.
+@_exported import KringlePromise
 
 /// A small, promise-based HTTP client.
 ///

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-@_spi(KringleInternals) import KringlePromise
 
 /// An RFC 6265 cookie jar (with the RFC 6265bis updates) for an HTTP client.
 ///
@@ -217,20 +216,5 @@ public final class CookieJar: Sendable {
             return store.revision != before
         }
         if changed { persister?.scheduleSave() }
-    }
-}
-
-/// A ``CookieStore`` behind a lock, shared by a ``CookieJar`` and its file
-/// persister. Every access goes through ``withLock(_:)``.
-final class LockedCookieStore: Sendable {
-    private let mutex: Locked<CookieStore>
-
-    init(_ store: CookieStore) {
-        mutex = Locked(store)
-    }
-
-    /// Runs `body` with exclusive access to the store.
-    func withLock<Result: Sendable>(_ body: (inout CookieStore) -> Result) -> Result {
-        mutex.withLock { body(&$0) }
     }
 }

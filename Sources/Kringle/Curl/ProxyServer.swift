@@ -9,6 +9,15 @@ struct ProxyServer: Sendable, Hashable {
         case http, https, socks5, socks5h
     }
 
+    /// Why a proxy URL cannot be used: what is wrong with it, never its password.
+    struct URLRejection: Error, Sendable, Hashable {
+        let reason: String
+
+        init(_ reason: String) {
+            self.reason = reason
+        }
+    }
+
     let kind: Kind
     /// `scheme://host[:port]`, user info, path and query left out.
     let curlURL: String
@@ -19,20 +28,20 @@ struct ProxyServer: Sendable, Hashable {
     ///
     /// - Throws: a reason without the password when `text` is not a proxy URL Kringle can
     ///   use.
-    init(parsing text: String, username: String? = nil, password: String? = nil) throws(ProxyURLRejection) {
+    init(parsing text: String, username: String? = nil, password: String? = nil) throws(URLRejection) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // `proxy.internal:3128` would parse as scheme `proxy.internal`: curl reads it as HTTP.
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let components = URLComponents(string: withScheme) else {
-            throw ProxyURLRejection("is not a URL")
+            throw URLRejection("is not a URL")
         }
         let scheme = components.scheme?.lowercased() ?? ""
         guard let kind = Kind(rawValue: scheme) else {
-            throw ProxyURLRejection(
+            throw URLRejection(
                 "has the scheme \"\(scheme)\"; a proxy is http://, https://, socks5:// or socks5h://")
         }
         guard let host = components.percentEncodedHost.map(Self.bracketed), !host.isEmpty else {
-            throw ProxyURLRejection("names no host")
+            throw URLRejection("names no host")
         }
         self.kind = kind
         curlURL = "\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? "")
@@ -70,14 +79,5 @@ struct ProxyServer: Sendable, Hashable {
 
     private static func encoded(_ user: String) -> String {
         user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? Redaction.placeholder
-    }
-}
-
-/// Why a proxy URL cannot be used: what is wrong with it, never its password.
-struct ProxyURLRejection: Error, Sendable, Hashable {
-    let reason: String
-
-    init(_ reason: String) {
-        self.reason = reason
     }
 }

@@ -5,10 +5,14 @@ import FoundationNetworking
 #endif
 
 /// One redirect hop the client follows itself (RFC 9110 §15.4): the next request and what
-/// carries over to it. The rules about what changes on a hop (method, body, fields, the
-/// caller's cookie) live here; whether the hop is taken at all, against the client's
-/// `maximumRedirects` and `allowsRedirectsFromHTTPSToHTTP` (with ``isDowngrade(from:to:)``),
-/// is decided by the hop that received the redirect (`NetworkClient.Hop`'s `next(after:from:)`).
+/// carries over to it.
+///
+/// Not every redirect rule is here. This type says which responses are redirects to follow
+/// (the status, a `Location` with an http, https or same-socket target, Redirect+UnixSocket.swift)
+/// and what changes on the hop (method, body, fields, the caller's cookie). Whether the hop
+/// is then taken, against the client's `maximumRedirects` and
+/// `allowsRedirectsFromHTTPSToHTTP`, is decided in Hop.swift, by `NetworkClient.Hop`'s
+/// `next(after:from:)`, which asks ``isDowngrade(from:to:)`` here.
 struct Redirect {
     /// The request for the next hop.
     let request: URLRequest

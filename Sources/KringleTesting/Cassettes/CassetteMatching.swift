@@ -78,14 +78,6 @@ public struct CassetteMatching: Sendable, Hashable {
     public static let `default` = CassetteMatching()
 }
 
-/// A request as the matcher sees it: redacted as the recorder would have written it.
-struct CassetteRequest {
-    var method: String
-    var url: URL
-    var headers: [(name: String, value: String)]
-    var body: Data
-}
-
 extension CassetteMatching {
     /// Why `entry` does not answer `request`: empty when it does. Each reason names what
     /// differs, recorded value first.

@@ -3,7 +3,7 @@ import Foundation
 extension HAR {
     /// One exchange: a request and its response, when it started and where its time went
     /// (HAR 1.2 `entries`).
-    public struct Entry: Sendable, Hashable, Codable {
+    public struct Entry: Sendable, Hashable, Codable, HARObject {
         /// The ``Page/id`` of the page the request belongs to, in a browser's export.
         public var pageref: String?
         /// When the request started (ISO 8601 with milliseconds and a time zone).
@@ -43,8 +43,7 @@ extension HAR {
                 .optional("serverIPAddress", \.serverIPAddress),
                 .optional("connection", \.connection),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// An entry.
         public init(
@@ -65,16 +64,6 @@ extension HAR {
             self.custom = custom
         }
 
-        /// Reads an entry.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the entry.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
-
         /// ``startedDateTime`` as a date, when it is valid ISO 8601.
         public var startedDate: Date? {
             HAR.date(from: startedDateTime)
@@ -82,7 +71,7 @@ extension HAR {
     }
 
     /// A request as sent (HAR 1.2 `request`).
-    public struct Request: Sendable, Hashable, Codable {
+    public struct Request: Sendable, Hashable, Codable, HARObject {
         /// The method, such as `GET`.
         public var method: String
         /// The absolute URL, fragment removed.
@@ -121,8 +110,7 @@ extension HAR {
                 .field("headersSize", \.headersSize, or: -1),
                 .field("bodySize", \.bodySize, or: -1),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A request.
         public init(
@@ -142,20 +130,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a request.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the request.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// A response as received (HAR 1.2 `response`).
-    public struct Response: Sendable, Hashable, Codable {
+    public struct Response: Sendable, Hashable, Codable, HARObject {
         /// The status code; `0` for an exchange that got no response.
         public var status: Int
         /// The reason phrase.
@@ -195,8 +173,7 @@ extension HAR {
                 .field("headersSize", \.headersSize, or: -1),
                 .field("bodySize", \.bodySize, or: -1),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A response.
         public init(
@@ -216,22 +193,12 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a response.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the response.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// Where an exchange's time went, in milliseconds, each phase after the one before;
     /// `-1` for a phase that did not apply (HAR 1.2 `timings`). `ssl` is included in
     /// `connect`, as the spec says.
-    public struct Timings: Sendable, Hashable, Codable {
+    public struct Timings: Sendable, Hashable, Codable, HARObject {
         /// Waiting for a connection.
         public var blocked: Double
         /// The name lookup.
@@ -264,8 +231,7 @@ extension HAR {
                 .field("receive", \.receive, or: 0),
                 .field("ssl", \.ssl, or: -1),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// Timings; the required phases (`send`, `wait`, `receive`) default to 0, the others to -1.
         public init(
@@ -281,16 +247,6 @@ extension HAR {
             self.ssl = ssl
             self.comment = comment
             self.custom = custom
-        }
-
-        /// Reads timings.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the timings.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 extension HAR {
     /// A header field or a query item: a name and a value (HAR 1.2 `headers`, `queryString`).
-    public struct NameValue: Sendable, Hashable, Codable {
+    public struct NameValue: Sendable, Hashable, Codable, HARObject {
         /// The name.
         public var name: String
         /// The value.
@@ -20,8 +20,7 @@ extension HAR {
                 .field("name", \.name, or: ""),
                 .field("value", \.value, or: ""),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A pair.
         public init(name: String, value: String, comment: String? = nil, custom: [String: HARValue] = [:]) {
@@ -30,20 +29,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a pair.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the pair.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// A cookie sent or set (HAR 1.2 `cookies`).
-    public struct Cookie: Sendable, Hashable, Codable {
+    public struct Cookie: Sendable, Hashable, Codable, HARObject {
         /// The name.
         public var name: String
         /// The value.
@@ -76,8 +65,7 @@ extension HAR {
                 .optional("httpOnly", \.httpOnly),
                 .optional("secure", \.secure),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A cookie.
         public init(
@@ -94,20 +82,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a cookie.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the cookie.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// A request's body (HAR 1.2 `postData`): its text, or the parameters of a form.
-    public struct PostData: Sendable, Hashable, Codable {
+    public struct PostData: Sendable, Hashable, Codable, HARObject {
         /// The body's media type.
         public var mimeType: String
         /// A form's parameters (`application/x-www-form-urlencoded`, `multipart/form-data`).
@@ -129,8 +107,7 @@ extension HAR {
                 .optional("params", \.params),
                 .optional("text", \.text),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A body.
         public init(
@@ -143,20 +120,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a body.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the body.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// A parameter of a posted form (HAR 1.2 `params`).
-    public struct Param: Sendable, Hashable, Codable {
+    public struct Param: Sendable, Hashable, Codable, HARObject {
         /// The name.
         public var name: String
         /// The value, or a file's content.
@@ -180,8 +147,7 @@ extension HAR {
                 .optional("fileName", \.fileName),
                 .optional("contentType", \.contentType),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A parameter.
         public init(
@@ -195,20 +161,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a parameter.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the parameter.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// A response's body (HAR 1.2 `content`), decoded from any content coding.
-    public struct Content: Sendable, Hashable, Codable {
+    public struct Content: Sendable, Hashable, Codable, HARObject {
         /// Bytes of the decoded body.
         public var size: Int
         /// Bytes saved by the content coding (``size`` minus the bytes transferred), when known.
@@ -235,8 +191,7 @@ extension HAR {
                 .optional("text", \.text),
                 .optional("encoding", \.encoding),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A body.
         public init(
@@ -250,16 +205,6 @@ extension HAR {
             self.encoding = encoding
             self.comment = comment
             self.custom = custom
-        }
-
-        /// Reads a body.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the body.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
         }
     }
 }

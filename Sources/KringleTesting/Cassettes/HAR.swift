@@ -26,7 +26,7 @@ public enum HAR {
 
 extension HAR {
     /// A HAR file: an object whose one field is `log`.
-    public struct Archive: Sendable, Hashable, Codable {
+    public struct Archive: Sendable, Hashable, Codable, HARObject {
         /// The log.
         public var log: Log
         /// The fields beside `log` (custom, or unknown to Kringle), as read.
@@ -38,28 +38,17 @@ extension HAR {
             blank: Archive(log: Log()),
             [
                 .required("log", \.log)
-            ],
-            custom: \.custom)
+            ])
 
         /// An archive of `log`.
         public init(log: Log, custom: [String: HARValue] = [:]) {
             self.log = log
             self.custom = custom
         }
-
-        /// Reads an archive.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the archive.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// The root of the data: who wrote it, the pages and the entries (HAR 1.2 `log`).
-    public struct Log: Sendable, Hashable, Codable {
+    public struct Log: Sendable, Hashable, Codable, HARObject {
         /// The version of the format, `1.2`.
         public var version: String
         /// The application that wrote the log.
@@ -86,8 +75,7 @@ extension HAR {
                 .optional("pages", \.pages),
                 .field("entries", \.entries, or: []),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A log of `entries`, written by `creator` (Kringle by default).
         public init(
@@ -102,20 +90,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a log.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the log.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// An application that wrote a log, or the browser (HAR 1.2 `creator`, `browser`).
-    public struct Creator: Sendable, Hashable, Codable {
+    public struct Creator: Sendable, Hashable, Codable, HARObject {
         /// Its name.
         public var name: String
         /// Its version.
@@ -133,8 +111,7 @@ extension HAR {
                 .field("name", \.name, or: ""),
                 .field("version", \.version, or: ""),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// Kringle's own `KringleTesting`.
         public static let kringle = Creator(name: "KringleTesting", version: "1")
@@ -146,20 +123,10 @@ extension HAR {
             self.comment = comment
             self.custom = custom
         }
-
-        /// Reads a creator.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the creator.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
-        }
     }
 
     /// A page a browser loaded, which entries refer to by ``id`` (HAR 1.2 `pages`).
-    public struct Page: Sendable, Hashable, Codable {
+    public struct Page: Sendable, Hashable, Codable, HARObject {
         /// When the page load started (ISO 8601).
         public var startedDateTime: String
         /// The identifier entries give as their ``Entry/pageref``.
@@ -184,8 +151,7 @@ extension HAR {
                 .field("title", \.title, or: ""),
                 .field("pageTimings", \.pageTimings, or: .object([:])),
                 .optional("comment", \.comment),
-            ],
-            custom: \.custom)
+            ])
 
         /// A page with every field empty, which reading starts from.
         init() {
@@ -194,16 +160,6 @@ extension HAR {
             title = ""
             pageTimings = .object([:])
             custom = [:]
-        }
-
-        /// Reads a page.
-        public init(from decoder: any Decoder) throws {
-            self = try Self.coding.decode(from: decoder)
-        }
-
-        /// Writes the page.
-        public func encode(to encoder: any Encoder) throws {
-            try Self.coding.encode(self, to: encoder)
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// Kringle writes them, each a name, the property that holds it and what a missing one reads
 /// as. One list serves both directions, so that reading and writing cannot disagree; every
 /// other field is kept in the object's `custom` fields (see ``HAR``).
-struct HARFields<Object: Sendable>: Sendable {
+struct HARFields<Object: HARObject>: Sendable {
     /// One field: its name, and how it is read into an object and written from one.
     struct Field: Sendable {
         let name: String
@@ -16,15 +16,12 @@ struct HARFields<Object: Sendable>: Sendable {
     let blank: Object
     /// The fields, in the order they are written.
     let fields: [Field]
-    /// Where the object keeps the fields it does not model.
-    let custom: WritableKeyPath<Object, [String: HARValue]> & Sendable
     /// The fields' names: a custom field of the same name is written with a `_` before it.
     let names: Set<String>
 
-    init(blank: Object, _ fields: [Field], custom: WritableKeyPath<Object, [String: HARValue]> & Sendable) {
+    init(blank: Object, _ fields: [Field]) {
         self.blank = blank
         self.fields = fields
-        self.custom = custom
         self.names = Set(fields.map(\.name))
     }
 
@@ -35,7 +32,7 @@ struct HARFields<Object: Sendable>: Sendable {
         for field in fields {
             try field.read(&object, container)
         }
-        object[keyPath: custom] = try container.customFields(besides: names)
+        object.custom = try container.customFields(besides: names)
         return object
     }
 
@@ -45,7 +42,7 @@ struct HARFields<Object: Sendable>: Sendable {
         for field in fields {
             try field.write(object, &container)
         }
-        try container.putCustom(object[keyPath: custom], besides: names)
+        try container.putCustom(object.custom, besides: names)
     }
 }
 

@@ -70,7 +70,7 @@ extension NetworkClient {
 }
 
 /// The reason a cassette that is missing cannot replay, with the way to record it.
-struct MissingCassette: Error, CustomStringConvertible {
+private struct MissingCassette: Error, CustomStringConvertible {
     var variable: String
 
     var description: String {

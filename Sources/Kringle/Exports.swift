@@ -1,2 +1,0 @@
-// `import Kringle` alone gives users the promise API too.
-@_exported import KringlePromise

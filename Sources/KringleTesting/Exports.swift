@@ -1,2 +1,0 @@
-// Test targets that import KringleTesting get Kringle (and the promise API) too.
-@_exported import Kringle
