@@ -13,11 +13,9 @@ import FoundationNetworking
 /// `cachePolicy` do, and what a late revalidation may not undo.
 @Suite("Cache edges: uploads, other methods, URLRequest policies, late revalidations", .generousTimeLimit)
 struct CacheEdgeTests {
-    @Test(
-        "§4.4 a streamed upload (PUT of a file) still invalidates the URL it went to",
-        arguments: PipelineShape.allCases)
-    func streamedUploadInvalidates(_ shape: PipelineShape) async throws {
-        let harness = CacheHarness(shape: shape)
+    @Test("§4.4 a streamed upload (PUT of a file) still invalidates the URL it went to")
+    func streamedUploadInvalidates() async throws {
+        let harness = CacheHarness()
         let doc = CacheTestEndpoint(path: "/doc")
         await harness.prime([doc])
         harness.respond("/doc", method: .put, status: 204)
@@ -31,11 +29,9 @@ struct CacheEdgeTests {
         #expect(await harness.send("/doc").cacheStatus == .network)
     }
 
-    @Test(
-        ".cacheOnly never reaches the network, whatever the method",
-        arguments: PipelineShape.allCases, [HTTPMethod.post, .head, .delete])
-    func cacheOnlyOtherMethods(_ shape: PipelineShape, _ method: HTTPMethod) async {
-        let harness = CacheHarness(shape: shape)
+    @Test(".cacheOnly never reaches the network, whatever the method", arguments: [HTTPMethod.post, .head, .delete])
+    func cacheOnlyOtherMethods(_ method: HTTPMethod) async {
+        let harness = CacheHarness()
         harness.respond("/doc", method: method)
         let outcome = await harness.send("/doc", method: method, policy: .cacheOnly)
         guard case .failure(KringleError.notCached(let url)) = outcome else {
@@ -98,11 +94,9 @@ struct CacheEdgeTests {
         #expect(cache.candidates(for: request) == [new])
     }
 
-    @Test(
-        "§4.3.4 a 304 without validators answers for the response it validated, in one request",
-        arguments: PipelineShape.allCases)
-    func bareNotModified(_ shape: PipelineShape) async {
-        let harness = CacheHarness(shape: shape)
+    @Test("§4.3.4 a 304 without validators answers for the response it validated, in one request")
+    func bareNotModified() async {
+        let harness = CacheHarness()
         harness.respond("/doc", ["Cache-Control": "max-age=10", "ETag": #""v1""#], body: "old")
         _ = await harness.send("/doc")
         harness.clock.advance(by: 20)

@@ -17,11 +17,11 @@ struct CacheEndToEndTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
     static let startHTTPDate = "Tue, 14 Nov 2023 22:13:20 GMT"
 
-    /// A client in `shape` whose cache and clock are the test's.
+    /// A client whose cache and clock are the test's.
     private static func client(
-        _ transport: TransportUnderTest, _ shape: PipelineShape, cache: HTTPCache, clock: ManualClock
+        _ transport: TransportUnderTest, cache: HTTPCache, clock: ManualClock
     ) -> NetworkClient {
-        transport.client(shape: shape) {
+        transport.client {
             $0.cache = cache
             $0.clock = clock
         }
@@ -33,14 +33,12 @@ struct CacheEndToEndTests {
         try await client.request(.get, server.clientEndpoint(path, headers: headers), as: Data.self).value
     }
 
-    @Test(
-        "§4 a fresh stored response answers without the network",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func freshHit(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("§4 a fresh stored response answers without the network", arguments: TransportUnderTest.allCases)
+    func freshHit(_ transport: TransportUnderTest) async throws {
         let served = Counter()
         let server = try Self.freshServer(counting: served)
         let clock = ManualClock(now: Self.start)
-        let client = Self.client(transport, shape, cache: .memory(), clock: clock)
+        let client = Self.client(transport, cache: .memory(), clock: clock)
 
         let first = try await Self.get(client, server, "/cat")
         clock.advance(by: 30)
@@ -55,8 +53,8 @@ struct CacheEndToEndTests {
 
     @Test(
         "§4.3.4 a 304 updates the stored fields and answers with the stored body",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func revalidation(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func revalidation(_ transport: TransportUnderTest) async throws {
         let conditions = Recorder<String?>()
         let server = try LoopbackServer { request in
             conditions.append(request.header("If-None-Match"))
@@ -73,7 +71,7 @@ struct CacheEndToEndTests {
                 ], body: Data())
         }
         let clock = ManualClock(now: Self.start)
-        let client = Self.client(transport, shape, cache: .memory(), clock: clock)
+        let client = Self.client(transport, cache: .memory(), clock: clock)
 
         let first = try await Self.get(client, server, "/doc")
         clock.advance(by: 20)  // stale: max-age is 10
@@ -90,17 +88,15 @@ struct CacheEndToEndTests {
         #expect(hit.headers["X-Revision"] == "2")
     }
 
-    @Test(
-        "§4.1 responses are selected by the request fields Vary names",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func vary(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("§4.1 responses are selected by the request fields Vary names", arguments: TransportUnderTest.allCases)
+    func vary(_ transport: TransportUnderTest) async throws {
         let served = Counter()
         let server = try LoopbackServer { request in
             _ = served.increment()
             return .text(request.header("Accept-Language") ?? "none").addingHeader("Cache-Control", "max-age=60")
                 .addingHeader("Vary", "Accept-Language").addingHeader("Date", Self.startHTTPDate)
         }
-        let client = Self.client(transport, shape, cache: .memory(), clock: ManualClock(now: Self.start))
+        let client = Self.client(transport, cache: .memory(), clock: ManualClock(now: Self.start))
 
         let english = try await Self.get(client, server, "/hello", headers: ["Accept-Language": "en"])
         let french = try await Self.get(client, server, "/hello", headers: ["Accept-Language": "fr"])
@@ -113,15 +109,15 @@ struct CacheEndToEndTests {
         #expect(served.value == 2)
     }
 
-    @Test("§3 a no-store response is never stored", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func noStore(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("§3 a no-store response is never stored", arguments: TransportUnderTest.allCases)
+    func noStore(_ transport: TransportUnderTest) async throws {
         let served = Counter()
         let server = try LoopbackServer { _ in
             _ = served.increment()
             return .json("{}").addingHeader("Cache-Control", "no-store, max-age=60")
         }
         let cache = HTTPCache.memory()
-        let client = Self.client(transport, shape, cache: cache, clock: ManualClock(now: Self.start))
+        let client = Self.client(transport, cache: cache, clock: ManualClock(now: Self.start))
 
         let first = try await Self.get(client, server, "/secret")
         let second = try await Self.get(client, server, "/secret")
@@ -131,14 +127,14 @@ struct CacheEndToEndTests {
         #expect(cache.storage.responses(forKey: server.url("/secret").absoluteString).isEmpty)
     }
 
-    @Test("§4.4 a POST to a stored URL invalidates it", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func invalidationByPost(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("§4.4 a POST to a stored URL invalidates it", arguments: TransportUnderTest.allCases)
+    func invalidationByPost(_ transport: TransportUnderTest) async throws {
         let methods = Recorder<String>()
         let server = try LoopbackServer { request in
             methods.append(request.method)
             return .json("{}").addingHeader("Cache-Control", "max-age=60").addingHeader("Date", Self.startHTTPDate)
         }
-        let client = Self.client(transport, shape, cache: .memory(), clock: ManualClock(now: Self.start))
+        let client = Self.client(transport, cache: .memory(), clock: ManualClock(now: Self.start))
         let endpoint = server.clientEndpoint("/cats")
 
         _ = try await Self.get(client, server, "/cats")
@@ -151,10 +147,8 @@ struct CacheEndToEndTests {
         #expect(methods.elements == ["GET", "POST", "GET"])
     }
 
-    @Test(
-        "§4 a cached 301 is followed without the network",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func cachedRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("§4 a cached 301 is followed without the network", arguments: TransportUnderTest.allCases)
+    func cachedRedirect(_ transport: TransportUnderTest) async throws {
         let paths = Recorder<String>()
         let server = try LoopbackServer { request in
             paths.append(request.path)
@@ -163,7 +157,7 @@ struct CacheEndToEndTests {
             }
             return .json(#"{"at":"new"}"#).addingHeader("Cache-Control", "max-age=60")
         }
-        let client = Self.client(transport, shape, cache: .memory(), clock: ManualClock(now: Self.start))
+        let client = Self.client(transport, cache: .memory(), clock: ManualClock(now: Self.start))
 
         _ = try await Self.get(client, server, "/old")
         let again = try await Self.get(client, server, "/old")
@@ -174,10 +168,8 @@ struct CacheEndToEndTests {
         #expect(again.metrics?.exchanges.map(\.statusCode) == [301, 200])
     }
 
-    @Test(
-        "a directory cache answers a new client in the same directory",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func directorySurvivesNewClient(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a directory cache answers a new client in the same directory", arguments: TransportUnderTest.allCases)
+    func directorySurvivesNewClient(_ transport: TransportUnderTest) async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let served = Counter()
@@ -185,9 +177,9 @@ struct CacheEndToEndTests {
         let clock = ManualClock(now: Self.start)
 
         let first = try await Self.get(
-            Self.client(transport, shape, cache: try .directory(directory), clock: clock), server, "/cat")
+            Self.client(transport, cache: try .directory(directory), clock: clock), server, "/cat")
         let later = try await Self.get(
-            Self.client(transport, shape, cache: try .directory(directory), clock: clock), server, "/cat")
+            Self.client(transport, cache: try .directory(directory), clock: clock), server, "/cat")
 
         #expect(first.cacheStatus == .network)
         #expect(later.cacheStatus == .hit)
@@ -195,25 +187,23 @@ struct CacheEndToEndTests {
         #expect(served.value == 1)
     }
 
-    @Test(
-        "a corrupt file in a directory cache is ignored and replaced",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func corruptFileIgnored(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a corrupt file in a directory cache is ignored and replaced", arguments: TransportUnderTest.allCases)
+    func corruptFileIgnored(_ transport: TransportUnderTest) async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let served = Counter()
         let server = try Self.freshServer(counting: served)
         let clock = ManualClock(now: Self.start)
         _ = try await Self.get(
-            Self.client(transport, shape, cache: try .directory(directory), clock: clock), server, "/cat")
+            Self.client(transport, cache: try .directory(directory), clock: clock), server, "/cat")
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
         #expect(files.count == 1)
         for file in files { try Data("not a cache entry".utf8).write(to: file) }
 
         let cache = try HTTPCache.directory(directory)
-        let again = try await Self.get(Self.client(transport, shape, cache: cache, clock: clock), server, "/cat")
+        let again = try await Self.get(Self.client(transport, cache: cache, clock: clock), server, "/cat")
         let fromRepairedFile = try await Self.get(
-            Self.client(transport, shape, cache: cache, clock: clock), server, "/cat")
+            Self.client(transport, cache: cache, clock: clock), server, "/cat")
 
         #expect(again.cacheStatus == .network)
         #expect(fromRepairedFile.cacheStatus == .hit)

@@ -13,10 +13,10 @@ import FoundationNetworking
 struct CachePolicyTests {
     private static let v1 = #""v1""#
 
-    /// A harness in `shape` whose `/doc` was fetched once (`max-age=60`, ETag v1, body
+    /// A harness whose `/doc` was fetched once (`max-age=60`, ETag v1, body
     /// `old`), then `age` seconds pass; the network now answers `/doc` with `new` (ETag v2).
-    private static func stored(_ shape: PipelineShape, age: TimeInterval) async -> CacheHarness {
-        let harness = CacheHarness(shape: shape)
+    private static func stored(age: TimeInterval) async -> CacheHarness {
+        let harness = CacheHarness()
         harness.respond("/doc", ["Cache-Control": "max-age=60", "ETag": v1], body: "old")
         #expect(await harness.send("/doc").cacheStatus == .network)
         harness.clock.advance(by: age)
@@ -24,11 +24,9 @@ struct CachePolicyTests {
         return harness
     }
 
-    @Test(
-        ".reload asks the network without validators, fresh entry or not, and stores the answer",
-        arguments: PipelineShape.allCases)
-    func reload(_ shape: PipelineShape) async {
-        let harness = await Self.stored(shape, age: 10)
+    @Test(".reload asks the network without validators, fresh entry or not, and stores the answer")
+    func reload() async {
+        let harness = await Self.stored(age: 10)
         let outcome = await harness.send("/doc", policy: .reload)
         #expect(outcome.cacheStatus == .network)
         #expect(outcome.text == "new")
@@ -39,11 +37,9 @@ struct CachePolicyTests {
         #expect(harness.stub.requests.count == 2)
     }
 
-    @Test(
-        ".returnCacheElseLoad answers with a stale entry as a hit; without one it loads and stores",
-        arguments: PipelineShape.allCases)
-    func returnCacheElseLoad(_ shape: PipelineShape) async {
-        let harness = await Self.stored(shape, age: 10_000)
+    @Test(".returnCacheElseLoad answers with a stale entry as a hit; without one it loads and stores")
+    func returnCacheElseLoad() async {
+        let harness = await Self.stored(age: 10_000)
         let stale = await harness.send("/doc", policy: .returnCacheElseLoad)
         #expect(stale.cacheStatus == .hit)
         #expect(stale.text == "old")
@@ -56,11 +52,9 @@ struct CachePolicyTests {
         #expect(harness.requests(to: "/missing").count == 1)
     }
 
-    @Test(
-        ".cacheOnly answers with any stored entry, or fails with notCached without a request",
-        arguments: PipelineShape.allCases)
-    func cacheOnly(_ shape: PipelineShape) async {
-        let harness = await Self.stored(shape, age: 10_000)
+    @Test(".cacheOnly answers with any stored entry, or fails with notCached without a request")
+    func cacheOnly() async {
+        let harness = await Self.stored(age: 10_000)
         let stale = await harness.send("/doc", policy: .cacheOnly)
         #expect(stale.cacheStatus == .hit)
         #expect(stale.text == "old")
@@ -76,13 +70,11 @@ struct CachePolicyTests {
         #expect(harness.stub.requests.count == 1)
     }
 
-    @Test(
-        "§5.2.1.7 only-if-cached through the client: a fresh entry, or notCached without a request",
-        arguments: PipelineShape.allCases)
-    func onlyIfCached(_ shape: PipelineShape) async {
-        let fresh = await Self.stored(shape, age: 10)
+    @Test("§5.2.1.7 only-if-cached through the client: a fresh entry, or notCached without a request")
+    func onlyIfCached() async {
+        let fresh = await Self.stored(age: 10)
         #expect(await fresh.send("/doc", headers: ["Cache-Control": "only-if-cached"]).cacheStatus == .hit)
-        let stale = await Self.stored(shape, age: 100)
+        let stale = await Self.stored(age: 100)
         #expect(
             await stale.send("/doc", headers: ["Cache-Control": "only-if-cached"]).kringleError?.caseName == "notCached"
         )
@@ -91,8 +83,7 @@ struct CachePolicyTests {
 
     @Test(
         "the call's cachePolicy overrides the endpoint's; without one the endpoint's applies",
-        arguments: PipelineShape.allCases,
-        [
+        arguments: [
             (CachePolicy.cacheOnly, CachePolicy?.some(.reload), "new network"),
             (.returnCacheElseLoad, nil, "old hit"),
             (.returnCacheElseLoad, .useProtocol, "new network"),
@@ -101,18 +92,17 @@ struct CachePolicyTests {
             (.useProtocol, .cacheOnly, "old hit"),
         ])
     func perCallPolicy(
-        _ shape: PipelineShape, policies: (endpoint: CachePolicy, call: CachePolicy?, expected: String)
+        policies: (endpoint: CachePolicy, call: CachePolicy?, expected: String)
     ) async {
-        let harness = await Self.stored(shape, age: 100)
+        let harness = await Self.stored(age: 100)
         let endpoint = CacheTestEndpoint(path: "/doc", cachePolicy: policies.endpoint)
         let outcome = await harness.send(endpoint, policy: policies.call)
         #expect("\(outcome.text ?? "-") \(outcome.cacheStatus.map { "\($0)" } ?? "-")" == policies.expected)
     }
 
-    @Test(
-        "an endpoint's .cacheOnly fails with notCached unless the call overrides it", arguments: PipelineShape.allCases)
-    func endpointCacheOnly(_ shape: PipelineShape) async {
-        let harness = CacheHarness(shape: shape)
+    @Test("an endpoint's .cacheOnly fails with notCached unless the call overrides it")
+    func endpointCacheOnly() async {
+        let harness = CacheHarness()
         harness.respond("/doc", ["Cache-Control": "max-age=60"], body: "body")
         let endpoint = CacheTestEndpoint(path: "/doc", cachePolicy: .cacheOnly)
         #expect(await harness.send(endpoint).kringleError?.caseName == "notCached")
@@ -121,9 +111,9 @@ struct CachePolicyTests {
         #expect(await harness.send(endpoint).cacheStatus == .hit)
     }
 
-    @Test("an answer from the cache is logged as cacheAnswered, and sends nothing", arguments: PipelineShape.allCases)
-    func logging(_ shape: PipelineShape) async {
-        let harness = await Self.stored(shape, age: 10)
+    @Test("an answer from the cache is logged as cacheAnswered, and sends nothing")
+    func logging() async {
+        let harness = await Self.stored(age: 10)
         let sentBefore = harness.log.sent.count
         #expect(await harness.send("/doc").cacheStatus == .hit)
         #expect(harness.log.sent.count == sentBefore)
@@ -141,11 +131,9 @@ struct CachePolicyTests {
         #expect(harness.log.received.map(\.statusCode) == [200, 304])
     }
 
-    @Test(
-        "§4 a cached 301 is followed without the network, each hop answered by the cache",
-        arguments: PipelineShape.allCases)
-    func cachedRedirect(_ shape: PipelineShape) async throws {
-        let harness = CacheHarness(shape: shape)
+    @Test("§4 a cached 301 is followed without the network, each hop answered by the cache")
+    func cachedRedirect() async throws {
+        let harness = CacheHarness()
         harness.respond("/old", status: 301, ["Location": "/new", "Cache-Control": "max-age=3600"])
         harness.respond("/new", ["Cache-Control": "max-age=60"], body: "moved")
         let first = try await harness.send("/old").get()
@@ -161,11 +149,9 @@ struct CachePolicyTests {
         #expect(harness.cacheAnswers == ["301 GET /old hit", "200 GET /new hit"])
     }
 
-    @Test(
-        "§3 a 302 without explicit freshness is not stored: only its target answers from the cache",
-        arguments: PipelineShape.allCases)
-    func uncachedRedirect(_ shape: PipelineShape) async throws {
-        let harness = CacheHarness(shape: shape)
+    @Test("§3 a 302 without explicit freshness is not stored: only its target answers from the cache")
+    func uncachedRedirect() async throws {
+        let harness = CacheHarness()
         harness.respond("/old", status: 302, ["Location": "/new"])
         harness.respond("/new", ["Cache-Control": "max-age=60"], body: "moved")
         _ = try await harness.send("/old").get()

@@ -38,16 +38,14 @@ struct CacheHarness {
     let jar = CookieJar()
     let client: NetworkClient
 
-    /// A harness whose client's pipeline has `shape`.
-    init(shape: PipelineShape = .direct) {
+    init() {
         stub = StubTransport(clock: clock)
-        client = NetworkClient(
-            configuration: shape.configuration { [clock, cache, log, jar] in
-                $0.clock = clock
-                $0.cache = cache
-                $0.logger = log
-                $0.cookieJar = jar
-            }, transport: stub)
+        var configuration = NetworkClient.Configuration()
+        configuration.clock = clock
+        configuration.cache = cache
+        configuration.logger = log
+        configuration.cookieJar = jar
+        client = NetworkClient(configuration: configuration, transport: stub)
     }
 
     /// Answers `method` requests to `path` with `status`, these header fields and `body`.

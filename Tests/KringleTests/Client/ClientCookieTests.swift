@@ -7,10 +7,8 @@ import Testing
 
 @Suite("Cookies through the client", .generousTimeLimit)
 struct ClientCookieTests {
-    @Test(
-        "a cookie set on a 302 is sent on the redirected request and after",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func loginRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a cookie set on a 302 is sent on the redirected request and after", arguments: TransportUnderTest.allCases)
+    func loginRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -23,7 +21,7 @@ struct ClientCookieTests {
             }
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         let form = RequestBody.form([("user", "tom"), ("password", "fish")])
         try await client.post(form, to: server.clientEndpoint("/login")).valueWithin()
         try await client.get(server.clientEndpoint("/profile")).valueWithin()
@@ -33,10 +31,8 @@ struct ClientCookieTests {
         #expect(requests.map { $0.headers(named: "Cookie") } == [[], ["session=abc123"], ["session=abc123"]])
     }
 
-    @Test(
-        "a redirect to another host does not carry the first host's cookies",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func crossHostRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a redirect to another host does not carry the first host's cookies", arguments: TransportUnderTest.allCases)
+    func crossHostRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -53,7 +49,7 @@ struct ClientCookieTests {
         }
         defer { server.shutdown() }
         let jar = CookieJar()
-        let client = transport.client(shape: shape) { $0.cookieJar = jar }
+        let client = transport.client { $0.cookieJar = jar }
         try await client.get(server.clientEndpoint("/start")).valueWithin()
         // Each host gets its own cookies back, and only those.
         try await client.get(server.clientEndpoint("/again")).valueWithin()
@@ -69,8 +65,8 @@ struct ClientCookieTests {
         #expect(Set(jar.allCookies.map(\.name)) == ["loopback", "local"])
     }
 
-    @Test("Max-Age=0 deletes a cookie", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func maxAgeZeroDeletes(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("Max-Age=0 deletes a cookie", arguments: TransportUnderTest.allCases)
+    func maxAgeZeroDeletes(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -86,7 +82,7 @@ struct ClientCookieTests {
             }
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         try await client.get(server.clientEndpoint("/set")).valueWithin()
         try await client.get(server.clientEndpoint("/logout")).valueWithin()
         try await client.get(server.clientEndpoint("/check")).valueWithin()
@@ -97,8 +93,8 @@ struct ClientCookieTests {
         #expect(requests[2].headers(named: "Cookie") == ["keeper=2"])
     }
 
-    @Test("every Set-Cookie of one response is stored", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func severalSetCookies(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("every Set-Cookie of one response is stored", arguments: TransportUnderTest.allCases)
+    func severalSetCookies(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -111,7 +107,7 @@ struct ClientCookieTests {
         }
         defer { server.shutdown() }
         let jar = CookieJar()
-        let client = transport.client(shape: shape) { $0.cookieJar = jar }
+        let client = transport.client { $0.cookieJar = jar }
         try await client.get(server.clientEndpoint("/set")).valueWithin()
         try await client.get(server.clientEndpoint("/next")).valueWithin()
         try await client.get(server.clientEndpoint("/account/settings")).valueWithin()
@@ -129,17 +125,15 @@ struct ClientCookieTests {
         #expect(account == ["a=1", "b=2", "c=3", "d=4"])
     }
 
-    @Test(
-        "a hand-set Cookie header is merged with the jar's cookies",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func handSetCookieMerged(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a hand-set Cookie header is merged with the jar's cookies", arguments: TransportUnderTest.allCases)
+    func handSetCookieMerged(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
             return LoopbackServer.Response.text("ok").addingHeader("Set-Cookie", "jar=1; Path=/")
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         try await client.get(server.clientEndpoint("/first")).valueWithin()
         try await client.get(server.clientEndpoint("/second", headers: ["Cookie": "hand=made"])).valueWithin()
 
@@ -153,8 +147,8 @@ struct ClientCookieTests {
 
     @Test(
         "on a same-origin redirect the hand-set Cookie is merged with cookies set by the redirect",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func handSetCookieAcrossSameOriginRedirect(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func handSetCookieAcrossSameOriginRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -164,7 +158,7 @@ struct ClientCookieTests {
         }
         defer { server.shutdown() }
         let endpoint = server.clientEndpoint("/login", headers: ["Cookie": "hand=made"])
-        try await transport.client(shape: shape).post(RequestBody.form([("u", "tom")]), to: endpoint).valueWithin()
+        try await transport.client().post(RequestBody.form([("u", "tom")]), to: endpoint).valueWithin()
 
         let requests = received.all
         try #require(requests.count == 2)
@@ -174,10 +168,8 @@ struct ClientCookieTests {
         #expect(Set(second.first?.components(separatedBy: "; ") ?? []) == ["hand=made", "session=s1"])
     }
 
-    @Test(
-        "cookieJar = nil turns cookies off; a hand-set Cookie is still sent",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func cookiesOff(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("cookieJar = nil turns cookies off; a hand-set Cookie is still sent", arguments: TransportUnderTest.allCases)
+    func cookiesOff(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -186,7 +178,7 @@ struct ClientCookieTests {
                 .withStatusIfLanding(request.path)
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape) { $0.cookieJar = nil }
+        let client = transport.client { $0.cookieJar = nil }
         try await client.get(server.clientEndpoint("/start")).valueWithin()
         try await client.get(server.clientEndpoint("/again")).valueWithin()
         try await client.get(server.clientEndpoint("/hand", headers: ["Cookie": "hand=made"])).valueWithin()

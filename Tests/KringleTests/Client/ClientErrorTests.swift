@@ -13,13 +13,13 @@ import FoundationNetworking
 struct ClientErrorTests {
     @Test(
         "an unacceptable status keeps the response and its body",
-        arguments: ClientUnderTest.all, [400, 404, 422, 500, 503])
-    func unacceptableStatusKeepsBody(_ setup: ClientUnderTest, status: Int) async throws {
+        arguments: TransportUnderTest.allCases, [400, 404, 422, 500, 503])
+    func unacceptableStatusKeepsBody(_ transport: TransportUnderTest, status: Int) async throws {
         let server = try LoopbackServer { _ in
             .json(#"{"error": "Tom is not hungry"}"#, status: status).addingHeader("X-Reason", "full")
         }
         defer { server.shutdown() }
-        let outcome = await setup.client().get(server.clientEndpoint("/feed"), as: ClientCat.self).outcome()
+        let outcome = await transport.client().get(server.clientEndpoint("/feed"), as: ClientCat.self).outcome()
         guard case .unacceptableStatusCode(let code, let response)? = outcome.kringleError else {
             Issue.record("expected unacceptableStatusCode, got \(outcome)")
             return
@@ -39,8 +39,8 @@ struct ClientErrorTests {
 
     @Test(
         "a 401 with a WWW-Authenticate challenge is an unacceptable status, body kept",
-        arguments: ClientUnderTest.all, [0, 300_000])
-    func authenticationChallenge(_ setup: ClientUnderTest, padding: Int) async throws {
+        arguments: TransportUnderTest.allCases, [0, 300_000])
+    func authenticationChallenge(_ transport: TransportUnderTest, padding: Int) async throws {
         let message = "log in first" + String(repeating: ".", count: padding)
         let server = try LoopbackServer { _ in
             LoopbackServer.Response.json(#"{"error": "\#(message)"}"#, status: 401)
@@ -48,7 +48,7 @@ struct ClientErrorTests {
         }
         defer { server.shutdown() }
         // A hang would otherwise last the default 60 s timeout.
-        let client = setup.client { $0.timeout = 5 }
+        let client = transport.client { $0.timeout = 5 }
         let outcome = await client.get(server.clientEndpoint("/private"), as: ClientCat.self).outcome()
         guard case .unacceptableStatusCode(401, let response)? = outcome.kringleError else {
             Issue.record("expected unacceptableStatusCode(401), got \(outcome)")
@@ -60,11 +60,11 @@ struct ClientErrorTests {
         #expect(response.headers["www-authenticate"] == #"Basic realm="cats""#)
     }
 
-    @Test("Void requests are judged by status too", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func voidRequestStatus(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("Void requests are judged by status too", arguments: TransportUnderTest.allCases)
+    func voidRequestStatus(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .status(500) }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         let outcomes = [
             await client.get(server.clientEndpoint("/x")).outcome(),
             await client.post(ClientCat(name: "a", mood: "b"), to: server.clientEndpoint("/x")).outcome(),
@@ -79,19 +79,19 @@ struct ClientErrorTests {
         }
     }
 
-    @Test("acceptable status codes are configurable", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func acceptableStatusCodes(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("acceptable status codes are configurable", arguments: TransportUnderTest.allCases)
+    func acceptableStatusCodes(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { request in
             request.path == "/missing" ? .json(#"{"error": "no cat"}"#, status: 404) : .status(204)
         }
         defer { server.shutdown() }
-        let lenient = transport.client(shape: shape) { $0.acceptableStatusCodes = 200..<500 }
+        let lenient = transport.client { $0.acceptableStatusCodes = 200..<500 }
         let problem = try await lenient.request(.get, server.clientEndpoint("/missing"), as: ClientAPIProblem.self)
             .valueWithin()
         #expect(problem.statusCode == 404)
         #expect(problem.value == ClientAPIProblem(error: "no cat"))
 
-        let strict = transport.client(shape: shape) { $0.acceptableStatusCodes = 200..<201 }
+        let strict = transport.client { $0.acceptableStatusCodes = 200..<201 }
         let outcome = await strict.get(server.clientEndpoint("/empty")).outcome()
         guard case .unacceptableStatusCode(204, _)? = outcome.kringleError else {
             Issue.record("expected unacceptableStatusCode(204), got \(outcome)")
@@ -99,10 +99,10 @@ struct ClientErrorTests {
         }
     }
 
-    @Test("a refused connection rejects with transport", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func connectionRefused(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a refused connection rejects with transport", arguments: TransportUnderTest.allCases)
+    func connectionRefused(_ transport: TransportUnderTest) async throws {
         let endpoint = refusedEndpoint("/gone")
-        let outcome = await transport.client(shape: shape).get(endpoint).outcome()
+        let outcome = await transport.client().get(endpoint).outcome()
         guard case .transport(let underlying)? = outcome.kringleError else {
             Issue.record("expected transport, got \(outcome)")
             return
@@ -114,26 +114,24 @@ struct ClientErrorTests {
         #expect(KringleError.transport(underlying).description.contains(reason))
     }
 
-    @Test(
-        "a connection closed mid-body rejects with incompleteResponse",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func closedMidBody(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a connection closed mid-body rejects with incompleteResponse", arguments: TransportUnderTest.allCases)
+    func closedMidBody(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
             .text(String(repeating: "meow ", count: 20_000)).withBehavior(.closeMidBody)
         }
         defer { server.shutdown() }
-        let outcome = await transport.client(shape: shape).get(server.clientEndpoint("/truncated"), as: Data.self)
+        let outcome = await transport.client().get(server.clientEndpoint("/truncated"), as: Data.self)
             .outcome()
         #expect(outcome.kringleError?.caseName == "incompleteResponse", "\(outcome)")
     }
 
     @Test(
         "a connection closed or reset without a response rejects with transport",
-        arguments: ClientUnderTest.all, [LoopbackServer.Behavior.closeWithoutResponse, .resetWithoutResponse])
-    func noResponse(_ setup: ClientUnderTest, behavior: LoopbackServer.Behavior) async throws {
+        arguments: TransportUnderTest.allCases, [LoopbackServer.Behavior.closeWithoutResponse, .resetWithoutResponse])
+    func noResponse(_ transport: TransportUnderTest, behavior: LoopbackServer.Behavior) async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.status(200).withBehavior(behavior) }
         defer { server.shutdown() }
-        let outcome = await setup.client().get(server.clientEndpoint("/hang-up")).outcome()
+        let outcome = await transport.client().get(server.clientEndpoint("/hang-up")).outcome()
         #expect(outcome.kringleError?.caseName == "transport", "\(outcome)")
     }
 

@@ -12,11 +12,11 @@ struct ClientMethodTests {
 
     @Test(
         "typed get, post, put, patch and delete send their method and body and decode the answer",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func typedForms(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func typedForms(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer.echoing()
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         let endpoint = server.clientEndpoint("/cats/Tom")
         let form = RequestBody.form([("mood", "fed")])
         let raw = RequestBody.data(Data("raw".utf8), contentType: "text/plain")
@@ -52,10 +52,8 @@ struct ClientMethodTests {
         #expect(delete == EchoedRequest(method: "DELETE", target: "/cats/Tom", body: "", contentType: nil))
     }
 
-    @Test(
-        "Void get, post, put, patch and delete send their method and body",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func voidForms(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("Void get, post, put, patch and delete send their method and body", arguments: TransportUnderTest.allCases)
+    func voidForms(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -63,7 +61,7 @@ struct ClientMethodTests {
             return request.method == "DELETE" ? .status(204) : .text("not JSON at all")
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         let endpoint = server.clientEndpoint("/cats/Tom")
 
         try await client.get(endpoint).valueWithin()
@@ -87,8 +85,8 @@ struct ClientMethodTests {
 
     @Test(
         "request(_:_:body:cachePolicy:as:) gives status, headers, body and URL",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func fullResponse(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func fullResponse(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
             LoopbackServer.Response(
                 status: 201,
@@ -104,7 +102,7 @@ struct ClientMethodTests {
         }
         defer { server.shutdown() }
         let endpoint = server.clientEndpoint("/cats", query: [URLQueryItem(name: "page", value: "2")])
-        let response = try await transport.client(shape: shape)
+        let response = try await transport.client()
             .request(.post, endpoint, body: .json(Self.tom), as: ClientCat.self)
             .valueWithin()
 
@@ -121,12 +119,12 @@ struct ClientMethodTests {
         #expect(response.url == server.url("/cats?page=2"))
     }
 
-    @Test("as: Data.self gives the raw body, undecoded", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func rawData(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("as: Data.self gives the raw body, undecoded", arguments: TransportUnderTest.allCases)
+    func rawData(_ transport: TransportUnderTest) async throws {
         let bytes = Data([0xFF, 0x00, 0x7B, 0x0A]) + Data(repeating: 0x41, count: 70_000)
         let server = try LoopbackServer { _ in .data(bytes) }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
 
         let response = try await client.request(.get, server.clientEndpoint("/blob"), as: Data.self).valueWithin()
         #expect(response.value == bytes)
@@ -136,12 +134,11 @@ struct ClientMethodTests {
         #expect(try await client.get(server.clientEndpoint("/blob"), as: Data?.self).valueWithin() == bytes)
     }
 
-    @Test(
-        "wait() on a thread of its own gives the value", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func blockingWait(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("wait() on a thread of its own gives the value", arguments: TransportUnderTest.allCases)
+    func blockingWait(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .json(Self.tomJSON) }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         let endpoint = server.clientEndpoint("/cat")
         let waited: Result<ClientCat, any Error> = await withCheckedContinuation { continuation in
             Thread {
@@ -152,15 +149,15 @@ struct ClientMethodTests {
         #expect(try waited.get() == Self.tom)
     }
 
-    @Test("HEAD and custom methods go out as given", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func headAndCustomMethods(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("HEAD and custom methods go out as given", arguments: TransportUnderTest.allCases)
+    func headAndCustomMethods(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
             return .text("twelve bytes")
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
 
         let head = try await client.request(.head, server.clientEndpoint("/h"), as: Data.self).valueWithin()
         #expect(head.statusCode == 200)

@@ -26,36 +26,22 @@ enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvert
         }
     }
 
-    /// A client on a fresh transport, configured by `configure`, then put in `shape`.
-    func client(
-        shape: PipelineShape = .direct, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
-    ) -> NetworkClient {
-        NetworkClient(configuration: shape.configuration(configure), transport: make())
+    /// A client on a fresh transport, configured by `configure`.
+    func client(_ configure: (inout NetworkClient.Configuration) -> Void = { _ in }) -> NetworkClient {
+        var configuration = NetworkClient.Configuration()
+        configure(&configuration)
+        return NetworkClient(configuration: configuration, transport: make())
     }
 
-    /// A client on a fresh transport whose `timeout` runs on `clock`, in `shape`.
-    func client(timeout: TimeInterval, clock: ManualClock, shape: PipelineShape = .direct) -> NetworkClient {
-        client(shape: shape) {
+    /// A client on a fresh transport whose `timeout` runs on `clock`.
+    func client(timeout: TimeInterval, clock: ManualClock) -> NetworkClient {
+        client {
             $0.timeout = timeout
             $0.clock = clock
         }
     }
 
     var testDescription: String { rawValue }
-}
-
-/// A transport and a pipeline shape: the client of a loopback test whose own argument (a
-/// status, a rule) takes the second of the two collections Swift Testing combines.
-typealias ClientUnderTest = Shaped<TransportUnderTest>
-
-extension Shaped where Value == TransportUnderTest {
-    /// Every transport in every shape.
-    static var all: [ClientUnderTest] { PipelineShape.each(TransportUnderTest.allCases) }
-
-    /// A client on a fresh transport, configured by `configure`, in this shape.
-    func client(_ configure: (inout NetworkClient.Configuration) -> Void = { _ in }) -> NetworkClient {
-        value.client(shape: shape, configure)
-    }
 }
 
 /// An endpoint built from parts, so each test states exactly what it asks for.

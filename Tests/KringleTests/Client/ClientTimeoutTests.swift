@@ -13,12 +13,12 @@ import FoundationNetworking
 struct ClientTimeoutTests {
     @Test(
         "a sub-second timeout rejects with timedOut on time and drops the connection",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func subSecondTimeout(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func subSecondTimeout(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let clock = ManualClock()
-        let client = transport.client(timeout: 0.3, clock: clock, shape: shape)
+        let client = transport.client(timeout: 0.3, clock: clock)
         let call = client.get(server.clientEndpoint("/slow"), as: Data.self)
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         let outcome = await call.outcome(at: 0.3, on: clock)
@@ -28,9 +28,8 @@ struct ClientTimeoutTests {
         #expect(server.statistics.responsesCompleted == 0)
     }
 
-    @Test(
-        "the timeout runs across every redirect hop", arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func timeoutAcrossHops(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("the timeout runs across every redirect hop", arguments: TransportUnderTest.allCases)
+    func timeoutAcrossHops(_ transport: TransportUnderTest) async throws {
         // Two hops of 1.5 s each: each is within the 2.5 s timeout, the two are not.
         let firstAnswer = LoopbackServer.Gate()
         let server = try LoopbackServer { request in
@@ -42,7 +41,7 @@ struct ClientTimeoutTests {
         }
         defer { server.shutdown() }
         let clock = ManualClock()
-        let client = transport.client(timeout: 2.5, clock: clock, shape: shape)
+        let client = transport.client(timeout: 2.5, clock: clock)
         let call = client.get(server.clientEndpoint("/first"), as: Data.self)
         #expect(await server.awaitStatistics { $0.requestsReceived == 1 })
         clock.advance(by: 1.5)
@@ -77,12 +76,10 @@ struct ClientTimeoutTests {
         #expect(transport.requests.count == 2)
     }
 
-    @Test(
-        "StubTransport: a sub-second timeout rejects with timedOut on time, cancelling the stub's delay",
-        arguments: PipelineShape.allCases)
-    func stubTimeout(_ shape: PipelineShape) async throws {
+    @Test("StubTransport: a sub-second timeout rejects with timedOut on time, cancelling the stub's delay")
+    func stubTimeout() async throws {
         let clock = ManualClock()
-        let (client, _, endpoint) = Self.slowStub(timeout: 0.2, clock: clock, shape: shape)
+        let (client, _, endpoint) = Self.slowStub(timeout: 0.2, clock: clock)
         let call = client.get(endpoint)
         await clock.untilTimersPending(2)
         #expect(clock.pendingDelays == [0.2, 5])
@@ -108,19 +105,18 @@ struct ClientTimeoutTests {
         #expect(elapsed < .seconds(8), "\(elapsed)")
     }
 
-    /// A client in `shape` with `timeout` on `clock`, over a stub whose `/slow` answers
+    /// A client with `timeout` on `clock`, over a stub whose `/slow` answers
     /// after 5 s of that clock, and the endpoint of `/slow`.
     private static func slowStub(
-        timeout: TimeInterval, clock: ManualClock, shape: PipelineShape = .direct,
+        timeout: TimeInterval, clock: ManualClock,
         _ adjust: (inout NetworkClient.Configuration) -> Void = { _ in }
     ) -> (NetworkClient, StubTransport, ClientTestEndpoint) {
         let transport = StubTransport(clock: clock)
         transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
-        let configuration = shape.configuration {
-            $0.timeout = timeout
-            $0.clock = clock
-            adjust(&$0)
-        }
+        var configuration = NetworkClient.Configuration()
+        configuration.timeout = timeout
+        configuration.clock = clock
+        adjust(&configuration)
         let client = NetworkClient(configuration: configuration, transport: transport)
         return (client, transport, ClientTestEndpoint(baseURL: clientURL("http://stub.example"), path: "/slow"))
     }

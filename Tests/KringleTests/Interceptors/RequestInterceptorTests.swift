@@ -51,6 +51,32 @@ struct RequestInterceptorTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test("an interceptor that changes nothing: the transport sees the same requests as without one, and no retry")
+    func passThroughSendsTheSameRequests() async {
+        /// The requests a client with `interceptors` sends for a POST that is redirected
+        /// (302) to a GET answered with 500, as method, URL, headers and body.
+        func sent(interceptors: [any RequestInterceptor]) async -> [String] {
+            let transport = StubTransport()
+            transport.stub(.post, "/cats", with: StubTransport.Stub(status: 302, headers: ["Location": "/home"]))
+            transport.stub(.get, "/home", with: StubTransport.Stub(status: 500))
+            var configuration = NetworkClient.Configuration()
+            configuration.interceptors = interceptors
+            let client = NetworkClient(configuration: configuration, transport: transport)
+            let endpoint = ClientTestEndpoint(
+                baseURL: clientURL("http://stub.example"), path: "/cats", headers: ["X-Note": "kept"])
+            let outcome = await client.post(RequestBody.form([("name", "Tom")]), to: endpoint).outcome()
+            #expect(outcome.rejectedStatus == 500, "\(interceptors.count) interceptors")
+            return transport.requests.map { request in
+                let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
+                let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                return "\(request.httpMethod ?? "?") \(request.url?.absoluteString ?? "?") \(headers) \(body)"
+            }
+        }
+        let without = await sent(interceptors: [])
+        #expect(without.count == 2, "one redirect, no retry")
+        #expect(await sent(interceptors: [InterceptorDefaultsOnly()]) == without)
+    }
+
     @Test("a rejected adapt fails the call with its error, and nothing is sent")
     func adaptRejection() async {
         struct Refusing: RequestInterceptor {

@@ -57,22 +57,22 @@ struct RedirectHardeningTests {
         #expect(requests.map { $0.header("X-Other") } == ["kept", "kept", "kept"])
     }
 
-    /// A client in `shape` over a stub whose `/start` redirects to `location`, and the stub.
+    /// A client over a stub whose `/start` redirects to `location`, and the stub.
     private static func stubbed(
-        _ location: String, shape: PipelineShape, configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+        _ location: String, configure: (inout NetworkClient.Configuration) -> Void = { _ in }
     ) -> (NetworkClient, StubTransport) {
         let transport = StubTransport()
         transport.stub(.get, "/start", with: StubTransport.Stub(status: 302, headers: ["Location": location]))
         transport.stub { _ in .init(status: 200, body: Data("landed".utf8)) }
-        return (NetworkClient(configuration: shape.configuration(configure), transport: transport), transport)
+        var configuration = NetworkClient.Configuration()
+        configure(&configuration)
+        return (NetworkClient(configuration: configuration, transport: transport), transport)
     }
 
-    @Test(
-        "a redirect from https to http is refused with a typed error, unless allowed",
-        arguments: PipelineShape.allCases)
-    func downgrade(_ shape: PipelineShape) async throws {
+    @Test("a redirect from https to http is refused with a typed error, unless allowed")
+    func downgrade() async throws {
         let start = ClientTestEndpoint(baseURL: clientURL("https://secure.example"), path: "/start")
-        let (client, transport) = Self.stubbed("http://secure.example/landing", shape: shape)
+        let (client, transport) = Self.stubbed("http://secure.example/landing")
         let outcome = await client.get(start).outcome()
         guard case .failure(KringleError.insecureRedirect(let source, let target)) = outcome else {
             Issue.record("expected insecureRedirect, got \(outcome)")
@@ -83,16 +83,16 @@ struct RedirectHardeningTests {
         #expect(transport.requests.count == 1, "the http hop was never sent")
         #expect("\(KringleError.insecureRedirect(from: source, to: target))".contains("plain HTTP"))
 
-        let (allowing, allowingTransport) = Self.stubbed("HTTP://secure.example/landing", shape: shape) {
+        let (allowing, allowingTransport) = Self.stubbed("HTTP://secure.example/landing") {
             $0.allowsRedirectsFromHTTPSToHTTP = true
         }
         try await allowing.get(start).valueWithin()
         #expect(allowingTransport.requests.last?.url?.path == "/landing")
     }
 
-    @Test("the scheme of a Location is compared case-insensitively", arguments: PipelineShape.allCases)
-    func upperCaseScheme(_ shape: PipelineShape) async throws {
-        let (client, transport) = Self.stubbed("HTTPS://other.example/landing", shape: shape)
+    @Test("the scheme of a Location is compared case-insensitively")
+    func upperCaseScheme() async throws {
+        let (client, transport) = Self.stubbed("HTTPS://other.example/landing")
         try await client.get(ClientTestEndpoint(baseURL: clientURL("https://secure.example"), path: "/start"))
             .valueWithin()
         #expect(transport.requests.map { $0.url?.host ?? "" } == ["secure.example", "other.example"])

@@ -43,8 +43,8 @@ struct RedirectNormalizationTests {
 
     @Test(
         "Location: HTTP://… is followed",
-        arguments: ClientUnderTest.all, ["HTTP://127.0.0.1", "HTTP://LOCALHOST", "http://LocalHost"])
-    func upperCaseLocation(_ setup: ClientUnderTest, origin: String) async throws {
+        arguments: TransportUnderTest.allCases, ["HTTP://127.0.0.1", "HTTP://LOCALHOST", "http://LocalHost"])
+    func upperCaseLocation(_ transport: TransportUnderTest, origin: String) async throws {
         let received = ReceivedRequests()
         let location = LocationBox()
         let server = try LoopbackServer { request in
@@ -54,7 +54,7 @@ struct RedirectNormalizationTests {
         defer { server.shutdown() }
         location.value = "\(origin):\(server.port)/next"
 
-        let response = try await setup.client().request(.get, server.clientEndpoint("/from"), as: Data.self)
+        let response = try await transport.client().request(.get, server.clientEndpoint("/from"), as: Data.self)
             .valueWithin()
 
         #expect(response.value == Data("landed".utf8))
@@ -63,15 +63,13 @@ struct RedirectNormalizationTests {
         #expect(response.url.host == origin.dropFirst("http://".count).lowercased())
     }
 
-    @Test(
-        "an endpoint's base URL in upper case is sent in lower case",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func upperCaseBaseURL(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("an endpoint's base URL in upper case is sent in lower case", arguments: TransportUnderTest.allCases)
+    func upperCaseBaseURL(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .text("reached") }
         defer { server.shutdown() }
         let endpoint = ClientTestEndpoint(baseURL: clientURL("HTTP://LOCALHOST:\(server.port)"), path: "/Path")
 
-        let response = try await transport.client(shape: shape).request(.get, endpoint, as: Data.self).valueWithin()
+        let response = try await transport.client().request(.get, endpoint, as: Data.self).valueWithin()
 
         #expect(response.value == Data("reached".utf8))
         #expect(response.url.absoluteString == "http://localhost:\(server.port)/Path")

@@ -83,14 +83,14 @@ struct RedirectTests {
         .init(status: 301, method: .get, nextMethod: "GET", keepsBody: false),
     ]
 
-    @Test("method and body on the next hop", arguments: ClientUnderTest.all, rules)
-    func methodAndBody(_ setup: ClientUnderTest, rule: RedirectRuleCase) async throws {
+    @Test("method and body on the next hop", arguments: TransportUnderTest.allCases, rules)
+    func methodAndBody(_ transport: TransportUnderTest, rule: RedirectRuleCase) async throws {
         let (server, received) = try Self.redirectingServer()
         defer { server.shutdown() }
         let sendsBody = ![HTTPMethod.get, .head, .delete].contains(rule.method)
         let body: RequestBody? = sendsBody ? .json(ClientCat(name: "Tom", mood: "moved")) : nil
         let endpoint = Self.redirect(on: server, status: rule.status, to: "/landing")
-        let response = try await setup.client()
+        let response = try await transport.client()
             .request(rule.method, endpoint, body: body, as: Data.self)
             .valueWithin()
 
@@ -123,10 +123,8 @@ struct RedirectTests {
         ("d?x=%20y", "/a/b/d?x=%20y"),
     ]
 
-    @Test(
-        "a relative Location resolves against the current URL",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func relativeLocation(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a relative Location resolves against the current URL", arguments: TransportUnderTest.allCases)
+    func relativeLocation(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let location = LocationBox()
         let server = try LoopbackServer { request in
@@ -134,7 +132,7 @@ struct RedirectTests {
             return request.target == "/a/b/c" ? .redirect(to: location.value, status: 302) : .text("landed")
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         for row in Self.relativeLocations {
             location.value = row.location
             let response = try await client.request(.get, server.clientEndpoint("/a/b/c"), as: Data.self).valueWithin()
@@ -145,14 +143,14 @@ struct RedirectTests {
 
     @Test(
         "Authorization and a hand-set Cookie are dropped when the origin changes; other headers stay",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func crossOriginDropsCredentials(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func crossOriginDropsCredentials(_ transport: TransportUnderTest) async throws {
         let (server, received) = try Self.redirectingServer()
         defer { server.shutdown() }
         let (other, otherReceived) = try Self.redirectingServer()
         defer { other.shutdown() }
         let headers = ["Authorization": "Bearer secret", "Cookie": "hand=made", "X-Custom": "kept"]
-        let client = transport.client(shape: shape)
+        let client = transport.client()
 
         // 127.0.0.1 → localhost, same port: another origin.
         let toLocalhost = server.localhostURL.appendingPathComponent("landing").absoluteString
@@ -189,8 +187,8 @@ struct RedirectTests {
 
     @Test(
         "credentials dropped on leaving an origin do not come back on returning to it",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func credentialsStayDropped(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+        arguments: TransportUnderTest.allCases)
+    func credentialsStayDropped(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -204,7 +202,7 @@ struct RedirectTests {
         defer { server.shutdown() }
         let endpoint = server.clientEndpoint(
             "/start", headers: ["Authorization": "Bearer secret", "Cookie": "hand=made"])
-        try await transport.client(shape: shape).get(endpoint).valueWithin()
+        try await transport.client().get(endpoint).valueWithin()
         let requests = received.all
         #expect(requests.map(\.path) == ["/start", "/bounce", "/landing"])
         #expect(requests.map { $0.header("Authorization") } == ["Bearer secret", nil, nil])
@@ -224,11 +222,11 @@ struct RedirectTests {
 
     @Test(
         "more redirects than the maximum reject with tooManyRedirects after exactly that many hops",
-        arguments: ClientUnderTest.all, [0, 1, 3, 10])
-    func tooManyRedirects(_ setup: ClientUnderTest, maximum: Int) async throws {
+        arguments: TransportUnderTest.allCases, [0, 1, 3, 10])
+    func tooManyRedirects(_ transport: TransportUnderTest, maximum: Int) async throws {
         let (server, received) = try Self.hoppingServer()
         defer { server.shutdown() }
-        let client = setup.client { configuration in
+        let client = transport.client { configuration in
             if maximum != 10 { configuration.maximumRedirects = maximum }  // 10 is the default
         }
         let outcome = await client.get(server.clientEndpoint("/hop/0")).outcome()
@@ -240,13 +238,11 @@ struct RedirectTests {
         #expect(received.all.map(\.path) == (0...maximum).map { "/hop/\($0)" })
     }
 
-    @Test(
-        "exactly the maximum number of redirects is fine",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func exactlyMaximum(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("exactly the maximum number of redirects is fine", arguments: TransportUnderTest.allCases)
+    func exactlyMaximum(_ transport: TransportUnderTest) async throws {
         let (server, received) = try Self.hoppingServer(last: 3)
         defer { server.shutdown() }
-        let client = transport.client(shape: shape) { $0.maximumRedirects = 3 }
+        let client = transport.client { $0.maximumRedirects = 3 }
         let response = try await client.request(
             .post, server.clientEndpoint("/hop/0"),
             body: .data(Data("payload".utf8), contentType: "text/plain"),
@@ -258,10 +254,8 @@ struct RedirectTests {
         #expect(received.all.allSatisfy { $0.method == "POST" && $0.bodyText == "payload" })
     }
 
-    @Test(
-        "a 3xx without a usable Location is not followed",
-        arguments: TransportUnderTest.allCases, PipelineShape.allCases)
-    func unusableLocation(_ transport: TransportUnderTest, shape: PipelineShape) async throws {
+    @Test("a 3xx without a usable Location is not followed", arguments: TransportUnderTest.allCases)
+    func unusableLocation(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()
         let server = try LoopbackServer { request in
             received.append(request)
@@ -272,7 +266,7 @@ struct RedirectTests {
             }
         }
         defer { server.shutdown() }
-        let client = transport.client(shape: shape)
+        let client = transport.client()
         for (path, status) in [("/no-location", 302), ("/ftp", 302), ("/multiple-choices", 300)] {
             let outcome = await client.get(server.clientEndpoint(path)).outcome()
             guard case .unacceptableStatusCode(let code, let response)? = outcome.kringleError else {
@@ -285,12 +279,12 @@ struct RedirectTests {
         #expect(received.all.map(\.path) == ["/no-location", "/ftp", "/multiple-choices"])
     }
 
-    @Test("redirects are followed for StubTransport responses too", arguments: PipelineShape.allCases)
-    func stubbedRedirects(_ shape: PipelineShape) async throws {
+    @Test("redirects are followed for StubTransport responses too")
+    func stubbedRedirects() async throws {
         let transport = StubTransport()
         transport.stub(.post, "/old", with: StubTransport.Stub(status: 302, headers: ["Location": "new"]))
         transport.stub(.get, "/new", with: .json(#"{"name": "Tom", "mood": "moved"}"#))
-        let client = NetworkClient(configuration: shape.configuration(), transport: transport)
+        let client = NetworkClient(configuration: NetworkClient.Configuration(), transport: transport)
         let endpoint = ClientTestEndpoint(
             baseURL: clientURL("http://stub.example"), path: "/old",
             headers: ["Authorization": "Bearer x"])

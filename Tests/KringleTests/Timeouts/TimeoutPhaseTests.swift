@@ -14,15 +14,15 @@ import FoundationNetworking
 struct TimeoutPhaseTests {
     @Test(
         "a response that stalls mid-body fails with timedOut(.idle) at the idle timeout, long before the total",
-        arguments: ClientUnderTest.all)
-    func idleTimeout(_ subject: ClientUnderTest) async throws {
+        arguments: TransportUnderTest.allCases)
+    func idleTimeout(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in
             .data(Data(repeating: 7, count: 1_000)).withBehavior(
                 .paced([.init(bytes: 10)], afterLast: .holdUntilHangUp))
         }
         defer { server.shutdown() }
         let clock = ManualClock()
-        let client = subject.client {
+        let client = transport.client {
             $0.clock = clock
             $0.timeout = 60
             $0.idleTimeout = 0.5
@@ -34,12 +34,14 @@ struct TimeoutPhaseTests {
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer == 1 }, "the transfer was stopped")
     }
 
-    @Test("with an idle timeout, the total still bounds a request that keeps trickling", arguments: ClientUnderTest.all)
-    func totalStillApplies(_ subject: ClientUnderTest) async throws {
+    @Test(
+        "with an idle timeout, the total still bounds a request that keeps trickling",
+        arguments: TransportUnderTest.allCases)
+    func totalStillApplies(_ transport: TransportUnderTest) async throws {
         let server = try LoopbackServer { _ in .text("late").heldUntilHangUp() }
         defer { server.shutdown() }
         let clock = ManualClock()
-        let client = subject.client {
+        let client = transport.client {
             $0.clock = clock
             $0.timeout = 0.3
             $0.idleTimeout = 10

@@ -11,11 +11,11 @@ import FoundationNetworking
 #endif
 
 /// NetworkClient over CurlTransport to a LoopbackServer on a Unix socket: every stage of the
-/// pipeline behaves as it does over TCP, in both pipeline shapes.
+/// pipeline behaves as it does over TCP.
 @Suite("Unix sockets: LoopbackServer", .generousTimeLimit)
 struct UnixSocketLoopbackTests {
-    @Test("GET reaches the socket with the path, query and Host: localhost", arguments: PipelineShape.allCases)
-    func get(_ shape: PipelineShape) async throws {
+    @Test("GET reaches the socket with the path, query and Host: localhost")
+    func get() async throws {
         let seen = Recorder<LoopbackServer.Request>()
         let server = try unixSocketServer { request in
             seen.append(request)
@@ -23,7 +23,7 @@ struct UnixSocketLoopbackTests {
         }
         defer { server.shutdown() }
         let endpoint = server.clientEndpoint("/cats/Tom Cat", query: [URLQueryItem(name: "all", value: "1")])
-        let response = try await unixSocketClient(shape).request(.get, endpoint, as: ClientCat.self).valueWithin()
+        let response = try await unixSocketClient().request(.get, endpoint, as: ClientCat.self).valueWithin()
         #expect(response.value == ClientCat(name: "Tom", mood: "local"))
         #expect(response.url == server.url("/cats/Tom%20Cat?all=1"))
         #expect(response.url.scheme == "http+unix")
@@ -33,24 +33,22 @@ struct UnixSocketLoopbackTests {
         #expect(request.header("Host") == "localhost")
     }
 
-    @Test("POST sends its JSON body and decodes the answer", arguments: PipelineShape.allCases)
-    func post(_ shape: PipelineShape) async throws {
+    @Test("POST sends its JSON body and decodes the answer")
+    func post() async throws {
         let server = try unixSocketServer { request in
             request.method == "POST" ? .json(request.bodyText, status: 201) : .status(405)
         }
         defer { server.shutdown() }
         let cat = ClientCat(name: "Felix", mood: "posted")
-        let response = try await unixSocketClient(shape).request(
+        let response = try await unixSocketClient().request(
             .post, server.clientEndpoint("/cats"), body: .json(cat), as: ClientCat.self
         ).valueWithin()
         #expect(response.statusCode == 201)
         #expect(response.value == cat)
     }
 
-    @Test(
-        "redirects stay on the socket: a relative Location, and http://localhost as the server knows itself",
-        arguments: PipelineShape.allCases)
-    func redirects(_ shape: PipelineShape) async throws {
+    @Test("redirects stay on the socket: a relative Location, and http://localhost as the server knows itself")
+    func redirects() async throws {
         let paths = Recorder<String>()
         let server = try unixSocketServer { request in
             paths.append(request.path)
@@ -62,7 +60,7 @@ struct UnixSocketLoopbackTests {
             }
         }
         defer { server.shutdown() }
-        let response = try await unixSocketClient(shape).request(
+        let response = try await unixSocketClient().request(
             .get, server.clientEndpoint("/old"), as: ClientCat.self
         ).valueWithin()
         #expect(response.value.mood == "moved")
@@ -93,8 +91,8 @@ struct UnixSocketLoopbackTests {
         #expect(jar.allCookies.map(\.domain) == [CookieRequestURL(server.baseURL)?.host])
     }
 
-    @Test("a fresh response is answered from the cache, keyed by the socket's URL", arguments: PipelineShape.allCases)
-    func cache(_ shape: PipelineShape) async throws {
+    @Test("a fresh response is answered from the cache, keyed by the socket's URL")
+    func cache() async throws {
         let served = Counter()
         let handler: @Sendable (LoopbackServer.Request) -> LoopbackServer.Response = { _ in
             .json(#"{"name": "Tom", "mood": "n\#(served.increment())"}"#).addingHeader("Cache-Control", "max-age=60")
@@ -104,7 +102,7 @@ struct UnixSocketLoopbackTests {
         let other = try unixSocketServer(handler)
         defer { other.shutdown() }
         // The client's clock stands still: the answer stays fresh however slow the machine.
-        let client = unixSocketClient(shape) {
+        let client = unixSocketClient {
             $0.cache = .memory()
             $0.clock = ManualClock(now: Date())
         }
@@ -122,8 +120,8 @@ struct UnixSocketLoopbackTests {
         #expect(other.statistics.requestsReceived == 1)
     }
 
-    @Test("a streamed response arrives chunk by chunk over the socket", arguments: PipelineShape.allCases)
-    func stream(_ shape: PipelineShape) async throws {
+    @Test("a streamed response arrives chunk by chunk over the socket")
+    func stream() async throws {
         let body = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let server = try unixSocketServer { _ in
             var response = LoopbackServer.Response.data(body)
@@ -131,7 +129,7 @@ struct UnixSocketLoopbackTests {
             return response
         }
         defer { server.shutdown() }
-        let stream = unixSocketClient(shape).stream(server.clientEndpoint("/logs"))
+        let stream = unixSocketClient().stream(server.clientEndpoint("/logs"))
         #expect(try await stream.response.statusCode == 200)
         var received = Data()
         for try await chunk in stream { received.append(chunk) }

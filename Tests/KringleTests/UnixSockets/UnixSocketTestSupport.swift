@@ -11,11 +11,9 @@ func freshSocketPath(_ name: String = "s") -> String {
     "/tmp/Kr\(UUID().uuidString.prefix(8))-\(name).sock"
 }
 
-/// A client on a fresh `CurlTransport` in `shape`, configured by `configure`.
-func unixSocketClient(
-    _ shape: PipelineShape = .direct, _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
-) -> NetworkClient {
-    TransportUnderTest.curl.client(shape: shape, configure)
+/// A client on a fresh `CurlTransport`, configured by `configure`.
+func unixSocketClient(_ configure: (inout NetworkClient.Configuration) -> Void = { _ in }) -> NetworkClient {
+    TransportUnderTest.curl.client(configure)
 }
 
 /// A server on a fresh Unix socket; shut it down (which removes its file) when done.
