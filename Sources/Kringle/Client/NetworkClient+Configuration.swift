@@ -41,6 +41,10 @@ extension NetworkClient {
         /// then it is cancelled and rejects with ``KringleError/timedOut(_:)``
         /// (``TimeoutPhase/total``). Zero or less sets no limit.
         ///
+        /// It is the one limit on a whole request, on every transport: no transport has a
+        /// timeout setting of its own. (A transport used without a client takes each
+        /// request's `timeoutInterval`, which the client sets from this too.)
+        ///
         /// The time runs from the call (or from a retry's start, for each retry) across
         /// everything the request waits for: a place in the transport's queue for a
         /// connection, DNS, connecting, TLS, the exchange and every redirect hop. A

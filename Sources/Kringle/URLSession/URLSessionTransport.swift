@@ -124,17 +124,16 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// - Parameter request: Sent as it is; a redirect comes back as the 3xx response.
     /// - Returns: A promise of the response; cancel it to cancel the task.
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        send(request, timeLimit: nil, connectTimeout: nil, limits: .default)
+        send(request, deadline: nil, connectTimeout: nil, limits: .default)
     }
 
     var enforcesTimeLimits: Bool { false }
 
-    /// ``send(_:)`` for the client, the response held within `limits` (the time limit is the
-    /// client's to keep: URLSession on Linux rounds it to whole seconds). A connect timeout
-    /// is refused: URLSession has none.
+    /// ``send(_:)`` for the client, the response held within `limits`. The deadline is the
+    /// client's to keep (URLSession on Linux rounds time limits to whole seconds). A connect
+    /// timeout is refused: URLSession has none.
     func send(
-        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
-        limits: ResponseLimits
+        _ request: ValidatedRequest, deadline: Deadline?, connectTimeout: TimeInterval?, limits: ResponseLimits
     ) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
         if connectTimeout != nil { return Self.connectTimeoutRefusal }
