@@ -49,5 +49,6 @@ public final class NetworkClient: Sendable {
         transportKeepsTime = clientSendingTransport?.enforcesTimeLimits == true && configuration.clock is SystemClock
         defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
         isLogging = configuration.logger != nil
+        reportIgnoredSettings()
     }
 }

@@ -127,6 +127,11 @@ public final class CurlTransport: Transport, ClientSending {
         }
     }
 
+    /// None: libcurl honours every setting of the client's.
+    func ignoredSettings(of configuration: NetworkClient.Configuration) -> [IgnoredSetting] {
+        []
+    }
+
     /// Sends a request with a streamed body, a response body bound for a file, or both,
     /// under the same contract as ``send(_:)``, without holding either body in memory.
     ///

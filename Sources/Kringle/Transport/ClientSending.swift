@@ -22,9 +22,14 @@ protocol ClientSending: Transport {
     /// ``enforcesTimeLimits``, the whole exchange ended at `deadline` (a point on the
     /// ``/KringlePromise/SystemClock``; `nil` for no limit), whatever the request's
     /// `timeoutInterval` says. `connectTimeout`, when given, bounds getting a connection
-    /// ready, rejecting with `KringleError.timedOut(.connect)` (or the transport refuses it,
-    /// see ``NetworkClient/Configuration-swift.struct/connectTimeout``).
+    /// ready, rejecting with `KringleError.timedOut(.connect)`, where the transport can (see
+    /// ``ignoredSettings(of:)``).
     func send(
         _ request: ValidatedRequest, deadline: Deadline?, connectTimeout: TimeInterval?, limits: ResponseLimits
     ) -> Promise<HTTPResponse>
+
+    /// The settings of `configuration` this transport cannot honour: the client reports them
+    /// once through its logger, when it is made, and goes on without them (see the table in
+    /// ``NetworkClient/Configuration-swift.struct``).
+    func ignoredSettings(of configuration: NetworkClient.Configuration) -> [IgnoredSetting]
 }
