@@ -10,6 +10,30 @@ extension NetworkClient {
     /// configuration.cookieJar = try CookieJar(fileURL: cookiesFile)
     /// let client = NetworkClient(configuration: configuration)
     /// ```
+    ///
+    /// ## Settings by transport
+    ///
+    /// A configuration means the same on every transport: the client itself keeps headers,
+    /// redirects, cookies, the cache, retries, status checks, decoding, logging and
+    /// redaction. The time limits and the response limits need the transport's help, which
+    /// each gives as far as it can:
+    ///
+    /// | setting | ``CurlTransport`` | ``URLSessionTransport`` | a ``Transport`` of your own |
+    /// |---|---|---|---|
+    /// | ``timeout`` | yes: libcurl ends the request at its deadline, to the millisecond | yes: the client's timer, to the millisecond | yes: the client's timer |
+    /// | ``connectTimeout`` | yes: `CURLOPT_CONNECTTIMEOUT_MS` | no: ignored, reported once through the ``logger`` | only if it reads ``TransferRequest/connectTimeout`` (transfers) |
+    /// | ``idleTimeout`` | yes: the client's watchdog | yes: the client's watchdog | yes: the client's watchdog, from the progress ``Transport/transfer(_:)`` reports |
+    /// | ``responseLimits`` | yes: the transfer stops as one is crossed | yes: the transfer stops as one is crossed | checked once the response has arrived |
+    ///
+    /// (On a clock other than the system's, such as a test's `ManualClock`, the client's own
+    /// timer keeps ``timeout`` on every transport.)
+    ///
+    /// A setting a transport cannot honour never makes a request fail: the client goes on
+    /// without it, and tells its logger once, when the client is made
+    /// (``KringleLogEvent/settingIgnored(setting:transport:reason:)``). Settings only one
+    /// transport has (connection limits, proxies, TLS) live on that transport's own
+    /// configuration (``CurlTransport/Configuration-swift.struct``, the
+    /// `URLSessionConfiguration` of a ``URLSessionTransport``).
     public struct Configuration: Sendable {
         /// Headers sent with every request; an endpoint's own headers win over them (names
         /// compared in any case, sent as written).
@@ -41,6 +65,10 @@ extension NetworkClient {
         /// then it is cancelled and rejects with ``KringleError/timedOut(_:)``
         /// (``TimeoutPhase/total``). Zero or less sets no limit.
         ///
+        /// It is the one limit on a whole request, on every transport: no transport has a
+        /// timeout setting of its own. (A transport used without a client takes each
+        /// request's `timeoutInterval`, which the client sets from this too.)
+        ///
         /// The time runs from the call (or from a retry's start, for each retry) across
         /// everything the request waits for: a place in the transport's queue for a
         /// connection, DNS, connecting, TLS, the exchange and every redirect hop. A
@@ -63,9 +91,10 @@ extension NetworkClient {
         /// ```
         ///
         /// `CurlTransport` applies it (`CURLOPT_CONNECTTIMEOUT_MS`). URLSession has no
-        /// limit on connecting alone, so `URLSessionTransport` rejects a request with one
-        /// with ``KringleError/unsupportedConfiguration(_:)`` rather than ignore it. A
-        /// transport of your own sees only the request's `timeoutInterval` (the total).
+        /// limit on connecting alone, so `URLSessionTransport` sends requests without it,
+        /// which the client reports once through its ``logger``; ``timeout`` still bounds
+        /// them. A transport of your own sees it only on a transfer
+        /// (``TransferRequest/connectTimeout``). See "Settings by transport" above.
         public var connectTimeout: TimeInterval?
         /// Seconds a request may go without a byte moving either way once it has a
         /// connection; then it is cancelled and rejects with ``KringleError/timedOut(_:)``

@@ -26,6 +26,10 @@ public final class NetworkClient: Sendable {
     /// The same adapter when it takes the client's time limit and response limits itself
     /// (looked up once, not per request).
     let clientSendingTransport: (any ClientSending)?
+    /// Whether ``clientSendingTransport`` ends a plain request at the attempt's ``Deadline``
+    /// itself: it enforces time limits, and the client's clock is the system clock, which the
+    /// transport reads too. The client then arms no timer of its own.
+    let transportKeepsTime: Bool
     /// The configuration's default headers, checked and merged once for every request.
     let defaultFields: RequestAssembly.DefaultFields
     /// Whether the configuration has a logger, looked up once: asking the optional
@@ -45,7 +49,9 @@ public final class NetworkClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         clientSendingTransport = transport as? any ClientSending
+        transportKeepsTime = clientSendingTransport?.enforcesTimeLimits == true && configuration.clock is SystemClock
         defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
         isLogging = configuration.logger != nil
+        reportIgnoredSettings()
     }
 }

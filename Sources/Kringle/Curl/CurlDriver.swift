@@ -78,11 +78,12 @@ final class CurlDriver {
         // Cancelled (or otherwise settled) in the inbox: nothing to send.
         guard submission.promise.isPending else { return }
         guard admission.arrive(submission) else {
-            if let deadline = submission.deadline {
-                let now = clock.uptimeNanoseconds
-                let seconds = deadline > now ? TimeInterval(deadline - now) / 1e9 : 0
+            // A request that waits for its turn spends its time too.
+            if let deadline = submission.plan.deadline {
                 let id = submission.id
-                waitTimers[id] = clock.schedule(after: seconds) { [weak engine] in engine?.expire(id) }
+                waitTimers[id] = clock.schedule(after: deadline.timeLeft(on: clock)) { [weak engine] in
+                    engine?.expire(id)
+                }
             }
             return
         }
@@ -107,24 +108,24 @@ final class CurlDriver {
 
     /// Hands a request to curl with what is left of its time; `false`, its promise settled,
     /// when it did not get there (cancelled, out of time, or refused by curl).
-    private func launch(_ admitted: CurlSubmission) -> Bool {
-        var submission = admitted
+    private func launch(_ submission: CurlSubmission) -> Bool {
         guard submission.promise.isPending else { return false }
-        if let deadline = submission.deadline {
-            let now = clock.uptimeNanoseconds
-            guard deadline > now else {
+        // The deadline becomes curl's unit here, as the transfer starts, so that the time it
+        // waited for its turn counts.
+        var millisecondsLeft = 0
+        if let deadline = submission.plan.deadline {
+            guard let left = deadline.milliseconds(on: clock) else {
                 submission.promise.reject(KringleError.timedOut(.total))
                 return false
             }
-            // Rounded up: curl takes 0 for "no limit".
-            submission.plan.timeoutMilliseconds = Int((deadline - now + 999_999) / 1_000_000)
+            millisecondsLeft = left
         }
         guard let easy = idleHandles.popLast() ?? EasyHandle() else {
             reject(
                 submission.promise, CurlError(code: CurlError.failedInitialization, message: "curl_easy_init failed"))
             return false
         }
-        let transfer = CurlTransfer(submission, easy: easy)
+        let transfer = CurlTransfer(submission, easy: easy, millisecondsLeft: millisecondsLeft)
         do {
             try transfer.configure(engine.configuration, proxyRoutes: engine.proxyRoutes)
         } catch let error as KringleError {

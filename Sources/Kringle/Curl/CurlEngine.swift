@@ -76,6 +76,9 @@ final class CurlEngine: Sendable {
 
     /// Hands a request to the driving thread; cancelling `promise` stops the transfer.
     ///
+    /// The plan's deadline (``CurlRequestPlan/deadline``) holds while the request waits for
+    /// its turn too; a transfer's limit is on silence instead, which waiting does not break.
+    ///
     /// - Parameters:
     ///   - responseBodyFile: where the response body goes instead of memory.
     ///   - responseBodyHandle: a descriptor to write it through instead of opening the file.
@@ -90,15 +93,8 @@ final class CurlEngine: Sendable {
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
-        // The time limit runs from here, while the request waits for its turn too; a
-        // transfer's limit is on silence instead, which waiting does not break.
-        var deadline: UInt64?
-        if !plan.timeoutIsIdle, channel == nil, plan.timeoutMilliseconds > 0 {
-            deadline = DispatchTime.now().uptimeNanoseconds + UInt64(plan.timeoutMilliseconds) * 1_000_000
-        }
         let submission = CurlSubmission(
             id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.admissionURL),
-            deadline: deadline,
             responseBodyFile: responseBodyFile, responseBodyHandle: responseBodyHandle, progress: progress,
             limits: limits, channel: channel)
         guard enqueue(.start(submission)) else {
@@ -232,10 +228,6 @@ struct CurlSubmission: Sendable {
     /// The server it goes to, for the connection limits (``CurlAdmission/hostKey(ofURL:)``),
     /// worked out on the caller's thread rather than the driving thread's.
     let hostKey: Substring
-    /// When the whole exchange must be over, in `DispatchTime` uptime nanoseconds, counted
-    /// from the submission: a request that waits for its turn spends its time too. `nil`
-    /// for no limit, and for transfers, whose limit is on silence.
-    var deadline: UInt64?
     /// Where the response body goes instead of memory (``Transport/transfer(_:)``).
     var responseBodyFile: URL?
     /// A descriptor to write the response body through; preferred to opening

@@ -40,32 +40,40 @@ struct CurlRequestPlan: Sendable {
     var body: Body?
     /// `CURLOPT_HTTPHEADER` lines, including the ones that switch off curl's own headers.
     var headerLines: [String]
-    /// The request's timeout in milliseconds; 0 means no limit.
-    var timeoutMilliseconds: Int
-    /// Whether ``timeoutMilliseconds`` bounds the longest silence (streamed transfers, which
-    /// may rightly take minutes) rather than the whole exchange (`CURLOPT_TIMEOUT_MS`).
-    var timeoutIsIdle: Bool
+    /// How long the exchange may take.
+    enum TimeLimit: Sendable, Equatable {
+        /// The whole exchange must be over by then, a wait for a connection included
+        /// (`CURLOPT_TIMEOUT_MS`, worked out from it as the transfer starts); `nil` for no
+        /// limit. On the system clock, which the driving thread reads.
+        case deadline(Deadline?)
+        /// For a transfer, which may rightly take minutes: the connection must be ready
+        /// within this many milliseconds, and then the transfer may not go silent for as long
+        /// (a limit on silence in whole seconds, `CURLOPT_LOW_SPEED_TIME`); 0 for no limit.
+        case silence(milliseconds: Int)
+    }
+
+    /// The request's time limit.
+    var timeLimit: TimeLimit
     /// The longest time to get the connection ready in milliseconds
-    /// (`CURLOPT_CONNECTTIMEOUT_MS`); 0 leaves it to ``timeoutMilliseconds``.
+    /// (`CURLOPT_CONNECTTIMEOUT_MS`); 0 leaves it to ``timeLimit``.
     var connectTimeoutMilliseconds = 0
+
+    /// When the whole exchange must be over, when the plan has a deadline.
+    var deadline: Deadline? {
+        guard case .deadline(let deadline) = timeLimit else { return nil }
+        return deadline
+    }
 
     /// Works out the plan for `request`.
     ///
     /// - Parameters:
-    ///   - request: the request to send as it is.
-    ///   - defaultTimeout: used when `request.timeoutInterval` is URLRequest's default (60).
-    ///   - timeLimit: the time limit to use instead of either.
+    ///   - request: the request to send as it is; its `timeoutInterval` is not read (the
+    ///     caller chose `timeLimit`).
+    ///   - timeLimit: the time the exchange may take.
     ///   - streamedBody: a body to stream instead of `request.httpBody`.
-    ///   - timeoutIsIdle: whether the timeout bounds silence rather than the whole exchange.
     /// - Throws: `KringleError.invalidRequest` for a missing or non-HTTP URL, a body stream,
     ///   or a header that would break the request framing.
-    init(
-        _ request: URLRequest,
-        defaultTimeout: TimeInterval,
-        timeLimit: TimeInterval? = nil,
-        streamedBody: StreamedBody? = nil,
-        timeoutIsIdle: Bool = false
-    ) throws(KringleError) {
+    init(_ request: URLRequest, timeLimit: TimeLimit, streamedBody: StreamedBody? = nil) throws(KringleError) {
         guard let url = request.url else {
             throw .invalidRequest("The request has no URL.")
         }
@@ -98,15 +106,8 @@ struct CurlRequestPlan: Sendable {
             body = data.map { .data($0) }
         }
         headerLines = try Self.headerLines(request.allHTTPHeaderFields ?? [:], hasBody: body != nil)
-        let interval =
-            timeLimit
-            ?? (request.timeoutInterval == Self.urlRequestDefaultTimeout ? defaultTimeout : request.timeoutInterval)
-        timeoutMilliseconds = Self.milliseconds(interval)
-        self.timeoutIsIdle = timeoutIsIdle
+        self.timeLimit = timeLimit
     }
-
-    /// URLRequest's own default `timeoutInterval`, which stands for "not chosen".
-    static let urlRequestDefaultTimeout: TimeInterval = 60
 
     /// Maps a method and body to curl's way of sending them.
     static func method(_ name: String, body: Data?) -> (Method, Data?) {
@@ -189,9 +190,11 @@ struct CurlRequestPlan: Sendable {
         }
     }
 
-    /// Seconds to whole milliseconds, rounded up so that 0.0001 s still means "a limit";
-    /// zero, negative and non-finite intervals mean no limit, and huge ones are capped at
-    /// about 24 days (what a C `long` of milliseconds holds everywhere).
+    /// A duration (a connect timeout, a limit on silence) in whole milliseconds, rounded up
+    /// so that 0.0001 s still means "a limit"; zero, negative and non-finite intervals mean
+    /// no limit, and huge ones are capped at about 24 days (what a C `long` of milliseconds
+    /// holds everywhere). A point in time is a ``Deadline`` instead, which converts itself
+    /// (``Deadline/milliseconds(on:)``).
     static func milliseconds(_ interval: TimeInterval) -> Int {
         guard interval.isFinite, interval > 0 else { return 0 }
         let milliseconds = min((interval * 1000).rounded(.up), Double(Int32.max))

@@ -10,6 +10,9 @@ import Foundation
 final class CurlTransfer {
     let submission: CurlSubmission
     let easy: EasyHandle
+    /// What was left of the plan's deadline as the transfer started, in milliseconds
+    /// (`CURLOPT_TIMEOUT_MS`); 0 for no limit, and for a transfer limited by silence.
+    private let millisecondsLeft: Int
     let collector = ResponseCollector()
     /// `CURLOPT_POSTFIELDS` does not copy, so an in-memory body lives here for the whole
     /// transfer.
@@ -28,9 +31,10 @@ final class CurlTransfer {
     /// Whether HTTP/2 is spoken from the first byte (h2c with prior knowledge).
     var asksHTTP2PriorKnowledge = false
 
-    init(_ submission: CurlSubmission, easy: EasyHandle) {
+    init(_ submission: CurlSubmission, easy: EasyHandle, millisecondsLeft: Int) {
         self.submission = submission
         self.easy = easy
+        self.millisecondsLeft = millisecondsLeft
         switch submission.plan.body {
         case .data(let body):
             // At least one byte, so that an empty body still has a non-NULL pointer: curl
@@ -179,11 +183,13 @@ final class CurlTransfer {
     /// (low speed); otherwise the whole exchange.
     private var timeoutPhase: TimeoutPhase {
         let plan = submission.plan
-        let timesSilence = plan.timeoutIsIdle || submission.channel != nil
-        guard !easy.connectionWasReady else { return timesSilence ? .idle : .total }
+        guard case .deadline = plan.timeLimit else {
+            // A limit on silence, which before the connection is a limit on connecting.
+            return easy.connectionWasReady ? .idle : .connect
+        }
+        guard !easy.connectionWasReady else { return .total }
         let connect = plan.connectTimeoutMilliseconds
-        let total = plan.timeoutMilliseconds
-        return timesSilence || (connect > 0 && (total == 0 || connect < total)) ? .connect : .total
+        return connect > 0 && (millisecondsLeft == 0 || connect < millisecondsLeft) ? .connect : .total
     }
 
     /// The final response so far, for a streamed body's reader: status, fields, URL and the
@@ -233,19 +239,18 @@ final class CurlTransfer {
         if plan.connectTimeoutMilliseconds > 0 {
             try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.connectTimeoutMilliseconds)
         }
-        let timesSilence = plan.timeoutIsIdle || submission.channel != nil
-        guard timesSilence else {
-            try easy.set(KCURLOPT_TIMEOUT_MS, plan.timeoutMilliseconds)
+        guard case .silence(let silence) = plan.timeLimit else {
+            try easy.set(KCURLOPT_TIMEOUT_MS, millisecondsLeft)
             return
         }
-        guard plan.timeoutMilliseconds > 0 else { return }
+        guard silence > 0 else { return }
         if plan.connectTimeoutMilliseconds == 0 {
-            try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, plan.timeoutMilliseconds)
+            try easy.set(KCURLOPT_CONNECTTIMEOUT_MS, silence)
         }
         guard submission.channel == nil else { return }
         try easy.set(KCURLOPT_LOW_SPEED_LIMIT, 1)
         // Whole seconds only, rounded up.
-        try easy.set(KCURLOPT_LOW_SPEED_TIME, (plan.timeoutMilliseconds + 999) / 1000)
+        try easy.set(KCURLOPT_LOW_SPEED_TIME, (silence + 999) / 1000)
     }
 
     private func configureMethodAndBody(_ plan: CurlRequestPlan) throws(CurlError) {

@@ -1,14 +1,17 @@
 import Foundation
 
 extension CurlTransport {
-    /// How a ``CurlTransport`` connects: connection limits, timeouts, proxy, TLS and HTTP
-    /// version. Every transport has its own connection pool, so settings never leak from one
-    /// transport to another.
+    /// How a ``CurlTransport`` connects: connection limits, connection reuse, proxy, TLS and
+    /// HTTP version. Every transport has its own connection pool, so settings never leak from
+    /// one transport to another.
+    ///
+    /// Time limits are not here: a request's own `timeoutInterval` limits it, which a
+    /// ``NetworkClient`` sets from its one
+    /// ``NetworkClient/Configuration-swift.struct/timeout``.
     ///
     /// ```swift
     /// var configuration = CurlTransport.Configuration()
     /// configuration.maximumConnectionsPerHost = 8
-    /// configuration.defaultTimeout = 15
     /// configuration.proxy = .url("http://proxy.internal:3128")
     /// let client = NetworkClient(transport: CurlTransport(configuration: configuration))
     /// ```
@@ -108,14 +111,6 @@ extension CurlTransport {
         /// default.
         public var ipVersion: IPVersion
 
-        /// Seconds a request may take in total when its `timeoutInterval` is still
-        /// URLRequest's default of 60; 60 by default. Zero or less means no limit.
-        ///
-        /// A request with any other `timeoutInterval` uses its own value, with millisecond
-        /// precision. The time runs from ``CurlTransport/send(_:)``, through any wait for a
-        /// connection (see ``maximumConnections``), to the end of the response.
-        public var defaultTimeout: TimeInterval
-
         /// Which proxy to use; ``Proxy/environment`` by default (the proxy environment
         /// variables, read once when the transport is created). See ``Proxy``.
         public var proxy: Proxy
@@ -178,7 +173,6 @@ extension CurlTransport {
         public init(
             maximumConnections: Int? = 64,
             maximumConnectionsPerHost: Int? = 6,
-            defaultTimeout: TimeInterval = 60,
             proxy: Proxy = .environment,
             verifiesCertificates: Bool = true,
             certificateAuthorityFile: String? = nil,
@@ -195,7 +189,6 @@ extension CurlTransport {
         ) {
             self.maximumConnections = maximumConnections
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
-            self.defaultTimeout = defaultTimeout
             self.proxy = proxy
             self.verifiesCertificates = verifiesCertificates
             self.certificateAuthorityFile = certificateAuthorityFile

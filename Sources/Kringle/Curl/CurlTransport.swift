@@ -71,8 +71,7 @@ public final class CurlTransport: Transport, ClientSending {
 
     /// Creates a transport.
     ///
-    /// - Parameter configuration: connection limits, default timeout, proxy, TLS and HTTP
-    ///   version.
+    /// - Parameter configuration: connection limits, proxy, TLS and HTTP version.
     public convenience init(configuration: Configuration) {
         self.init(configuration: configuration, library: CurlLibrary.load())
     }
@@ -104,29 +103,33 @@ public final class CurlTransport: Transport, ClientSending {
     /// Sends `request` once and reports the response, whatever its status.
     ///
     /// - Parameter request: sent as it is, checked already: method, URL, headers and
-    ///   `httpBody`. A
-    ///   `timeoutInterval` of 60 (URLRequest's default) is replaced by
-    ///   ``Configuration/defaultTimeout``; any other value limits the whole request, with
-    ///   millisecond precision.
+    ///   `httpBody`. Its `timeoutInterval` (60 seconds unless set; zero or less for no
+    ///   limit) limits the whole request, with millisecond precision, from this call on: a
+    ///   wait for a connection (see ``Configuration/maximumConnections``) counts.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        send(request, timeLimit: nil, connectTimeout: nil, limits: .default)
+        let deadline = Deadline(after: request.urlRequest.timeoutInterval, on: SystemClock())
+        return send(request, deadline: deadline, connectTimeout: nil, limits: .default)
     }
 
     var enforcesTimeLimits: Bool { true }
 
-    /// ``send(_:)`` for the client: limited to `seconds` when given (the client then sets no
-    /// timer of its own), connecting to `connectTimeout`, the response held within `limits`.
+    /// ``send(_:)`` for the client: over at `deadline` when given (the client then sets no
+    /// timer of its own), connecting within `connectTimeout`, the response held within
+    /// `limits`.
     func send(
-        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
-        limits: ResponseLimits
+        _ request: ValidatedRequest, deadline: Deadline?, connectTimeout: TimeInterval?, limits: ResponseLimits
     ) -> Promise<HTTPResponse> {
         submit { engine, promise in
-            var plan = try CurlRequestPlan(
-                request.urlRequest, defaultTimeout: configuration.defaultTimeout, timeLimit: seconds)
+            var plan = try CurlRequestPlan(request.urlRequest, timeLimit: .deadline(deadline))
             plan.connectTimeoutMilliseconds = connectTimeout.map(CurlRequestPlan.milliseconds) ?? 0
             engine.submit(plan, limits: limits, promise: promise)
         }
+    }
+
+    /// None: libcurl honours every setting of the client's.
+    func ignoredSettings(of configuration: NetworkClient.Configuration) -> [IgnoredSetting] {
+        []
     }
 
     /// Sends a request with a streamed body, a response body bound for a file, or both,
@@ -153,12 +156,9 @@ public final class CurlTransport: Transport, ClientSending {
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         submit { engine, promise in
+            let silence = CurlRequestPlan.milliseconds(transfer.request.urlRequest.timeoutInterval)
             var plan = try CurlRequestPlan(
-                transfer.request.urlRequest,
-                defaultTimeout: configuration.defaultTimeout,
-                streamedBody: transfer.body,
-                timeoutIsIdle: true
-            )
+                transfer.request.urlRequest, timeLimit: .silence(milliseconds: silence), streamedBody: transfer.body)
             plan.connectTimeoutMilliseconds = transfer.connectTimeout.map(CurlRequestPlan.milliseconds) ?? 0
             engine.submit(
                 plan, responseBodyFile: transfer.responseBodyFile, responseBodyHandle: transfer.responseBodyHandle,

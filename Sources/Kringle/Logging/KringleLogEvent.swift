@@ -28,12 +28,18 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// big it went out. Logged with the response, since a body compressed as it streams has
     /// a size only once it has been sent.
     case requestBodyCompressed(method: String, url: Redacted<URL>, sizes: CompressedBodySizes)
+    /// A setting of the client's configuration that its transport cannot honour, such as
+    /// `connectTimeout` on ``URLSessionTransport`` (see the table in
+    /// ``NetworkClient/Configuration-swift.struct``): reported once, as the client is made.
+    /// The client works on without it; `reason` says why, and what bounds the request instead.
+    case settingIgnored(setting: String, transport: String, reason: String)
 
     /// The event on one line, such as
     /// `← 200 GET https://cats.example/cuddle (12.3 ms, 42 bytes, HTTP/2)`: for a response the
     /// time is the client's from sending to the response, and the version is the transport's
     /// when it knows it; `⊙ 200 GET https://cats.example/cuddle (cache: hit)` for an answer
-    /// from the cache.
+    /// from the cache; `! connectTimeout is ignored by URLSessionTransport: …` for a setting
+    /// the transport cannot honour.
     public var description: String {
         switch self {
         case .requestSent(let method, let url, let headers):
@@ -54,6 +60,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
             return "✗ \(method) \(url) failed: \(error)"
         case .requestBodyCompressed(let method, let url, let sizes):
             return "⇣ \(method) \(url) body \(sizes)"
+        case .settingIgnored(let setting, let transport, let reason):
+            return "! \(setting) is ignored by \(transport): \(reason)"
         }
     }
 }

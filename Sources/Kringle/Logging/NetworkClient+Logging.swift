@@ -123,4 +123,16 @@ extension NetworkClient {
             method: request.httpMethod ?? "GET", url: loggedURL(request.url),
             error: configuration.redaction.redacting(error))
     }
+
+    /// Tells the logger, once, which settings of the configuration the transport cannot
+    /// honour (``ClientSending/ignoredSettings(of:)``); called as the client is made. A
+    /// transport of the caller's own is not asked: what it honours is its own to say.
+    func reportIgnoredSettings() {
+        guard isLogging, let sending = clientSendingTransport else { return }
+        let ignored = sending.ignoredSettings(of: configuration)
+        guard !ignored.isEmpty else { return }
+        let transport = String(describing: type(of: sending))
+        _ = delivering(
+            ignored.map { .settingIgnored(setting: $0.setting, transport: transport, reason: $0.reason) })
+    }
 }

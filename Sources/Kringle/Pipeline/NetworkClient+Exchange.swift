@@ -17,32 +17,30 @@ extension NetworkClient {
         return logging(request, options: options) { self.exchange(request, options: options) }
     }
 
-    /// The transport's exchange for one hop, within the client's time limits: what is left
-    /// of the attempt's total and the connect timeout for a plain request; the longest
-    /// silence for a transfer, and for a plain request when the client has an idle timeout.
+    /// The transport's exchange for one hop, within the client's time limits: the attempt's
+    /// deadline and the connect timeout for a plain request; the longest silence for a
+    /// transfer, and for a plain request when the client has an idle timeout.
     private func exchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         let limits = configuration.responseLimits
-        var timeLeft: TimeInterval?
-        if let deadline = options.deadline {
-            let now = configuration.clock.uptimeNanoseconds
-            // A redirect that came as the time ran out goes no further.
-            guard deadline > now else { return Promise(error: KringleError.timedOut(.total)) }
-            timeLeft = TimeInterval(deadline - now) / 1e9
+        let deadline = options.deadline
+        // A redirect that came as the time ran out goes no further.
+        if let deadline, deadline.hasPassed(on: configuration.clock) {
+            return Promise(error: KringleError.timedOut(.total))
         }
         let connectTimeout = configuration.connectTimeout
         // Silence is timed from progress reports, which only `transfer` gives.
         guard options.isStreaming || configuration.idleTimeout != nil else {
             guard let sending = clientSendingTransport else {
-                return transport.send(request).timeout(within: timeLeft, clock: configuration.clock)
+                return transport.send(request).timeout(at: deadline, clock: configuration.clock)
                     .mapResultInline { result in try Self.checked(result.get(), against: limits) }
             }
             // The transport keeps the time itself (the whole of it, a wait for a connection
-            // included) when it can and the clock is the real one.
-            if sending.enforcesTimeLimits, configuration.clock.measuresRealTime, let timeLeft {
-                return sending.send(request, timeLimit: timeLeft, connectTimeout: connectTimeout, limits: limits)
+            // included) when it can and reads the client's clock.
+            if transportKeepsTime {
+                return sending.send(request, deadline: deadline, connectTimeout: connectTimeout, limits: limits)
             }
-            return sending.send(request, timeLimit: nil, connectTimeout: connectTimeout, limits: limits)
-                .timeout(within: timeLeft, clock: configuration.clock)
+            return sending.send(request, deadline: nil, connectTimeout: connectTimeout, limits: limits)
+                .timeout(at: deadline, clock: configuration.clock)
         }
         let responseBodyHandle: FileHandle?
         do {
@@ -69,7 +67,7 @@ extension NetworkClient {
         // For a streamed body, the watchdog times the head alone: the transfer's promise
         // settles with it. A plain request keeps its total limit too.
         let sent = transport.transfer(transfer)
-        let transferred = (watchdog?.guarding(sent) ?? sent).timeout(within: timeLeft, clock: configuration.clock)
+        let transferred = (watchdog?.guarding(sent) ?? sent).timeout(at: deadline, clock: configuration.clock)
         if let channel {
             transferred.onCancel { channel.cancel() }
             return transferred.mapResultInline { result in
@@ -98,10 +96,10 @@ extension NetworkClient {
 }
 
 extension Promise {
-    /// This promise, rejected with `PromiseError.timedOut` unless it settles within
-    /// `seconds`; this promise itself when there is no limit (`nil`).
-    fileprivate func timeout(within seconds: TimeInterval?, clock: any KringleClock) -> Promise<Value> {
-        guard let seconds else { return self }
-        return timeout(seconds, clock: clock)
+    /// This promise, rejected with `PromiseError.timedOut` unless it settles before
+    /// `deadline` on `clock`; this promise itself when there is no limit (`nil`).
+    fileprivate func timeout(at deadline: Deadline?, clock: any KringleClock) -> Promise<Value> {
+        guard let deadline else { return self }
+        return timeout(deadline.timeLeft(on: clock), clock: clock)
     }
 }

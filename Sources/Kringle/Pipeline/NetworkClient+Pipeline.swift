@@ -173,13 +173,10 @@ extension NetworkClient {
     /// from here across the attempt's hops, waits for a connection included. A retry is a
     /// new attempt with a new deadline.
     func timed(_ options: TransferOptions) -> TransferOptions {
-        let timeout = configuration.timeout
-        guard !options.isStreaming, timeout > 0 else { return options }
-        let now = configuration.clock.uptimeNanoseconds
-        // A timeout too long to count in nanoseconds (centuries) is no limit.
-        guard timeout * 1e9 < Double(UInt64.max - now) else { return options }
+        guard !options.isStreaming, let deadline = Deadline(after: configuration.timeout, on: configuration.clock)
+        else { return options }
         var timed = options
-        timed.deadline = now + UInt64(timeout * 1e9)
+        timed.deadline = deadline
         return timed
     }
 }

@@ -107,12 +107,14 @@ enum RequestAssembly {
             compressedFrom: compressedFrom)
     }
 
-    /// The `timeoutInterval` a request gives its transport: the client's own timeout on the
-    /// real clock, where the transport's timer (inside URLSession or libcurl) is a backstop
-    /// that never fires much before the client's; the idle timeout when that is longer, as a
-    /// transport takes the interval as a limit on silence for a transfer. On another clock
-    /// (a test's `ManualClock`) the client's timers alone decide, so the transport gets a
-    /// limit that real time will not reach.
+    /// The `timeoutInterval` a request gives its transport, which is not the client's deadline
+    /// (that travels as a ``Deadline``, to a transport that keeps it) but what a transport
+    /// reads for itself: the limit a transport of the caller's own is told of, URLSession's
+    /// own timer (a backstop that never fires much before the client's), and the limit on
+    /// silence of a transfer, which libcurl and URLSession both take from it. Hence the
+    /// client's timeout on the real clock, or the idle timeout when that is longer. On
+    /// another clock (a test's `ManualClock`) the client's timers alone decide, so the
+    /// transport gets a limit that real time will not reach.
     static func transportTimeout(_ configuration: NetworkClient.Configuration) -> TimeInterval {
         guard configuration.clock.measuresRealTime else { return 1_000_000 }
         guard let idle = configuration.idleTimeout, configuration.timeout > 0 else { return configuration.timeout }

@@ -18,11 +18,10 @@ struct TransferOptions: Sendable {
     /// For a response body that goes to the caller as it arrives: where each hop's transfer
     /// gets its ``ResponseBodyChannel`` (the final response carries its own).
     var bodyChannels: StreamChannels?
-    /// When the attempt must be over, on the client's clock (its `uptimeNanoseconds`): the
-    /// client's timeout, set as the attempt starts, bounds its every hop and every wait
-    /// for a connection. `nil` for no limit, and for streamed calls, whose timeout bounds
-    /// silence instead.
-    var deadline: UInt64?
+    /// When the attempt must be over, on the client's clock: the client's timeout, set as
+    /// the attempt starts, bounds its every hop and every wait for a connection. `nil` for
+    /// no limit, and for streamed calls, whose timeout bounds silence instead.
+    var deadline: Deadline?
     /// For a body in memory that was compressed: its coding and length before, for the log.
     var compressedFrom: CompressedBodySizes.Original?
 

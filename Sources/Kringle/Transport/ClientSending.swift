@@ -5,27 +5,31 @@ import FoundationNetworking
 #endif
 
 /// A transport that takes the client's bounds for an exchange itself: it holds the response
-/// within ``ResponseLimits`` while the body arrives, and, when ``enforcesTimeLimits``,
-/// limits the whole exchange to a given time, to the millisecond, rejecting with
-/// ``KringleError/timedOut(_:)`` (on the real clock the client then sets no timer of its own,
-/// which saves a promise, a timer and their bookkeeping on every request).
+/// within ``ResponseLimits`` while the body arrives, and, when ``enforcesTimeLimits``, ends
+/// the whole exchange at the attempt's ``Deadline``, to the millisecond, rejecting with
+/// ``KringleError/timedOut(_:)`` (on the system clock the client then sets no timer of its
+/// own, which saves a promise, a timer and their bookkeeping on every request).
 ///
 /// Internal: both of Kringle's transports conform. The client checks a response from any
 /// other transport against the limits once it has arrived.
 protocol ClientSending: Transport {
-    /// Whether ``send(_:timeLimit:connectTimeout:limits:)`` enforces its time limit. (URLSession on Linux
-    /// rounds time limits to whole seconds, so `URLSessionTransport` relies on the client's
-    /// timer.)
+    /// Whether ``send(_:deadline:connectTimeout:limits:)`` enforces its deadline. (URLSession
+    /// on Linux rounds time limits to whole seconds, so `URLSessionTransport` relies on the
+    /// client's timer.)
     var enforcesTimeLimits: Bool { get }
 
-    /// ``Transport/send(_:)``, the response held within `limits` and, when `seconds` is given
-    /// (positive and finite) and the transport ``enforcesTimeLimits``, the whole exchange
-    /// limited to it, whatever the request's `timeoutInterval` says. `connectTimeout`, when
-    /// given, bounds getting a connection ready, rejecting with
-    /// `KringleError.timedOut(.connect)` (or the transport refuses it, see
-    /// ``NetworkClient/Configuration-swift.struct/connectTimeout``).
+    /// ``Transport/send(_:)``, the response held within `limits` and, when the transport
+    /// ``enforcesTimeLimits``, the whole exchange ended at `deadline` (a point on the
+    /// ``/KringlePromise/SystemClock``; `nil` for no limit), whatever the request's
+    /// `timeoutInterval` says. `connectTimeout`, when given, bounds getting a connection
+    /// ready, rejecting with `KringleError.timedOut(.connect)`, where the transport can (see
+    /// ``ignoredSettings(of:)``).
     func send(
-        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
-        limits: ResponseLimits
+        _ request: ValidatedRequest, deadline: Deadline?, connectTimeout: TimeInterval?, limits: ResponseLimits
     ) -> Promise<HTTPResponse>
+
+    /// The settings of `configuration` this transport cannot honour: the client reports them
+    /// once through its logger, when it is made, and goes on without them (see the table in
+    /// ``NetworkClient/Configuration-swift.struct``).
+    func ignoredSettings(of configuration: NetworkClient.Configuration) -> [IgnoredSetting]
 }

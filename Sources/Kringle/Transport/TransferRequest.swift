@@ -42,8 +42,10 @@ public struct TransferRequest: Sendable {
     /// The longest time to get a connection ready (resolving the host, TCP, a proxy's
     /// tunnel, TLS), rejecting with `KringleError.timedOut(.connect)` when it passes; `nil`
     /// (the default) leaves connecting to the request's `timeoutInterval`. A transport
-    /// that cannot bound connecting alone rejects the transfer with
-    /// ``KringleError/unsupportedConfiguration(_:)`` rather than ignore it.
+    /// that cannot bound connecting alone sends the transfer without it, as
+    /// ``URLSessionTransport`` does (which its client reports once through its logger, see
+    /// ``NetworkClient/Configuration-swift.struct/connectTimeout``); the other limits still
+    /// hold.
     public var connectTimeout: TimeInterval?
 
     /// Creates a transfer request; every parameter but `request` is described on its property.

@@ -109,40 +109,46 @@ public final class URLSessionTransport: Transport, ClientSending {
         delegateQueue.withoutPacing { session.finishTasksAndInvalidate() }
     }
 
-    /// The answer to a connect timeout (``NetworkClient/Configuration-swift.struct/connectTimeout``,
-    /// ``TransferRequest/connectTimeout``): URLSession bounds a request's silence
-    /// (`timeoutInterval`) and its whole life (`timeoutIntervalForResource`), never connecting
-    /// alone, so the request is refused rather than sent without the limit it asked for.
-    private static var connectTimeoutRefusal: Promise<HTTPResponse> {
-        Promise(
-            error: KringleError.unsupportedConfiguration(
-                "URLSession has no connect timeout: remove connectTimeout, or use CurlTransport"))
-    }
-
     /// Sends `request` once with a data task and reports the response, whatever its status.
     ///
     /// - Parameter request: Sent as it is; a redirect comes back as the 3xx response.
     /// - Returns: A promise of the response; cancel it to cancel the task.
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        send(request, timeLimit: nil, connectTimeout: nil, limits: .default)
+        send(request, deadline: nil, connectTimeout: nil, limits: .default)
     }
 
     var enforcesTimeLimits: Bool { false }
 
-    /// ``send(_:)`` for the client, the response held within `limits` (the time limit is the
-    /// client's to keep: URLSession on Linux rounds it to whole seconds). A connect timeout
-    /// is refused: URLSession has none.
+    /// ``send(_:)`` for the client, the response held within `limits`. The deadline is the
+    /// client's to keep (URLSession on Linux rounds time limits to whole seconds), and the
+    /// connect timeout is not kept at all (see ``ignoredSettings(of:)``).
     func send(
-        _ request: ValidatedRequest, timeLimit seconds: TimeInterval?, connectTimeout: TimeInterval?,
-        limits: ResponseLimits
+        _ request: ValidatedRequest, deadline: Deadline?, connectTimeout: TimeInterval?, limits: ResponseLimits
     ) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(request.url) { return refusal }
-        if connectTimeout != nil { return Self.connectTimeoutRefusal }
         if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
         // Unix domain sockets (issue 32): URLSessionTransport+UnixSocket.swift.
         if let refusal = Self.unixSocketRefusal(request.url) { return refusal }
         let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
         return start(task, delegate.register(task, limits: limits))
+    }
+
+    /// What of the client's configuration URLSession cannot honour: a connect timeout.
+    ///
+    /// URLSession bounds a request's silence (`timeoutInterval`) and its whole life
+    /// (`timeoutIntervalForResource`), never connecting alone, and tells its delegate nothing
+    /// when a connection is ready, so the client cannot time that itself either: counting
+    /// from the request to its first progress would fail a slow answer from a reachable
+    /// server, which is what a connect timeout must let through. Requests go out without
+    /// it, bounded by the client's `timeout`. (On Linux a response body streamed to a
+    /// reader goes through libcurl, which does honour it.)
+    func ignoredSettings(of configuration: NetworkClient.Configuration) -> [IgnoredSetting] {
+        guard configuration.connectTimeout != nil else { return [] }
+        return [
+            IgnoredSetting(
+                setting: "connectTimeout",
+                reason: "URLSession has no limit on connecting alone; the timeout still bounds each request")
+        ]
     }
 
     /// Streams the body from its file (a body of several pieces, such as a multipart form,
@@ -167,7 +173,6 @@ public final class URLSessionTransport: Transport, ClientSending {
     /// variables). Put fields a stream needs on the endpoint or the client's default headers.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         if let refusal = unsupportedTrustRefusal(transfer.request.url) { return refusal }
-        if transfer.connectTimeout != nil { return Self.connectTimeoutRefusal }
         if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
         // Unix domain sockets (issue 32): refused before a stream could reach CurlTransport.
         if let refusal = Self.unixSocketRefusal(transfer.request.url) { return refusal }

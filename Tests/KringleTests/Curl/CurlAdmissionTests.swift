@@ -13,9 +13,9 @@ import FoundationNetworking
 /// happens to the ones that wait.
 @Suite(.generousTimeLimit) struct CurlAdmissionTests {
     private static func submission(_ id: UInt64, _ url: String) throws -> CurlSubmission {
-        let plan = try CurlRequestPlan(makeRequest(try #require(URL(string: url))), defaultTimeout: 60)
+        let plan = try CurlRequestPlan(makeRequest(try #require(URL(string: url))), timeLimit: .deadline(nil))
         return CurlSubmission(
-            id: id, plan: plan, promise: .pending(), hostKey: CurlAdmission.hostKey(ofURL: url), deadline: nil)
+            id: id, plan: plan, promise: .pending(), hostKey: CurlAdmission.hostKey(ofURL: url))
     }
 
     @Test func requestsBeyondTheHostLimitWaitFirstInFirstOut() throws {

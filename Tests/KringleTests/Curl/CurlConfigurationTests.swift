@@ -70,7 +70,6 @@ import Testing
         let configuration = CurlTransport.Configuration(
             maximumConnections: 4,
             maximumConnectionsPerHost: 2,
-            defaultTimeout: 5,
             proxy: .direct,
             verifiesCertificates: false,
             certificateAuthorityFile: "/nonexistent/ca.pem",  // only read for https

@@ -29,19 +29,6 @@ import Testing
         #expect(elapsed < .seconds(10))
     }
 
-    @Test func defaultTimeoutReplacesURLRequestDefault() async throws {
-        let server = try LoopbackServer { _ in .text("late").heldUntilHangUp() }
-        defer { server.shutdown() }
-        let transport = CurlTransport(configuration: .init(defaultTimeout: 0.2))
-
-        let result = await transport.send(makeRequest(server.url("/"))).outcome()
-
-        guard case .failure(KringleError.timedOut) = result else {
-            Issue.record("expected KringleError.timedOut, got \(result)")
-            return
-        }
-    }
-
     @Test func connectionRefusedIsATransportError() async throws {
         let port = try refusedPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))

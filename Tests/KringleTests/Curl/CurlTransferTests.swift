@@ -141,11 +141,4 @@ import Testing
             return
         }
     }
-
-    @Test func idleTimeoutOnlyForTransfers() throws {
-        let request = makeRequest(try #require(URL(string: "http://127.0.0.1/")), timeout: 5)
-
-        #expect(try CurlRequestPlan(request, defaultTimeout: 60).timeoutIsIdle == false)
-        #expect(try CurlRequestPlan(request, defaultTimeout: 60, timeoutIsIdle: true).timeoutIsIdle)
-    }
 }

@@ -73,15 +73,20 @@ import KringleTestSupport
         #expect(CurlRequestPlan.milliseconds(seconds) == milliseconds)
     }
 
-    @Test(arguments: [(60.0, 7_000), (0.25, 250), (120.0, 120_000)])
-    func urlRequestDefaultMeansConfiguredDefault(requestTimeout: TimeInterval, milliseconds: Int) throws {
+    /// The time limit is the caller's choice (the client's deadline, or one made from the
+    /// request's `timeoutInterval` by `send`), never worked out again from the request.
+    @Test(arguments: [60.0, 0.25, 0])
+    func thePlanKeepsTheTimeLimitItIsGiven(requestTimeout: TimeInterval) throws {
         var request = URLRequest(url: Self.url)
         request.timeoutInterval = requestTimeout
+        let deadline = Deadline(uptimeNanoseconds: 7_000_000_000)
 
-        let plan = try CurlRequestPlan(request, defaultTimeout: 7)
+        let plan = try CurlRequestPlan(request, timeLimit: .deadline(deadline))
+        let transfer = try CurlRequestPlan(request, timeLimit: .silence(milliseconds: 5_000))
 
-        #expect(plan.timeoutMilliseconds == milliseconds)
+        #expect(plan.deadline == deadline)
         #expect(plan.url == "http://example.test/a?b=c")
+        #expect(transfer.deadline == nil, "a transfer is limited by silence, not by a deadline")
     }
 
     /// The refusal quotes the URL as a log would show it: no password.
@@ -89,7 +94,7 @@ import KringleTestSupport
         let url = try #require(URL(string: "ftp://user:hunter2@files.example.test/report.csv"))
 
         #expect {
-            try CurlRequestPlan(URLRequest(url: url), defaultTimeout: 60)
+            try CurlRequestPlan(URLRequest(url: url), timeLimit: .deadline(nil))
         } throws: { error in
             guard case KringleError.invalidRequest(let reason) = error else { return false }
             return reason.contains("ftp://") && reason.contains("files.example.test") && !reason.contains("hunter2")
@@ -102,7 +107,7 @@ import KringleTestSupport
         request.httpBodyStream = InputStream(data: Data("x".utf8))
 
         #expect(throws: KringleError.self) {
-            try CurlRequestPlan(request, defaultTimeout: 60)
+            try CurlRequestPlan(request, timeLimit: .deadline(nil))
         }
     }
 }

@@ -198,6 +198,7 @@ extension KringleLogEvent {
         case .retry: return "retry"
         case .failure: return "failure"
         case .requestBodyCompressed: return "compressed"
+        case .settingIgnored(let setting, _, _): return "ignored \(setting)"
         }
     }
 }

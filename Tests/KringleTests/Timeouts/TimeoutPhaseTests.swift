@@ -136,20 +136,6 @@ struct TimeoutPhaseTests {
         #expect(String(decoding: response, as: UTF8.self) == "report")
     }
 
-    @Test("URLSessionTransport refuses a connect timeout with unsupportedConfiguration, sending nothing")
-    func urlSessionRefusesConnectTimeout() async throws {
-        let server = try LoopbackServer { _ in .text("hello") }
-        defer { server.shutdown() }
-        let client = TransportUnderTest.urlSession.client { $0.connectTimeout = 1 }
-        let outcome = await client.get(server.clientEndpoint("/"), as: Data.self).outcome()
-        guard case KringleError.unsupportedConfiguration(let reason)? = outcome.failure else {
-            Issue.record("expected unsupportedConfiguration, got \(outcome)")
-            return
-        }
-        #expect(reason.contains("connect timeout"))
-        #expect(server.statistics.requestsReceived == 0)
-    }
-
     @Test("the phase shows in the error's description")
     func describesPhase() {
         #expect(KringleError.timedOut(.connect).description.contains("connect timeout"))

@@ -58,7 +58,7 @@ struct UnixSocketURLTests {
     @Test("curl is told the socket, and http://localhost with the path and query, encoding intact")
     func curlPlan() throws {
         let url = try parsedURL("http+unix://%2Ftmp%2FK.sock/containers/a%2Fb/json?all=1&x=%26")
-        let plan = try CurlRequestPlan(URLRequest(url: url), defaultTimeout: 60)
+        let plan = try CurlRequestPlan(URLRequest(url: url), timeLimit: .deadline(nil))
         #expect(plan.url == "http://localhost/containers/a%2Fb/json?all=1&x=%26")
         #expect(plan.unixSocketPath == "/tmp/K.sock")
         #expect(plan.isHTTPS == false)
@@ -66,11 +66,11 @@ struct UnixSocketURLTests {
         #expect(plan.admissionURL == url.absoluteString, "each socket waits in a queue of its own")
 
         let root = try CurlRequestPlan(
-            URLRequest(url: try parsedURL("https+unix://%2Ftmp%2Fk.sock")), defaultTimeout: 60)
+            URLRequest(url: try parsedURL("https+unix://%2Ftmp%2Fk.sock")), timeLimit: .deadline(nil))
         #expect(root.url == "https://localhost/")
         #expect(root.isHTTPS)
 
-        let tcp = try CurlRequestPlan(URLRequest(url: try parsedURL("http://a.example/x")), defaultTimeout: 60)
+        let tcp = try CurlRequestPlan(URLRequest(url: try parsedURL("http://a.example/x")), timeLimit: .deadline(nil))
         #expect(tcp.unixSocketPath == nil)
         #expect(tcp.admissionURL == "http://a.example/x")
     }
@@ -83,7 +83,9 @@ struct UnixSocketURLTests {
         ])
     func refusedPlans(_ text: String) throws {
         let url = try parsedURL(text)
-        let error = #expect(throws: KringleError.self) { try CurlRequestPlan(URLRequest(url: url), defaultTimeout: 60) }
+        let error = #expect(throws: KringleError.self) {
+            try CurlRequestPlan(URLRequest(url: url), timeLimit: .deadline(nil))
+        }
         guard case .invalidRequest(let reason)? = error else {
             Issue.record("expected invalidRequest, got \(String(describing: error))")
             return
