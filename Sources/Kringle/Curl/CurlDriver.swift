@@ -5,7 +5,8 @@ import Foundation
 /// settles promises as transfers finish.
 ///
 /// Everything here runs on that one thread, which is what makes the easy handles, the
-/// transfers and the pool safe without locks.
+/// transfers and the pool safe without locks: each method checks it in debug builds
+/// (``ThreadConfinement``).
 final class CurlDriver {
     private let engine: CurlEngine
     private let multi: OpaquePointer
@@ -41,6 +42,7 @@ final class CurlDriver {
 
     /// Runs until the engine is shut down and every transfer has finished.
     func run() {
+        ThreadConfinement.assertDriving(engine)
         while true {
             let (commands, isShuttingDown) = engine.takeCommands()
             for command in commands {
@@ -75,6 +77,7 @@ final class CurlDriver {
     /// Starts a new request, or queues it behind the connection limits until a transfer
     /// ends or its deadline passes.
     private func arrive(_ submission: CurlSubmission) {
+        ThreadConfinement.assertDriving(engine)
         // Cancelled (or otherwise settled) in the inbox: nothing to send.
         guard submission.promise.isPending else { return }
         guard admission.arrive(submission) else {
@@ -92,6 +95,7 @@ final class CurlDriver {
 
     /// Starts every waiting request there is room for; `true` when any started.
     private func startWaiting() -> Bool {
+        ThreadConfinement.assertDriving(engine)
         var started = false
         while let submission = admission.next() {
             if let timer = waitTimers.removeValue(forKey: submission.id) { clock.cancel(timer) }
@@ -103,12 +107,14 @@ final class CurlDriver {
 
     /// Starts a request that was given room, or gives the room back when it cannot start.
     private func start(_ submission: CurlSubmission) {
+        ThreadConfinement.assertDriving(engine)
         if !launch(submission) { admission.end(hostKey: submission.hostKey) }
     }
 
     /// Hands a request to curl with what is left of its time; `false`, its promise settled,
     /// when it did not get there (cancelled, out of time, or refused by curl).
     private func launch(_ submission: CurlSubmission) -> Bool {
+        ThreadConfinement.assertDriving(engine)
         guard submission.promise.isPending else { return false }
         // The deadline becomes curl's unit here, as the transfer starts, so that the time it
         // waited for its turn counts.
@@ -154,6 +160,7 @@ final class CurlDriver {
     /// Stops a transfer whose promise was cancelled (and so already rejected), or takes it
     /// out of its queue.
     private func cancel(_ id: UInt64) {
+        ThreadConfinement.assertDriving(engine)
         if let waiting = admission.remove(id) {
             if let timer = waitTimers.removeValue(forKey: id) { clock.cancel(timer) }
             waiting.promise.reject(PromiseError.cancelled)
@@ -174,6 +181,7 @@ final class CurlDriver {
     /// Rejects a waiting request whose deadline passed before its turn came; one that
     /// started meanwhile is curl's to time out.
     private func expire(_ id: UInt64) {
+        ThreadConfinement.assertDriving(engine)
         guard let waiting = admission.remove(id) else { return }
         waitTimers.removeValue(forKey: id)
         waiting.promise.reject(KringleError.timedOut(.total))
@@ -183,6 +191,7 @@ final class CurlDriver {
     /// held back from inside this call; a transfer that finished or was cancelled meanwhile
     /// is not found.
     private func resume(_ id: UInt64) {
+        ThreadConfinement.assertDriving(engine)
         guard let transfer = transfers[id] else { return }
         let code = kcurl_easy_unpause(transfer.easy.pointer)
         // curl fails the transfer without finishing it when the write callback it called
@@ -195,6 +204,7 @@ final class CurlDriver {
 
     /// Lets curl move every transfer forward, then settles the ones that finished.
     private func performAndCollect() {
+        ThreadConfinement.assertDriving(engine)
         var running: Int32 = 0
         kcurl_multi_perform(multi, &running)
         var easy: OpaquePointer?
@@ -214,6 +224,7 @@ final class CurlDriver {
     /// sends the next request) runs while this thread resets the handle. A transfer cancelled
     /// a moment ago loses here: its promise has settled already.
     private func finish(_ transfer: CurlTransfer, code: Int32) {
+        ThreadConfinement.assertDriving(engine)
         let outcome = transfer.outcome(code: code)
         transfer.submission.promise.resolve(outcome)
         if let channel = transfer.collector.channel {
@@ -227,6 +238,7 @@ final class CurlDriver {
     /// Rejects every transfer after the wait itself failed (curl found the multi handle or
     /// its sockets unusable), so that no promise is left pending.
     private func failAll(because code: Int32) {
+        ThreadConfinement.assertDriving(engine)
         let reason = String(cString: kcurl_multi_strerror(code))
         let error = CurlError(code: CurlError.failedInitialization, message: "curl_multi_poll failed: \(reason)")
         for waiting in admission.removeAllWaiting() {
@@ -244,6 +256,7 @@ final class CurlDriver {
 
     /// Resets a handle that is out of the multi handle and keeps it for later, up to a limit.
     private func recycle(_ easy: EasyHandle) {
+        ThreadConfinement.assertDriving(engine)
         easy.reset()
         if idleHandles.count < idleHandleLimit {
             idleHandles.append(easy)
@@ -251,6 +264,7 @@ final class CurlDriver {
     }
 
     private func reject(_ promise: Promise<HTTPResponse>, _ error: any Error) {
+        ThreadConfinement.assertDriving(engine)
         promise.reject(KringleError.transport(error))
     }
 }

@@ -147,7 +147,8 @@ final class CurlEngine: Sendable {
     /// Takes every queued command; the driving thread is awake, so commands from now on
     /// need no wake-up until its next ``beginWait(knownShuttingDown:)``.
     func takeCommands() -> (commands: [Command], isShuttingDown: Bool) {
-        inbox.withLock { inbox in
+        ThreadConfinement.assertDriving(self)
+        return inbox.withLock { inbox in
             let commands = inbox.commands
             inbox.commands.removeAll()
             inbox.driverIsWaiting = false
@@ -159,7 +160,8 @@ final class CurlEngine: Sendable {
     /// `false`, announcing nothing, when a command is already waiting or a shutdown arrived
     /// since the driver last looked (`knownShuttingDown`).
     func beginWait(knownShuttingDown: Bool) -> Bool {
-        inbox.withLock { inbox in
+        ThreadConfinement.assertDriving(self)
+        return inbox.withLock { inbox in
             guard inbox.commands.isEmpty, inbox.isShuttingDown == knownShuttingDown else { return false }
             inbox.driverIsWaiting = true
             inbox.wakeUpSent = false
@@ -170,7 +172,8 @@ final class CurlEngine: Sendable {
     /// Marks the engine finished if no command is waiting, in which case the driving
     /// thread exits.
     func finishIfIdle() -> Bool {
-        inbox.withLock { inbox in
+        ThreadConfinement.assertDriving(self)
+        return inbox.withLock { inbox in
             guard inbox.commands.isEmpty else { return false }
             inbox.isFinished = true
             return true

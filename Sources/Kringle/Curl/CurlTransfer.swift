@@ -65,6 +65,7 @@ final class CurlTransfer {
     /// - Throws: ``CurlError`` when curl refuses an option; `KringleError.transport` when
     ///   the file cannot be opened.
     func configure(_ configuration: CurlTransport.Configuration, proxyRoutes: ProxyRoutes) throws {
+        ThreadConfinement.assertOnDrivingThread()
         if let handle = submission.responseBodyHandle {
             collector.sink = try ResponseFileSink(handle: handle)
         } else if let file = submission.responseBodyFile {
@@ -128,6 +129,7 @@ final class CurlTransfer {
     /// A response body's file is closed first, so that it is complete when the promise
     /// settles.
     func outcome(code: Int32) -> Result<HTTPResponse, any Error> {
+        ThreadConfinement.assertOnDrivingThread()
         collector.sink?.close()
         // A callback's own failure explains more than curl's "aborted by callback".
         if let failure = upload?.failure {
@@ -367,13 +369,15 @@ extension CurlTransfer {
     /// The C functions curl calls back into. Each receives the object it works for as an
     /// unretained `Unmanaged` pointer (`CURLOPT_WRITEDATA`, `CURLOPT_HEADERDATA`,
     /// `CURLOPT_READDATA`…); the transfer keeps those objects alive for as long as the easy
-    /// handle points at them.
+    /// handle points at them. libcurl calls them from inside `curl_multi_perform`, so on
+    /// the driving thread, which each checks in debug builds.
     enum Callbacks {
         /// `CURLOPT_WRITEFUNCTION`: body bytes, for the ``ResponseCollector``. Returning fewer
         /// bytes than given aborts the transfer, which is what a failed file write must do;
         /// `CURL_WRITEFUNC_PAUSE` keeps the bytes in curl and pauses the transfer until
         /// `curl_easy_pause` resumes it, which is how a slow reader holds the network back.
         static let body: kcurl_data_callback = { buffer, size, count, userdata in
+            ThreadConfinement.assertOnDrivingThread("a libcurl callback")
             let length = size * count
             guard let userdata, let buffer, length > 0 else { return length }
             let collector = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
@@ -386,6 +390,7 @@ extension CurlTransfer {
 
         /// `CURLOPT_READFUNCTION`: the next bytes of a streamed body, from the ``UploadSource``.
         static let read: kcurl_data_callback = { buffer, size, count, userdata in
+            ThreadConfinement.assertOnDrivingThread("a libcurl callback")
             guard let userdata, let buffer else { return Int(KCURL_READFUNC_ABORT) }
             let source = Unmanaged<UploadSource>.fromOpaque(userdata).takeUnretainedValue()
             return source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
@@ -393,12 +398,14 @@ extension CurlTransfer {
 
         /// `CURLOPT_SEEKFUNCTION`: rewinds the ``UploadSource`` to send the body again.
         static let seek: kcurl_seek_callback = { userdata, offset, origin in
+            ThreadConfinement.assertOnDrivingThread("a libcurl callback")
             guard let userdata else { return Int32(KCURL_SEEKFUNC_FAIL) }
             return Unmanaged<UploadSource>.fromOpaque(userdata).takeUnretainedValue().seek(to: offset, origin: origin)
         }
 
         /// `CURLOPT_XFERINFOFUNCTION`: byte counts, for the ``ProgressRelay``. Returns 0, "go on".
         static let progress: kcurl_xferinfo_callback = { userdata, downloadTotal, downloadNow, _, uploadNow in
+            ThreadConfinement.assertOnDrivingThread("a libcurl callback")
             guard let userdata else { return 0 }
             let relay = Unmanaged<ProgressRelay>.fromOpaque(userdata).takeUnretainedValue()
             relay.update(sent: uploadNow, received: downloadNow, expectedToReceive: downloadTotal)
@@ -409,6 +416,7 @@ extension CurlTransfer {
         /// ``ResponseCollector``. Returning 0 aborts the transfer, which a malformed status line
         /// must do.
         static let header: kcurl_data_callback = { buffer, size, count, userdata in
+            ThreadConfinement.assertOnDrivingThread("a libcurl callback")
             let length = size * count
             guard let userdata, let buffer else { return length }
             let collector = Unmanaged<ResponseCollector>.fromOpaque(userdata).takeUnretainedValue()
