@@ -220,38 +220,3 @@ final class CurlEngine: Sendable {
         kcurl_multi_setopt_long(multi.pointer, KCURLMOPT_MAXCONNECTS, idle)
     }
 }
-
-/// A request on its way from `send` to the driving thread: everything needed to start the
-/// transfer and settle its promise.
-struct CurlSubmission: Sendable {
-    /// Names the transfer in cancellation commands.
-    let id: UInt64
-    var plan: CurlRequestPlan
-    let promise: Promise<HTTPResponse>
-    /// The server it goes to, for the connection limits (``CurlAdmission/hostKey(ofURL:)``),
-    /// worked out on the caller's thread rather than the driving thread's.
-    let hostKey: Substring
-    /// Where the response body goes instead of memory (``Transport/transfer(_:)``).
-    var responseBodyFile: URL?
-    /// A descriptor to write the response body through; preferred to opening
-    /// ``responseBodyFile`` (see ``TransferRequest/responseBodyHandle``).
-    var responseBodyHandle: FileHandle?
-    /// Told the byte counts as they change (``Transport/transfer(_:)``).
-    var progress: ProgressRelay.Report?
-    /// The bounds the response must stay within.
-    var limits = ResponseLimits.default
-    /// Where the body goes as it arrives (``TransferRequest/responseBodyChannel``): the
-    /// promise then settles with the response's head.
-    var channel: ResponseBodyChannel?
-}
-
-/// The multi handle's pointer, shared between threads.
-///
-/// The pointer never changes. Other threads only call `curl_multi_wakeup` on it, which curl
-/// documents as callable from any thread at any time; everything else happens on the
-/// driving thread, and `curl_multi_cleanup` in the engine's `deinit`, when no other
-/// reference is left.
-// Guarded by confinement: only curl_multi_wakeup is called off the driving thread.
-struct MultiHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
-}
