@@ -62,7 +62,6 @@ final class DeferredPromiseJobs: PerThreadObject {
     }
 
     /// Runs the jobs this thread has kept (a thread about to block must not sit on them).
-    @usableFromInline
     static func runKeptJobs() {
         current.runKeptJobs()
     }

@@ -16,9 +16,8 @@ import Foundation
 /// handlers that block in `wait()` could take them all, leaving none to run the handlers
 /// they wait for. Each job is run exactly once, by the queue or by a waiter, whichever
 /// takes it first.
-@usableFromInline
 final class JobQueue: Sendable {
-    @usableFromInline typealias Job = @Sendable () -> Void
+    typealias Job = @Sendable () -> Void
 
     private struct State: Sendable {
         /// Wrapped: see `Entry`.
@@ -38,9 +37,9 @@ final class JobQueue: Sendable {
     private let queue: DispatchQueue
 
     /// The main queue's jobs: only ever run on the main thread.
-    @usableFromInline static let main = JobQueue(queue: .main)
+    static let main = JobQueue(queue: .main)
     /// The jobs of ``Dispatch/DispatchQueue/promises``: any thread may run them.
-    @usableFromInline static let promises = JobQueue(queue: .promises)
+    static let promises = JobQueue(queue: .promises)
 
     private init(queue: DispatchQueue) {
         self.queue = queue
@@ -55,7 +54,6 @@ final class JobQueue: Sendable {
 
     /// Whether the caller runs on the main thread or inside a main-queue block (after
     /// `dispatchMain()` on Linux, a worker thread may serve the main queue).
-    @usableFromInline
     static var isOnMainQueue: Bool {
         Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
     }
@@ -76,7 +74,6 @@ final class JobQueue: Sendable {
     /// itself as a promise job (`DeferredPromiseJobs.runAsJob(of:_:)`), so that the handlers it sets
     /// off on that queue follow it on the same thread. Wrapping it here would cost a closure
     /// context on every decode.
-    @usableFromInline
     static func asyncUnshared(on queue: DispatchQueue, _ job: @escaping Job) {
         queue.async(execute: job)
     }
@@ -92,7 +89,6 @@ final class JobQueue: Sendable {
     }
 
     /// Runs the oldest queued job, if any; returns whether there was one.
-    @usableFromInline
     func runOne() -> Bool {
         guard let job = next() else { return false }
         DeferredPromiseJobs.runAsJob(of: queue, job)
@@ -101,7 +97,6 @@ final class JobQueue: Sendable {
 
     /// Makes `semaphore` signalled whenever a job is queued on any of `queues`, while
     /// `body` runs.
-    @usableFromInline
     static func whileWaking<T>(_ semaphore: DispatchSemaphore, on queues: [JobQueue], _ body: () throws -> T) rethrows
         -> T
     {
@@ -144,30 +139,20 @@ final class JobQueue: Sendable {
 ///
 /// The claim is woken at most once: by an offer, or by ``close()`` when the promise settled
 /// first.
-@usableFromInline
 // Guarded by `lock`: `state` is only touched with it held.
 final class Claim: @unchecked Sendable {
     /// A job that settles the claimed promise when run, with the queue it was bound for.
     /// The job runs as a job of that queue by itself (as for `JobQueue.asyncUnshared`).
-    @usableFromInline
     struct Offer: Sendable {
-        @usableFromInline let queue: DispatchQueue
-        @usableFromInline let job: @Sendable () -> Void
-
-        @inlinable
-        init(queue: DispatchQueue, job: @escaping @Sendable () -> Void) {
-            self.queue = queue
-            self.job = job
-        }
+        let queue: DispatchQueue
+        let job: @Sendable () -> Void
 
         /// Runs the job here, as the queue would.
-        @usableFromInline
         func run() {
             job()
         }
 
         /// Sends the job to its queue after all: its consumer left without running it.
-        @usableFromInline
         func dispatch() {
             JobQueue.asyncUnshared(on: queue, job)
         }
@@ -186,7 +171,6 @@ final class Claim: @unchecked Sendable {
     private let wake: @Sendable () -> Void
 
     /// - Parameter wake: Called once, on the thread that offers the job or closes the claim.
-    @usableFromInline
     init(wake: @escaping @Sendable () -> Void) {
         self.wake = wake
     }
@@ -203,7 +187,6 @@ final class Claim: @unchecked Sendable {
     }
 
     /// The offered job, for the consumer to run; `nil` when none was offered.
-    @usableFromInline
     func take() -> Offer? {
         lock.withLock { _ in
             guard case .offered(let offer) = state else { return nil }
@@ -214,7 +197,6 @@ final class Claim: @unchecked Sendable {
 
     /// Closes the claim, waking the consumer if nothing was offered yet; returns an offer
     /// that was made but not taken, which the caller must run or dispatch.
-    @usableFromInline
     func close() -> Offer? {
         let (offer, wakes) = lock.withLock { _ -> (Offer?, Bool) in
             defer { state = .closed }
@@ -232,7 +214,6 @@ final class Claim: @unchecked Sendable {
 extension Promise {
     /// Registers `claim` as the consumer that runs the job settling this promise, if the
     /// promise is pending and has no such consumer yet (one is enough).
-    @usableFromInline
     func register(_ claim: Claim) {
         lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending, state.claim == nil else { return }
@@ -242,9 +223,17 @@ extension Promise {
 
     /// Hands `offer`, whose job settles this promise, to the consumer that claimed it;
     /// `false` when there is none, and the caller must queue the job itself.
-    @usableFromInline
     func handOff(_ offer: Claim.Offer) -> Bool {
         guard let claim = lock.withLock({ _ in state.claim.take() }) else { return false }
         return claim.offer(offer)
+    }
+
+    /// Sends `job`, which settles this promise, to `queue` with `JobQueue.asyncUnshared`, or,
+    /// when `consumerMayRun`, hands it to the consumer that claimed this promise if there is
+    /// one. For `mapSuccess(_:on:)`, which makes the job where the value's type is known.
+    @usableFromInline
+    func sendSettlingJob(_ job: @escaping @Sendable () -> Void, on queue: DispatchQueue, consumerMayRun: Bool) {
+        if consumerMayRun, handOff(Claim.Offer(queue: queue, job: job)) { return }
+        JobQueue.asyncUnshared(on: queue, job)
     }
 }

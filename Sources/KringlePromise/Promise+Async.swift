@@ -32,30 +32,39 @@ extension Promise {
     /// let cats = try await client.get(CatEndpoint.cats, as: [Cat].self).value
     /// ```
     ///
-    /// (Inlinable, so that it is compiled for `Value` where it is awaited: generic, it would
-    /// look up type metadata at run time on every call.)
+    /// (Inlinable, so that reading the value is compiled for `Value` where it is awaited:
+    /// generic, it would look up type metadata at run time on every call. The waiting itself
+    /// never touches the value, and is not.)
     @inlinable
     public var value: Value {
         get async throws {
-            try await withTaskCancellationHandler {
-                // The job that settles this promise may be handed to this task (see `Claim`):
-                // it then runs here, on the global executor (this getter is nonisolated), not
-                // on the caller's actor.
-                var claim: Claim?
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let made = Claim { continuation.resume() }
-                    claim = made
-                    register(made)
-                    // An offer made but not taken by then is moot: the promise settled, so
-                    // its job would do nothing.
-                    observeInline { _ in _ = made.close() }
-                }
-                claim?.take()?.run()
-                // Woken by the settlement, or by an offer whose job, just run, settled it.
-                return try settledResult!.get()
-            } onCancel: {
-                self.cancel()
+            await settlement()
+            // Settled: the waiting returns only then (a cancelled task cancels the promise).
+            return try settledResult!.get()
+        }
+    }
+
+    /// Returns once the promise has settled; cancels the promise if the awaiting task is
+    /// cancelled (see ``value``).
+    @usableFromInline
+    func settlement() async {
+        await withTaskCancellationHandler {
+            // The job that settles this promise may be handed to this task (see `Claim`): it
+            // then runs here, on the global executor (this method is nonisolated), not on the
+            // caller's actor.
+            var claim: Claim?
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let made = Claim { continuation.resume() }
+                claim = made
+                register(made)
+                // An offer made but not taken by then is moot: the promise settled, so its
+                // job would do nothing.
+                observeInline { _ in _ = made.close() }
             }
+            claim?.take()?.run()
+            // Woken by the settlement, or by an offer whose job, just run, settled it.
+        } onCancel: {
+            self.cancel()
         }
     }
 }

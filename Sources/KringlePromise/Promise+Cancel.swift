@@ -58,7 +58,6 @@ extension Promise {
 // `cancel()` walks them. Adoption checks them for cycles too.
 
 /// A promise seen without its value type: what cancellation and cycle detection walk.
-@usableFromInline
 protocol PromiseNode: AnyObject, Sendable {
     /// Cancels this promise if it is pending and returns the promises it was waiting for.
     func cancelAndCollectDependencies() -> [any PromiseNode]
@@ -67,51 +66,39 @@ protocol PromiseNode: AnyObject, Sendable {
 }
 
 /// A weak reference to a promise this one waits for (see `Promise.dependency`).
-@usableFromInline
 struct WeakNode: Sendable {
-    @usableFromInline weak var node: (any PromiseNode)?
-
-    @inlinable
-    init(_ node: (any PromiseNode)?) {
-        self.node = node
-    }
+    weak var node: (any PromiseNode)?
 }
 
 extension Promise: PromiseNode {
-    /// A pending promise to be settled by a handler of this one: it depends on this promise
-    /// only while this one is pending.
-    ///
-    /// A settled promise ignores cancellation and is never part of an adoption cycle, so a
-    /// promise derived from one needs no dependency, and skipping it spares the weak
-    /// reference (a side-table allocation on this promise).
-    @inlinable
-    func makeDependent<Next>() -> Promise<Next> {
-        Promise<Next>(dependingOn: phase.load(ordering: .acquiring) == .pending ? self : nil)
-    }
-
     /// A pending promise that waits for all of `upstream`.
-    @inlinable
     convenience init(dependingOn upstream: [any PromiseNode]) {
-        self.init(dependingOn: upstream.first)
+        self.init()
+        if let first = upstream.first { dependency = first }
         if upstream.count > 1 {
             state.extra().dependencies = upstream.dropFirst().map(WeakNode.init)
         }
     }
 
-    /// Records that this pending promise now also waits for `node`.
-    @inlinable
-    func addDependency(_ node: any PromiseNode) {
+    /// A pending promise that waits for all of `upstream`, promises of one type.
+    @usableFromInline
+    convenience init<Upstream>(dependingOnAll upstream: [Promise<Upstream>]) {
+        self.init(dependingOn: upstream.map { $0 as any PromiseNode })
+    }
+
+    /// Records that this pending promise now also waits for `upstream`.
+    @usableFromInline
+    func addDependency<Upstream>(_ upstream: Promise<Upstream>) {
         lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return }
             if dependency == nil {
-                dependency = node
+                dependency = upstream
             } else {
-                state.extra().dependencies.append(WeakNode(node))
+                state.extra().dependencies.append(WeakNode(node: upstream))
             }
         }
     }
 
-    @usableFromInline
     var pendingDependencies: [any PromiseNode] {
         lock.withLock { _ in phase.load(ordering: .relaxed) == .pending ? dependencyNodes : [] }
     }
@@ -124,9 +111,8 @@ extension Promise: PromiseNode {
         return nodes
     }
 
-    @usableFromInline
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        guard settle(.failure(PromiseError.cancelled), as: .cancelled) else { return [] }
+        guard settle(as: .cancelled, inline: 0, reference: .error(PromiseError.cancelled)) else { return [] }
         // Read after the settlement, which froze them: `addDependency` adds one only while
         // the promise is pending, so a dependency added during the cancellation is either
         // here or sees the cancellation itself (`adopt` checks `isCancelled` after adding).
@@ -137,7 +123,6 @@ extension Promise: PromiseNode {
     ///
     /// The walk is bounded so that a very long pending chain costs little; a cycle further
     /// away than the bound is not seen.
-    @inlinable
     func waits(for target: AnyObject) -> Bool {
         var frontier: [any PromiseNode] = [self]
         var visited = 0
@@ -150,24 +135,25 @@ extension Promise: PromiseNode {
     }
 
     /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
-    /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise.
+    /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise. Nothing here
+    /// depends on the value's type: the outcome is copied as stored (`settle(asSettled:)`).
     ///
     /// - Parameter checkingForCycles: `false` skips the walk up `inner`'s pending
     ///   dependencies, for the library's own plumbing, whose promises never wait for their
     ///   own results.
-    @inlinable
+    @usableFromInline
     func adopt(_ inner: Promise<Value>, checkingForCycles: Bool = true) {
         // A settled promise waits for nothing and cannot be cancelled: take its outcome.
-        if let result = inner.settledResult {
-            settle(result)
+        if !inner.isPending {
+            settle(asSettled: inner)
             return
         }
         if checkingForCycles, inner.waits(for: self) {
-            settle(.failure(PromiseError.adoptionCycle))
+            settle(as: .rejected, inline: 0, reference: .error(PromiseError.adoptionCycle))
             return
         }
         addDependency(inner)
-        inner.observeInline { result in self.settle(result) }
+        inner.observeInline { settled in self.settle(asSettled: settled) }
         // Cancelled while the handler that produced `inner` was still running: the
         // dependency above came too late to carry the cancellation, so pass it on now.
         if isCancelled { inner.cancel() }

@@ -14,12 +14,13 @@ extension Promise {
     ///   - clock: Where the time is measured; the real clock by default.
     public func delay(_ seconds: TimeInterval, clock: any KringleClock = .system) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)
-        observeInline { result in
-            guard case .success = result else {
-                next.settle(result)
+        observeInline { settled in
+            guard Self.withOutcome(of: settled, { $0.isSuccess }) else {
+                next.settle(asSettled: settled)
                 return
             }
-            let timer = PromiseTimer(after: seconds, on: clock) { next.settle(result) }
+            let upstream = unsafeDowncast(settled, to: Promise<Value>.self)
+            let timer = PromiseTimer(after: seconds, on: clock) { next.settle(asSettled: upstream) }
             next.onCancel { timer.cancel() }
         }
         return next

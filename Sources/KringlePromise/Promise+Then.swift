@@ -17,13 +17,16 @@ extension Promise {
         passing body: Body,
         _ react: @escaping @Sendable (Result<Value, any Error>, Body) -> Outcome<Next>
     ) -> Promise<Next> {
-        let next: Promise<Next> = makeDependent()
-        observe(on: queue) { result in
+        // A settled promise ignores cancellation and is never part of an adoption cycle, so a
+        // promise derived from one needs no dependency, and skipping it spares the weak
+        // reference (a side-table allocation on this promise).
+        let next = Promise<Next>(dependingOn: isPending ? self : nil)
+        observe(on: queue) { settled in
             guard next.isPending else { return }
             // Jobs the user's code starts run concurrently as usual, so it may block on them;
             // only the settlement below, done by the library once that code has returned,
             // may continue on this worker (see `UserCode.run`).
-            switch UserCode.run({ react(result, body) }) {
+            switch Self.withOutcome(of: settled, { result in UserCode.run { react(result, body) } }) {
             case .settle(let outcome): next.settle(outcome)
             case .adopt(let inner): next.adopt(inner)
             }
@@ -151,21 +154,20 @@ package enum Outcome<Value: Sendable>: Sendable {
 /// saving a queue hop for work that is tiny and never blocks. User handlers always go
 /// through `then` and friends, which never run synchronously.
 ///
-/// They are inlinable so that the client's pipeline, which calls them on every request, gets
-/// them compiled for its concrete types instead of running generic code. They are `package`
-/// rather than SPI because the client's own inlinable calls (`NetworkClient.get(_:as:)`)
-/// use them, so that they are compiled for the caller's value type in the caller's module,
-/// and inlinable public code may not use SPI.
+/// They are `package` rather than SPI because the client's own inlinable calls
+/// (`NetworkClient.get(_:as:)`) use two of them, and inlinable public code may not use SPI.
+/// Only ``mapSuccess(_:on:)``, the client's last step on every request, is inlinable, so that
+/// it is compiled for the caller's value type where the client is called; the others, on
+/// rarer paths (a body to encode, interceptors, redirects, logging), are compiled once.
 extension Promise {
     /// The promise of `body`'s result, run on the settling thread.
-    @inlinable
     package func mapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Next
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
-        observeInline { result in
+        observeInline { settled in
             guard next.isPending else { return }
-            next.settle(Result { try body(result) })
+            next.settle(Self.withOutcome(of: settled) { result in Result { try body(result) } })
         }
         return next
     }
@@ -174,7 +176,7 @@ extension Promise {
     ///
     /// The adopted promise must not wait for the returned one (the library's pipelines never
     /// do): no adoption cycle is looked for.
-    @inlinable
+    @usableFromInline
     package func flatMapResultInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Promise<Next>
     ) -> Promise<Next> {
@@ -188,15 +190,14 @@ extension Promise {
     ///
     /// The adopted promise must not wait for the returned one, as for
     /// ``flatMapResultInline(_:)``.
-    @inlinable
     package func continueInline<Next: Sendable>(
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Outcome<Next>
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
-        observeInline { result in
+        observeInline { settled in
             guard next.isPending else { return }
             do {
-                switch try body(result) {
+                switch try Self.withOutcome(of: settled, body) {
                 case .settle(let outcome): next.settle(outcome)
                 case .adopt(let inner): next.adopt(inner, checkingForCycles: false)
                 }
@@ -218,7 +219,6 @@ extension Promise {
     /// enough that it never holds up the consumer's cancellation noticeably. On
     /// ``Dispatch/DispatchQueue/promises``, handlers of the returned promise that run on that
     /// queue too then follow `body` on the same thread, without a second hop.
-    @inlinable
     package func mapSuccess<Next: Sendable>(
         on queue: DispatchQueue,
         consumerMayRun: @escaping @Sendable (Value) -> Bool = { _ in false },
@@ -231,12 +231,11 @@ extension Promise {
     /// ``mapSuccess(on:consumerMayRun:_:)`` after a decision on the settling thread, in one
     /// step: `decide` gives the value for `body` at once (``Outcome/settle(_:)``), or a
     /// promise of it (``Outcome/adopt(_:)``) that `body` then follows. For a stage that
-    /// usually decides at once, as the client's last hop before the decode: one promise
-    /// fewer than `continueInline` followed by `mapSuccess`.
+    /// usually decides at once: one promise fewer than `continueInline` followed by
+    /// `mapSuccess`.
     ///
     /// The followed promise must not wait for the returned one, as for
     /// ``flatMapResultInline(_:)``.
-    @inlinable
     package func mapSuccess<Decided: Sendable, Next: Sendable>(
         deciding decide: @escaping @Sendable (Result<Value, any Error>) throws -> Outcome<Decided>,
         on queue: DispatchQueue,
@@ -247,7 +246,9 @@ extension Promise {
     }
 
     /// ``mapSuccess(deciding:on:consumerMayRun:_:)`` for a step written as a type: its
-    /// ``SuccessStep/decide(_:)``, then its ``SuccessStep/run(_:)`` on `queue`.
+    /// ``SuccessStep/decide(_:)``, then its ``SuccessStep/run(_:)`` on `queue`. The client
+    /// writes its last hop's decision and its decode as one (`DecodeStep`), so this runs once
+    /// per request.
     ///
     /// Compiled for the step's type, this calls the step's methods directly. Closures
     /// passed to the generic form are each wrapped, for every call, in a thunk that passes
@@ -257,20 +258,20 @@ extension Promise {
     package func mapSuccess<Step: SuccessStep>(_ step: Step, on queue: DispatchQueue) -> Promise<Step.Output>
     where Step.Input == Value {
         let next = Promise<Step.Output>(dependingOn: self)
-        observeInline { result in
+        observeInline { settled in
             guard next.isPending else { return }
             let decided: Result<Step.Decided, any Error>
             do {
-                switch try step.decide(result) {
+                switch try Self.withOutcome(of: settled, { try step.decide($0) }) {
                 case .settle(let outcome):
                     decided = outcome
                 case .adopt(let inner):
                     // Followed directly rather than through a promise of its own, so that a
                     // consumer waiting for `next` can still take the job (`handOff`).
                     next.addDependency(inner)
-                    inner.observeInline { result in
+                    inner.observeInline { settled in
                         guard next.isPending else { return }
-                        next.settle(result, runningOn: queue, step)
+                        next.settle(Promise<Step.Decided>.withOutcome(of: settled) { $0 }, runningOn: queue, step)
                     }
                     // Cancelled while `decide` ran: the dependency came too late to carry it.
                     if next.isCancelled { inner.cancel() }
@@ -305,34 +306,19 @@ package protocol SuccessStep: Sendable {
 }
 
 /// A ``SuccessStep`` made of closures.
-@usableFromInline
 struct ClosureStep<Input: Sendable, Decided: Sendable, Output: Sendable>: SuccessStep {
-    @usableFromInline let decideBody: @Sendable (Result<Input, any Error>) throws -> Outcome<Decided>
-    @usableFromInline let mayRun: @Sendable (Decided) -> Bool
-    @usableFromInline let body: @Sendable (Decided) throws -> Output
+    let decideBody: @Sendable (Result<Input, any Error>) throws -> Outcome<Decided>
+    let mayRun: @Sendable (Decided) -> Bool
+    let body: @Sendable (Decided) throws -> Output
 
-    @inlinable
-    init(
-        decideBody: @escaping @Sendable (Result<Input, any Error>) throws -> Outcome<Decided>,
-        mayRun: @escaping @Sendable (Decided) -> Bool,
-        body: @escaping @Sendable (Decided) throws -> Output
-    ) {
-        self.decideBody = decideBody
-        self.mayRun = mayRun
-        self.body = body
-    }
-
-    @inlinable
     func decide(_ result: Result<Input, any Error>) throws -> Outcome<Decided> {
         try decideBody(result)
     }
 
-    @inlinable
     func consumerMayRun(_ value: Decided) -> Bool {
         mayRun(value)
     }
 
-    @inlinable
     func run(_ value: Decided) throws -> Output {
         try body(value)
     }
@@ -357,8 +343,7 @@ extension Promise {
                     self.settle(UserCode.run { Result { try step.run(value) } })
                 }
             }
-            if step.consumerMayRun(value), handOff(Claim.Offer(queue: queue, job: job)) { return }
-            JobQueue.asyncUnshared(on: queue, job)
+            sendSettlingJob(job, on: queue, consumerMayRun: step.consumerMayRun(value))
         }
     }
 }

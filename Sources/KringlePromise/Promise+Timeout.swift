@@ -20,9 +20,9 @@ extension Promise {
         }
         // No `onCancel` on `next`: cancelling it cancels this promise too (it depends on
         // it), which calls the timer off below.
-        observeInline { result in
+        observeInline { settled in
             timer.cancel()
-            next.settle(result)
+            next.settle(asSettled: settled)
         }
         return next
     }

@@ -16,14 +16,24 @@ extension Promise {
     /// The client hands the decode of a small response to the thread waiting for it, which
     /// is awake for it anyway.
     ///
-    /// (Inlinable, so that it is compiled for `Value` where it is called: generic, it would
-    /// look up type metadata at run time on every call.)
+    /// (Inlinable, so that reading the value is compiled for `Value` where it is called:
+    /// generic, it would look up type metadata at run time on every call. The waiting itself
+    /// never touches the value, and is not.)
     ///
     /// - Parameter timeout: Seconds to wait at most; `nil` waits as long as it takes.
     /// - Throws: The rejection error, or ``PromiseError/timedOut`` when `timeout` passes
     ///   first (the promise itself is left untouched).
     @inlinable @discardableResult
     public func wait(timeout: TimeInterval? = nil) throws -> Value {
+        try waitUntilSettled(timeout: timeout)
+        guard let value = try withSettledResult({ try $0.get() }) else { throw PromiseError.timedOut }
+        return value
+    }
+
+    /// Blocks the calling thread until the promise settles, running promise work meanwhile
+    /// (see ``wait(timeout:)``); throws ``PromiseError/timedOut`` when `timeout` passes first.
+    @usableFromInline
+    func waitUntilSettled(timeout: TimeInterval?) throws {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
         DeferredPromiseJobs.runKeptJobs()
         let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]
@@ -48,7 +58,5 @@ extension Promise {
                 if wakeUp.wait(timeout: deadline) == .timedOut, isPending { throw PromiseError.timedOut }
             }
         }
-        guard let result else { throw PromiseError.timedOut }
-        return try result.get()
     }
 }

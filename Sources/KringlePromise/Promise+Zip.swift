@@ -10,8 +10,8 @@ extension Promise {
         // Not inlinable: its lock is the modules' shared `Locked`, which is SPI.
         let next = Promise<(Value, Other)>(dependingOn: [self, other])
         let slots = Locked<(Value?, Other?)>((nil, nil))
-        observeInline { result in
-            switch result {
+        observeInline { settled in
+            switch Self.withOutcome(of: settled, { $0 }) {
             case .success(let value):
                 if let otherValue = slots.withLock({ slots -> Other? in
                     slots.0 = value; return slots.1
@@ -22,8 +22,8 @@ extension Promise {
                 next.settle(.failure(error))
             }
         }
-        other.observeInline { result in
-            switch result {
+        other.observeInline { settled in
+            switch Promise<Other>.withOutcome(of: settled, { $0 }) {
             case .success(let otherValue):
                 if let value = slots.withLock({ slots -> Value? in
                     slots.1 = otherValue; return slots.0
@@ -40,12 +40,11 @@ extension Promise {
     /// Combines this promise with two others into a promise of the three values.
     ///
     /// Rejects as soon as any of them rejects.
-    @inlinable
     public func zip<B, C>(_ b: Promise<B>, _ c: Promise<C>) -> Promise<(Value, B, C)> {
         let pairs = zip(b).zip(c)
         let next = Promise<(Value, B, C)>(dependingOn: pairs)
-        pairs.observeInline { result in
-            next.settle(result.map { pair, c in (pair.0, pair.1, c) })
+        pairs.observeInline { settled in
+            next.settle(Promise<((Value, B), C)>.withOutcome(of: settled) { $0.map { pair, c in (pair.0, pair.1, c) } })
         }
         return next
     }

@@ -4,15 +4,16 @@
 // here without a file is in this file; each step is one function.
 //
 // 1. Registering: `done`, like every operator, calls `derive` (both in Promise+Then.swift),
-//    which calls `observe(on:_:)` with a handler that will run your closure through
-//    `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done` returned.
+//    which calls `observe(on:_:)` with a handler that will read the outcome, run your closure
+//    through `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done` returned.
 //    `observe` appends an `Observer` (queue and handler) to the promise's `state` under its
 //    lock; on a promise already settled, it starts that queue's drain (step 3).
 //
 // 2. Settling: `fulfill`, `reject` and `resolve`, `cancel()` and an adoption (both in
-//    Promise+Cancel.swift) and every operator's handler end in `settle(_:as:)`, the one place
-//    a promise settles. Under the lock it stores the outcome, moves `phase` out of `.pending`
-//    and takes the wake-ups out of `state` (`State.takeWakeUps()`, Promise+Storage.swift):
+//    Promise+Cancel.swift) and every operator's handler end in `settle(as:inline:reference:)`,
+//    the one place a promise settles. Under the lock it stores the outcome, moves `phase` out of
+//    `.pending` and takes the wake-ups out of `state` (`PromiseState.takeWakeUps()`,
+//    Promise+Storage.swift):
 //    one drain per queue that has handlers, the library's inline observers, the cancel
 //    handlers.
 //    After the lock, in registration order, it starts each drain (step 3) and runs each
@@ -33,11 +34,12 @@
 //
 // 4. Running the handlers: the job calls `drain(_:)`, the one place handlers run. It takes
 //    the queue's observers one at a time under the lock and calls each outside it, in
-//    registration order; a handler registered for that queue meanwhile (even from inside a
-//    handler) joins the same drain, behind the others. The handler is `derive`'s: your
-//    closure runs through `UserCode.run(_:)`, which keeps nothing back for this thread, so
-//    your closure may block on promise work it started; then the handler settles the next
-//    link: step 2 again, on this thread.
+//    registration order, giving it the settled promise; a handler registered for that queue
+//    meanwhile (even from inside a handler) joins the same drain, behind the others. The
+//    handler is `derive`'s: it reads the outcome, your closure runs through
+//    `UserCode.run(_:)`, which keeps nothing back for this thread, so your closure may block
+//    on promise work it started; then the handler settles the next link: step 2 again, on
+//    this thread.
 //
 // 5. Inline plumbing: `observeInline(_:)` is for the library's own tiny steps (adoption,
 //    `all`, `timeout`, the client's pipeline, at the end of Promise+Then.swift). They run on the
@@ -53,6 +55,13 @@
 // In short: your `done` runs on the queue you name (`.promises` if none), never inside
 // `fulfill`, after the handlers registered before it for that queue. On `.promises` the
 // thread may be the one that ran the previous link, or one blocked in `wait()`.
+//
+// What is compiled where: only what depends on the value's type is inlinable, compiled
+// for that type in the caller's module (the operators and `derive`, recording and reading the
+// outcome, `wait()`, the client's decode step), so that it never looks up generic metadata
+// at run time. Everything else (steps 1 to 6 above, the state they keep) never touches a
+// value: a handler is given the settled promise and reads the outcome itself, so that
+// bookkeeping is compiled once, here, and called.
 
 import Dispatch
 import Synchronization
@@ -70,7 +79,6 @@ extension DispatchQueue {
     ///
     /// The library sends all its work for a queue through here (drains, `Promise { }`
     /// bodies, `retry`'s attempts), so that threads blocked in `wait()` can pick it up.
-    @usableFromInline
     func sendPromiseJob(_ job: @escaping @Sendable () -> Void) {
         if self === DispatchQueue.promises {
             // A job of this queue set it off: run it next, on this thread.
@@ -85,6 +93,15 @@ extension DispatchQueue {
         }
     }
 }
+
+/// What runs once a promise has settled: an operator's step, or the library's bookkeeping.
+///
+/// It is given the settled promise, as `AnyObject`, and reads the outcome from it
+/// (`Promise.withOutcome(of:_:)`), rather than being given the outcome: so nothing that keeps,
+/// orders or calls handlers depends on the value's type, and all of it is compiled once.
+/// Handlers are closures made where the type is known, so reading the outcome is not generic.
+@usableFromInline
+typealias PromiseHandler = @Sendable (_ settled: AnyObject) -> Void
 
 /// How far a promise has got. Stored in an atomic so that state queries and the handlers of
 /// a settled promise can read the outcome without taking the lock.
@@ -155,15 +172,13 @@ public final class Promise<Value: Sendable>:
     // generic class, so it destroys each property through the property's type metadata, and
     // finding the metadata of a type that depends on `Value` (`Value?`, a struct generic
     // over `Value` whose layout varies with it) is a search of the runtime's tables, costing
-    // as much as the rest of a short-lived promise's life. So no property's layout depends
-    // on `Value`: the state holds only references and closures, and the outcome is stored
-    // as described at `storeOutcome(_:)` (Promise+Storage.swift).
+    // as much as the rest of a short-lived promise's life. So no property's type depends on
+    // `Value`: the state holds only references and closures, and the outcome is stored as
+    // described at `stored(_:)` (Promise+Storage.swift).
 
-    @usableFromInline typealias Handler = @Sendable (Result<Value, any Error>) -> Void
-
-    @usableFromInline let lock = PromiseLock(())
+    let lock = PromiseLock(())
     @usableFromInline let phase: Atomic<Phase>
-    @usableFromInline @exclusivity(unchecked) var state = State()
+    @exclusivity(unchecked) var state = PromiseState()
     /// The pending promise whose settlement this one waits for (for cancellation and cycle
     /// detection); any others are in `state.overflow`. Weak because the upstream promise
     /// holds this one (through the handler that will settle it): a strong reference would
@@ -172,14 +187,22 @@ public final class Promise<Value: Sendable>:
     /// Swift destroys through its metadata. An `AnyObject` (one word) rather than an
     /// `any PromiseNode` (two): it keeps a promise within 104 bytes of memory, and is only
     /// read, and cast back, when cancelling or looking for an adoption cycle.
-    @usableFromInline @exclusivity(unchecked) weak var dependency: AnyObject?
+    @exclusivity(unchecked) weak var dependency: AnyObject?
     @usableFromInline @exclusivity(unchecked) var outcomeReference: OutcomeReference?
-    @usableFromInline @exclusivity(unchecked) var inlineValue: InlineValue = 0
+    /// The bytes that hold a small trivial value (see `keepsValueInline`). One word: enough for
+    /// an `Int`, a `Double`, a `Bool`, `Void`, and it keeps a promise within 104 bytes.
+    @usableFromInline @exclusivity(unchecked) var inlineValue: UInt64 = 0
+
+    /// A pending promise.
+    @usableFromInline
+    init() {
+        phase = Atomic(.pending)
+    }
 
     /// A pending promise that waits for `upstream`, if any (for cancellation and cycle
     /// detection).
-    @inlinable
-    init(dependingOn upstream: (any PromiseNode)? = nil) {
+    @usableFromInline
+    init<Upstream>(dependingOn upstream: Promise<Upstream>?) {
         phase = Atomic(.pending)
         // A weak property starts as `nil`; assigning `nil` again would be a runtime call.
         if let upstream { dependency = upstream }
@@ -188,8 +211,10 @@ public final class Promise<Value: Sendable>:
     /// A promise settled from the start.
     @inlinable
     init(settled result: Result<Value, any Error>) {
-        phase = Atomic(result.isSuccess ? .fulfilled : .rejected)
-        storeOutcome(result)
+        let stored = Self.stored(result)
+        phase = Atomic(stored.phase)
+        inlineValue = stored.inline
+        outcomeReference = stored.reference
     }
 
     deinit {
@@ -197,26 +222,14 @@ public final class Promise<Value: Sendable>:
         // no observer by now and skip everything. So does a settled one with an overflow
         // (it had several observers or drains): its observers have all run, as each drain
         // holds the promise until it is done, so what the overflow still holds (queues, weak
-        // dependencies) is released as any property is; Leftovers' path below would cost
-        // several look-ups of generic metadata. A claim and a first cancel handler, kept in
-        // `state`, are released directly too: neither holds a chain of promises.
+        // dependencies) is released as any property is. A claim and a first cancel handler,
+        // kept in `state`, are released directly too: neither holds a chain of promises.
         guard state.first != nil || (state.overflow != nil && phase.load(ordering: .relaxed) == .pending) else {
             return
         }
         // A dropped pending chain frees its links one by one, not recursively (rule 7/8):
         // what the observers hold is moved out, for the trampoline to release.
         Trampoline.release(Leftovers(first: state.first.take(), overflow: state.overflow.take()))
-    }
-
-    /// What a pending promise still held when it was freed.
-    private final class Leftovers {
-        let first: Observer?
-        let overflow: Overflow?
-
-        init(first: Observer?, overflow: Overflow?) {
-            self.first = first
-            self.overflow = overflow
-        }
     }
 
     // MARK: - State queries
@@ -231,13 +244,11 @@ public final class Promise<Value: Sendable>:
     }
 
     /// Whether the promise was fulfilled with a value.
-    @inlinable
     public var isFulfilled: Bool {
         phase.load(ordering: .acquiring) == .fulfilled
     }
 
     /// Whether the promise was rejected (cancellation included).
-    @inlinable
     public var isRejected: Bool {
         let phase = phase.load(ordering: .acquiring)
         return phase == .rejected || phase == .cancelled
@@ -245,7 +256,6 @@ public final class Promise<Value: Sendable>:
 
     /// Whether the promise was settled by ``cancel()`` (itself or through a promise
     /// depending on it).
-    @inlinable
     public var isCancelled: Bool {
         phase.load(ordering: .acquiring) == .cancelled
     }
@@ -263,8 +273,8 @@ public final class Promise<Value: Sendable>:
     /// Handlers registered for the same queue run one after another in registration
     /// order, including handlers registered from inside another handler. The operators run
     /// the user's closure inside `handler` through `UserCode.run(_:)`.
-    @inlinable
-    func observe(on queue: DispatchQueue, _ handler: @escaping Handler) {
+    @usableFromInline
+    func observe(on queue: DispatchQueue, _ handler: @escaping PromiseHandler) {
         let drain: Drain.Kind? = lock.withLock { _ in
             state.append(Observer(queue: queue, handler: handler))
             // `phase` only changes with the lock held, so a relaxed load is enough here.
@@ -278,20 +288,16 @@ public final class Promise<Value: Sendable>:
     ///
     /// For internal use where the work is tiny and thread-safe (settling another promise,
     /// counting results); user closures always go through ``observe(on:_:)``.
-    @inlinable
-    func observeInline(_ handler: @escaping Handler) {
-        if let result = settledResult {
-            Trampoline.run(handler, with: result)
-            return
-        }
+    @usableFromInline
+    func observeInline(_ handler: @escaping PromiseHandler) {
+        // Settled already (the outcome never changes then): no need for the lock.
+        guard isPending else { return Trampoline.run(handler, on: self) }
         let settled: Bool = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return true }
             state.append(Observer(queue: nil, handler: handler))
             return false
         }
-        if settled, let result = settledResult {
-            Trampoline.run(handler, with: result)
-        }
+        if settled { Trampoline.run(handler, on: self) }
     }
 
     // MARK: - Settling: the one place
@@ -300,17 +306,21 @@ public final class Promise<Value: Sendable>:
     /// nothing, when it had settled already.
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
-        settle(result, as: result.isSuccess ? .fulfilled : .rejected)
+        // Made ready before the lock is taken: a value to box is boxed outside it.
+        let stored = Self.stored(result)
+        return settle(as: stored.phase, inline: stored.inline, reference: stored.reference)
     }
 
     /// Settles the promise as `outcome` says (step 2 of the walk at the top of this file):
-    /// every settlement, cancellation included, comes through here. Returns `false`,
-    /// changing nothing, when the promise had settled already.
-    @inlinable @discardableResult
-    func settle(_ result: Result<Value, any Error>, as outcome: Phase) -> Bool {
+    /// every settlement, cancellation included, comes through here, with the outcome as
+    /// stored (see `stored(_:)`, the only part that depends on the value's type). Returns
+    /// `false`, changing nothing, when the promise had settled already.
+    @usableFromInline @discardableResult
+    func settle(as outcome: Phase, inline: UInt64, reference: OutcomeReference?) -> Bool {
         let settled: Settled? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            storeOutcome(result)
+            inlineValue = inline
+            outcomeReference = reference
             phase.store(outcome, ordering: .releasing)
             return state.takeWakeUps()
         }
@@ -321,12 +331,12 @@ public final class Promise<Value: Sendable>:
         case .drain(let drain):
             startDrain(drain.kind, on: drain.queue)
         case .inline(let handler):
-            Trampoline.run(handler, with: result)
+            Trampoline.run(handler, on: self)
         case .many(let list):
             for wakeUp in list {
                 switch wakeUp {
                 case .drain(let drain): startDrain(drain.kind, on: drain.queue)
-                case .inline(let observer): Trampoline.run(observer.handler, with: result)
+                case .inline(let observer): Trampoline.run(observer.handler, on: self)
                 case .cancelHandler: break
                 }
             }
@@ -341,8 +351,9 @@ public final class Promise<Value: Sendable>:
 
     /// Runs a cancelled promise's cancel handlers, in the order they were registered (any
     /// others come after a first one), as user code: the library may cancel from its own
-    /// steps. Apart from ``settle(_:as:)``, so that the usual settlement carries none of it.
-    @inlinable @inline(never)
+    /// steps. Apart from ``settle(as:inline:reference:)``, so that the usual settlement carries
+    /// none of it.
+    @inline(never)
     static func runCancelHandlers(first: CancelHandler, among wakeUps: WakeUps) {
         UserCode.run {
             first.run()
@@ -356,7 +367,6 @@ public final class Promise<Value: Sendable>:
 
     /// Sends the job that runs the handlers queued for `queue` to that queue (step 3 of the
     /// walk at the top of this file).
-    @inlinable
     func startDrain(_ kind: Drain.Kind, on queue: DispatchQueue) {
         switch kind {
         case .primary:
@@ -371,14 +381,23 @@ public final class Promise<Value: Sendable>:
     /// walk at the top of this file).
     ///
     /// - Parameter assigned: The drain's queue, or `nil` for the primary drain, whose queue
-    ///   is `State.primaryQueue`.
-    @inlinable
+    ///   is `PromiseState.primaryQueue`.
     func drain(_ assigned: DispatchQueue?) {
-        withSettledResult { result in
-            while let observer = lock.withLock({ _ in state.next(for: assigned) }) {
-                observer.handler(result)
-            }
+        while let observer = lock.withLock({ _ in state.next(for: assigned) }) {
+            observer.handler(self)
         }
+    }
+}
+
+/// What a pending promise still held when it was freed (see `Promise.deinit`). Not nested in
+/// `Promise`, which would make it generic: the `deinit` would look up its metadata.
+private final class Leftovers {
+    let first: Observer?
+    let overflow: Overflow?
+
+    init(first: Observer?, overflow: Overflow?) {
+        self.first = first
+        self.overflow = overflow
     }
 }
 
@@ -422,7 +441,6 @@ extension Promise {
     /// - Parameters:
     ///   - queue: Where `body` runs; ``Dispatch/DispatchQueue/promises`` by default.
     ///   - body: Receives the two functions that settle the promise.
-    @inlinable
     public convenience init(
         on queue: DispatchQueue = .promises,
         _ body:

@@ -22,11 +22,9 @@ import CThreadSanitizer
 /// `__tsan_acquire` on the mutex's address once it has the lock and `__tsan_release` before
 /// it lets go (CThreadSanitizer), as the sanitizer's own interceptors do for a pthread
 /// mutex. The lock, its fast path and its futex waits are the ones every other build runs.
-@usableFromInline
 struct PromiseLock: ~Copyable, Sendable {
-    @usableFromInline let mutex: Mutex<Void>
+    let mutex: Mutex<Void>
 
-    @inlinable
     init(_ value: Void) {
         precondition(
             kringle_tsan_is_active() == 1,
@@ -35,7 +33,6 @@ struct PromiseLock: ~Copyable, Sendable {
     }
 
     /// `Mutex.withLock`, with the critical section announced to ThreadSanitizer.
-    @inlinable
     borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Void) throws(E) -> sending Result
     ) throws(E) -> sending Result {
@@ -51,6 +48,5 @@ struct PromiseLock: ~Copyable, Sendable {
 }
 #else
 /// The per-promise lock: Synchronization's `Mutex`, stored inline in the promise.
-@usableFromInline
 typealias PromiseLock = Mutex<Void>
 #endif

@@ -14,7 +14,6 @@
 /// Its properties are `@exclusivity(unchecked)`: it runs once or more per promise, and the
 /// run-time exclusivity check would cost a thread-local look-up per access. No access
 /// overlaps another: work runs, and objects are released, only outside any array access.
-@usableFromInline
 final class Trampoline: PerThreadObject {
     /// The queued work, from `jobsHead` and `garbageHead` on (the earlier entries are done).
     /// The positions are properties, not locals of `drain()`, so that a drain nested inside
@@ -43,7 +42,6 @@ final class Trampoline: PerThreadObject {
     /// The same order as ``schedule(_:)``, without its allocation: a closure that escapes
     /// into the queue is copied to the heap with what it captures (for a promise's inline
     /// observer, the whole result), one that runs at once stays on the stack.
-    @usableFromInline
     static func runIfIdle(_ job: () -> Void) -> Bool {
         let trampoline = current
         guard !trampoline.isDraining else { return false }
@@ -54,15 +52,13 @@ final class Trampoline: PerThreadObject {
         return true
     }
 
-    /// `handler(result)` now or, while a drain is under way, after it: ``runIfIdle(_:)``,
+    /// `handler(settled)` now or, while a drain is under way, after it: ``runIfIdle(_:)``,
     /// else ``schedule(_:)``.
-    @inlinable
-    static func run<Argument>(_ handler: @escaping (Argument) -> Void, with result: Argument) {
-        if !runIfIdle({ handler(result) }) { schedule { handler(result) } }
+    static func run(_ handler: @escaping PromiseHandler, on settled: AnyObject) {
+        if !runIfIdle({ handler(settled) }) { schedule { handler(settled) } }
     }
 
     /// Runs `job` now, or after the work this thread is already draining.
-    @usableFromInline
     static func schedule(_ job: @escaping () -> Void) {
         let trampoline = current
         trampoline.jobs.append(Job(run: job))
