@@ -40,9 +40,7 @@ PENDING = {
     "Sources/KringlePromise/KringleClock.swift": {"ClockTimer", "SystemClock"},
     "Sources/KringlePromise/Promise+All.swift": {"Collected"},
     "Sources/KringlePromise/Promise+Cancel.swift": {"PromiseNode", "WeakNode"},
-    "Sources/KringlePromise/Promise+Storage.swift": {"Drain", "CancelHandler", "ValueBox"},
     "Sources/KringlePromise/Promise+Then.swift": {"Outcome", "SuccessStep", "ClosureStep"},
-    "Sources/KringlePromise/Promise.swift": {"Phase"},
     "Sources/KringlePromise/PromiseTimer.swift": {"TimerScheduler", "DeadlineHeap"},
     "Sources/KringlePromise/ThreadLocal.swift": {"PerThreadObject"},
 }
