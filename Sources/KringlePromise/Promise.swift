@@ -50,7 +50,7 @@
 // 6. Waiters: a thread blocked in `wait()` (Promise+Wait.swift) runs jobs of
 //    `JobQueue.promises` (and, on the main thread, of `JobQueue.main`) while it waits, so it
 //    may run your handler. The client's decode job may be handed to the thread waiting for
-//    its promise, in `wait()` or `await value` (`Claim`, JobQueue.swift).
+//    its promise, in `wait()` or `await value` (`Claim`, Claim.swift).
 //
 // In short: your `done` runs on the queue you name (`.promises` if none), never inside
 // `fulfill`, after the handlers registered before it for that queue. On `.promises` the
