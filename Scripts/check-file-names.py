@@ -38,7 +38,6 @@ SKIPPED = {"Sources/Kringle/Cookies/PublicSuffixList+Data.swift"}
 PENDING = {
     "Sources/KringlePromise/Promise+All.swift": {"Collected"},
     "Sources/KringlePromise/Promise+Cancel.swift": {"PromiseNode", "WeakNode"},
-    "Sources/KringlePromise/Promise+Then.swift": {"Outcome", "SuccessStep", "ClosureStep"},
     "Sources/KringlePromise/ThreadLocal.swift": {"PerThreadObject"},
 }
 
