@@ -35,17 +35,7 @@ SKIPPED = {"Sources/Kringle/Cookies/PublicSuffixList+Data.swift"}
 # say what they hold"): each file with the names it may still get wrong, its own when it does
 # not hold its type. Anything else in these files is still reported, and an entry that no
 # longer applies fails the check, so that the list only shrinks.
-PENDING = {
-    "Sources/KringlePromise/JobQueue.swift": {"Claim"},
-    "Sources/KringlePromise/KringleClock.swift": {"ClockTimer", "SystemClock"},
-    "Sources/KringlePromise/Promise+All.swift": {"Collected"},
-    "Sources/KringlePromise/Promise+Cancel.swift": {"PromiseNode", "WeakNode"},
-    "Sources/KringlePromise/Promise+Storage.swift": {"Drain", "CancelHandler", "ValueBox"},
-    "Sources/KringlePromise/Promise+Then.swift": {"Outcome", "SuccessStep", "ClosureStep"},
-    "Sources/KringlePromise/Promise.swift": {"Phase"},
-    "Sources/KringlePromise/PromiseTimer.swift": {"TimerScheduler", "DeadlineHeap"},
-    "Sources/KringlePromise/ThreadLocal.swift": {"PerThreadObject"},
-}
+PENDING = {}
 
 ATTRIBUTE = r"@\w+(?:\([^)]*\))?\s+"
 MODIFIER = (

@@ -57,19 +57,6 @@ extension Promise {
 // waits for (the one it was derived from, the inputs of `all`, the promise it adopts), and
 // `cancel()` walks them. Adoption checks them for cycles too.
 
-/// A promise seen without its value type: what cancellation and cycle detection walk.
-protocol PromiseNode: AnyObject, Sendable {
-    /// Cancels this promise if it is pending and returns the promises it was waiting for.
-    func cancelAndCollectDependencies() -> [any PromiseNode]
-    /// The still-pending promises this pending promise waits for.
-    var pendingDependencies: [any PromiseNode] { get }
-}
-
-/// A weak reference to a promise this one waits for (see `Promise.dependency`).
-struct WeakNode: Sendable {
-    weak var node: (any PromiseNode)?
-}
-
 extension Promise: PromiseNode {
     /// A pending promise that waits for all of `upstream`.
     convenience init(dependingOn upstream: [any PromiseNode]) {

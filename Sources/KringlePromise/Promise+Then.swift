@@ -137,16 +137,6 @@ extension Promise where Value == Void {
     }
 }
 
-/// What an operator's handler decided for the promise it derives. Kringle's pipeline uses
-/// it too (``Promise/continueInline(_:)``), so it is `package`: not public API.
-@usableFromInline
-package enum Outcome<Value: Sendable>: Sendable {
-    /// Settle with this result.
-    case settle(Result<Value, any Error>)
-    /// Settle as this promise does.
-    case adopt(Promise<Value>)
-}
-
 // MARK: - Inline: the step on the settling thread, for Kringle's own plumbing
 
 /// Plumbing for Kringle's own modules, not public API: these run their closure, or pass a
@@ -283,44 +273,6 @@ extension Promise {
             next.settle(decided, runningOn: queue, step)
         }
         return next
-    }
-}
-
-/// A stage of ``Promise/mapSuccess(_:on:)``: a decision on the thread that settles the
-/// promise, then work on a queue with the value decided. Kringle's pipeline writes its last
-/// hop and its decode as one (`package`: not public API).
-@usableFromInline
-package protocol SuccessStep: Sendable {
-    associatedtype Input: Sendable
-    associatedtype Decided: Sendable
-    associatedtype Output: Sendable
-
-    /// The value for ``run(_:)`` (``Outcome/settle(_:)``), or the promise of it
-    /// (``Outcome/adopt(_:)``); on the settling thread, so quick. A failure skips `run`.
-    func decide(_ result: Result<Input, any Error>) throws -> Outcome<Decided>
-    /// Whether a consumer waiting for the step's promise may run ``run(_:)`` for `value`
-    /// itself (see ``Promise/mapSuccess(on:consumerMayRun:_:)``).
-    func consumerMayRun(_ value: Decided) -> Bool
-    /// The work for the value decided, on the step's queue (or by its consumer).
-    func run(_ value: Decided) throws -> Output
-}
-
-/// A ``SuccessStep`` made of closures.
-struct ClosureStep<Input: Sendable, Decided: Sendable, Output: Sendable>: SuccessStep {
-    let decideBody: @Sendable (Result<Input, any Error>) throws -> Outcome<Decided>
-    let mayRun: @Sendable (Decided) -> Bool
-    let body: @Sendable (Decided) throws -> Output
-
-    func decide(_ result: Result<Input, any Error>) throws -> Outcome<Decided> {
-        try decideBody(result)
-    }
-
-    func consumerMayRun(_ value: Decided) -> Bool {
-        mayRun(value)
-    }
-
-    func run(_ value: Decided) throws -> Output {
-        try body(value)
     }
 }
 

@@ -13,7 +13,7 @@
 //    Promise+Cancel.swift) and every operator's handler end in `settle(as:inline:reference:)`,
 //    the one place a promise settles. Under the lock it stores the outcome, moves `phase` out of
 //    `.pending` and takes the wake-ups out of `state` (`PromiseState.takeWakeUps()`,
-//    Promise+Storage.swift):
+//    PromiseState.swift):
 //    one drain per queue that has handlers, the library's inline observers, the cancel
 //    handlers.
 //    After the lock, in registration order, it starts each drain (step 3) and runs each
@@ -50,7 +50,7 @@
 // 6. Waiters: a thread blocked in `wait()` (Promise+Wait.swift) runs jobs of
 //    `JobQueue.promises` (and, on the main thread, of `JobQueue.main`) while it waits, so it
 //    may run your handler. The client's decode job may be handed to the thread waiting for
-//    its promise, in `wait()` or `await value` (`Claim`, JobQueue.swift).
+//    its promise, in `wait()` or `await value` (`Claim`, Claim.swift).
 //
 // In short: your `done` runs on the queue you name (`.promises` if none), never inside
 // `fulfill`, after the handlers registered before it for that queue. On `.promises` the
@@ -94,29 +94,6 @@ extension DispatchQueue {
     }
 }
 
-/// What runs once a promise has settled: an operator's step, or the library's bookkeeping.
-///
-/// It is given the settled promise, as `AnyObject`, and reads the outcome from it
-/// (`Promise.withOutcome(of:_:)`), rather than being given the outcome: so nothing that keeps,
-/// orders or calls handlers depends on the value's type, and all of it is compiled once.
-/// Handlers are closures made where the type is known, so reading the outcome is not generic.
-@usableFromInline
-typealias PromiseHandler = @Sendable (_ settled: AnyObject) -> Void
-
-/// How far a promise has got. Stored in an atomic so that state queries and the handlers of
-/// a settled promise can read the outcome without taking the lock.
-///
-/// Declared outside `Promise` on purpose: a type nested in a generic class is itself generic,
-/// and `Atomic` of a generic type costs metadata look-ups in the (unspecialisable) `deinit`.
-@usableFromInline
-enum Phase: UInt8, AtomicRepresentable, Sendable {
-    case pending
-    case fulfilled
-    case rejected
-    /// Rejected by ``Promise/cancel()`` with ``PromiseError/cancelled``.
-    case cancelled
-}
-
 /// A value that will be available later, or an error explaining why it will not.
 ///
 /// A promise starts pending and settles exactly once: fulfilled with a value or rejected
@@ -143,7 +120,7 @@ enum Phase: UInt8, AtomicRepresentable, Sendable {
 /// thread: on a serial queue of yours, work bound for that same queue waits behind it.)
 /// Every operator is a thin layer over one internal primitive (`observe(on:_:)`), so the
 /// ordering, threading and exactly-once rules are written once: in this file, whose header
-/// walks from `fulfill` to a handler, and in the state it keeps (`Promise+Storage.swift`).
+/// walks from `fulfill` to a handler, and in the state it keeps (`PromiseState.swift`).
 ///
 /// Operators are named after what their closure returns, so that Swift picks each link's
 /// operator at once and a long chain compiles without type annotations:
@@ -317,7 +294,7 @@ public final class Promise<Value: Sendable>:
     /// `false`, changing nothing, when the promise had settled already.
     @usableFromInline @discardableResult
     func settle(as outcome: Phase, inline: UInt64, reference: OutcomeReference?) -> Bool {
-        let settled: Settled? = lock.withLock { _ in
+        let settled: PromiseState.Settled? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
             inlineValue = inline
             outcomeReference = reference

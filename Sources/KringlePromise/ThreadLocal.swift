@@ -45,8 +45,3 @@ struct ThreadLocal<Object: PerThreadObject>: Sendable {
         return created
     }
 }
-
-/// An object that ``ThreadLocal`` makes, on each thread that asks for one.
-protocol PerThreadObject: AnyObject {
-    init()
-}

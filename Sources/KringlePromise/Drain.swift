@@ -1,0 +1,15 @@
+import Dispatch
+
+/// A drain to start: one queue's handlers to run.
+struct Drain: Sendable {
+    enum Kind: Sendable {
+        /// The drain whose job captures only the promise and finds its queue in
+        /// `PromiseState.primaryQueue`.
+        case primary
+        /// A drain whose job carries its queue.
+        case other
+    }
+
+    let queue: DispatchQueue
+    let kind: Kind
+}

@@ -1,0 +1,4 @@
+/// An object that ``ThreadLocal`` makes, on each thread that asks for one.
+protocol PerThreadObject: AnyObject {
+    init()
+}
