@@ -5,7 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension NetworkClient.Attempt {
+extension Attempt {
     /// An attempt of a client with interceptors: each interceptor's `adapt` before the first
     /// hop, and the interceptors' retry decision after a failure.
     @usableFromInline
@@ -90,7 +90,7 @@ extension NetworkClient.Attempt {
             }
             return decision.then { decision in
                 let next = { @Sendable in
-                    NetworkClient.Attempt(
+                    Attempt(
                         client: self.client, request: self.request, options: self.options, number: number + 1,
                         earlier: carried
                     ).response

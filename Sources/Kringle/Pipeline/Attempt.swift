@@ -5,65 +5,64 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension NetworkClient {
-    /// One attempt of a call, stages 2 to 6 of the pipeline (NetworkClient+Pipeline.swift):
-    /// the interceptors adapt the request (``start()``), its hops run (``Hop``), and a
-    /// failure goes to the interceptors' retry decision (``decide(_:)``), which may start the
-    /// next attempt.
-    ///
-    /// Every client takes this one path. A client without interceptors has nothing to adapt
-    /// and nothing that asks for a retry: its attempt is its first hop, made at once, and
-    /// decides as that hop does (``direct(_:)``, which costs nothing more than the hop).
-    ///
-    /// The decode step (``DecodeStep``) makes the decision on the thread that delivered the
-    /// first hop's answer, in the same step as the decode: a promise of the decided response
-    /// in between would cost a copy of the response into and out of it on every request.
+/// One attempt of a call, stages 2 to 6 of the pipeline (NetworkClient+Pipeline.swift):
+/// the interceptors adapt the request (``start()``), its hops run (``Hop``), and a
+/// failure goes to the interceptors' retry decision (``decide(_:)``), which may start the
+/// next attempt.
+///
+/// Every client takes this one path. A client without interceptors has nothing to adapt
+/// and nothing that asks for a retry: its attempt is its first hop, made at once, and
+/// decides as that hop does (``direct(_:)``, which costs nothing more than the hop).
+///
+/// The decode step (``DecodeStep``) makes the decision on the thread that delivered the
+/// first hop's answer, in the same step as the decode: a promise of the decided response
+/// in between would cost a copy of the response into and out of it on every request.
+@usableFromInline
+enum Attempt: Sendable {
+    /// The attempt of a client without interceptors: its first hop.
+    case direct(NetworkClient.Hop)
+    /// The attempt of a client with interceptors, which adapt its request first and
+    /// may retry it.
+    case intercepted(Intercepted)
+
+    /// The attempt `number` (from 1) of `request`, after the attempts that made
+    /// `earlier` exchanges.
     @usableFromInline
-    enum Attempt: Sendable {
-        /// The attempt of a client without interceptors: its first hop.
-        case direct(Hop)
-        /// The attempt of a client with interceptors, which adapt its request first and
-        /// may retry it.
-        case intercepted(Intercepted)
-
-        /// The attempt `number` (from 1) of `request`, after the attempts that made
-        /// `earlier` exchanges.
-        @usableFromInline
-        init(
-            client: NetworkClient, request: ValidatedRequest, options: TransferOptions, number: Int = 1,
-            earlier: [RequestMetrics.Exchange] = []
-        ) {
-            guard client.configuration.interceptors.isEmpty else {
-                self = .intercepted(
-                    Intercepted(client: client, request: request, options: options, number: number, earlier: earlier))
-                return
-            }
-            self = .direct(
-                Hop(client: client, request: request, options: client.timed(options), attempt: number, earlier: earlier)
-            )
+    init(
+        client: NetworkClient, request: ValidatedRequest, options: TransferOptions, number: Int = 1,
+        earlier: [RequestMetrics.Exchange] = []
+    ) {
+        guard client.configuration.interceptors.isEmpty else {
+            self = .intercepted(
+                Intercepted(client: client, request: request, options: options, number: number, earlier: earlier))
+            return
         }
-
-        /// The first hop's answer as it came, after 2. adapt when there are interceptors.
-        @usableFromInline
-        func start() -> Promise<HTTPResponse> {
-            switch self {
-            case .direct(let hop): hop.start()
-            case .intercepted(let attempt): attempt.start()
-            }
-        }
-
-        /// The first hop's decision on its answer (``Hop/decide(_:)``: a redirect, a final
-        /// response, or a failure), and for a failure, when there are interceptors, 6. retry?
-        @usableFromInline
-        func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
-            switch self {
-            case .direct(let hop): try hop.decide(result)
-            case .intercepted(let attempt): try attempt.decide(result)
-            }
-        }
-
-        /// The attempt's decided response on a promise of its own: for a retry, which the
-        /// attempt before adopts.
-        var response: Promise<HTTPResponse> { start().continueInline(decide) }
+        self = .direct(
+            NetworkClient.Hop(
+                client: client, request: request, options: client.timed(options), attempt: number, earlier: earlier)
+        )
     }
+
+    /// The first hop's answer as it came, after 2. adapt when there are interceptors.
+    @usableFromInline
+    func start() -> Promise<HTTPResponse> {
+        switch self {
+        case .direct(let hop): hop.start()
+        case .intercepted(let attempt): attempt.start()
+        }
+    }
+
+    /// The first hop's decision on its answer (``Hop/decide(_:)``: a redirect, a final
+    /// response, or a failure), and for a failure, when there are interceptors, 6. retry?
+    @usableFromInline
+    func decide(_ result: Result<HTTPResponse, any Error>) throws -> Outcome<HTTPResponse> {
+        switch self {
+        case .direct(let hop): try hop.decide(result)
+        case .intercepted(let attempt): try attempt.decide(result)
+        }
+    }
+
+    /// The attempt's decided response on a promise of its own: for a retry, which the
+    /// attempt before adopts.
+    var response: Promise<HTTPResponse> { start().continueInline(decide) }
 }
