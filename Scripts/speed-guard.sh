@@ -24,6 +24,11 @@
 # transport does not move Kringle's own cost at all: the whole request's instructions (every
 # object, the transport's included) are checked too, against a looser 1.15x, for that.
 #
+# One binary gives the same figure within about 1%. An unrelated change can still move it by
+# a few percent (4.5% seen: a type moved out of its namespace) through the Swift runtime's
+# metadata caches, whose look-ups cost more or less as their hash map fills differently: when
+# the guard trips, read --by-object and callgrind_annotate before deciding it is real.
+#
 # What keeps the difference steady: both workloads run in the same process, on the same
 # connection and threads, in alternating blocks, so that neither sees a warmer heap than the
 # other; each block ends after a short pause that lets the threads finishing its last request
