@@ -31,12 +31,6 @@ DEFAULT_DIRS = [
 # Generated from the public suffix list (Scripts/generate-public-suffix-list.py).
 SKIPPED = {"Sources/Kringle/Cookies/PublicSuffixList+Data.swift"}
 
-# Known violations in files that were being rewritten when this check came (issue "files that
-# say what they hold"): each file with the names it may still get wrong, its own when it does
-# not hold its type. Anything else in these files is still reported, and an entry that no
-# longer applies fails the check, so that the list only shrinks.
-PENDING = {}
-
 ATTRIBUTE = r"@\w+(?:\([^)]*\))?\s+"
 MODIFIER = (
     r"(?:public|package|internal|private|fileprivate|open|final|indirect|nonisolated(?:\(unsafe\))?|"
@@ -114,16 +108,8 @@ def main(arguments):
                 path = os.path.join(folder, name)
                 if not name.endswith(".swift") or path in SKIPPED:
                     continue
-                pending = PENDING.get(path, set())
-                problems = violations(path)
-                for culprit, problem in problems:
-                    if culprit in pending:
-                        print(f"{path}: {problem} (pending, see PENDING)")
-                    else:
-                        print(f"{path}: {problem}")
-                        failed = True
-                for culprit in sorted(pending - {culprit for culprit, _ in problems}):
-                    print(f"{path}: {culprit} is in order now: take it off PENDING")
+                for _, problem in violations(path):
+                    print(f"{path}: {problem}")
                     failed = True
     if failed:
         print("check-file-names: a file must hold the type it is named after (STYLE.md)", file=sys.stderr)
