@@ -37,11 +37,17 @@ let package = Package(
         .executableTarget(name: "kringle-demo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
         // Not a product: counts heap allocations inside the benchmark process.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
+        // Not a product: libcurl driven directly, the floor the client is measured against.
+        .target(
+            name: "CurlFloor", path: "Benchmarks/CurlFloor",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(
             name: "kringle-benchmarks",
-            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "NginxTestServer"],
+            dependencies: [
+                "Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "CurlFloor", "NginxTestServer",
+            ],
             path: "Benchmarks",
-            exclude: ["AllocationCounter"]
+            exclude: ["AllocationCounter", "CurlFloor"]
         ),
         .testTarget(
             name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting", "KringleTestSupport"]),

@@ -34,7 +34,7 @@ import FoundationNetworking
 /// to hundreds of milliseconds at a time) then slows both sides of a ratio alike: ratios of
 /// whole runs, taken seconds apart, moved by ±10% from one process to the next.
 ///
-/// `kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]`
+/// `kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait|libcurl>[,…] <count> [inFlight]`
 /// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
 ///
 /// The table is printed twice: as the machine schedules the threads, then from a child
@@ -146,10 +146,16 @@ enum Overhead {
         /// Raw URLSession called as `wait()` calls it: each thread blocked until its task
         /// completes. The baseline for the connections that style opens.
         case rawURLSessionWaiting = "raw URLSession from blocked threads"
+        /// libcurl driven directly from C, decoded on the same thread: no Kringle code at all
+        /// (`kringle-benchmarks floor`; not in the overhead table).
+        case libcurl = "libcurl alone + JSONDecoder"
 
         var isRaw: Bool {
-            self == .rawURLSession || self == .rawURLSessionWaiting
+            self == .rawURLSession || self == .rawURLSessionWaiting || self == .libcurl
         }
+
+        /// The styles of the overhead table.
+        static let overhead = allCases.filter { $0 != .libcurl }
     }
 
     /// One measured run.
@@ -159,6 +165,8 @@ enum Overhead {
         var allocations: UInt64
         var connections: Int?
         var failures: Int
+        /// The process's context switches (``processContextSwitches()``).
+        var contextSwitches = 0
 
         var allocationsPerRequest: Double { Double(allocations) / Double(Overhead.requests) }
 
@@ -169,14 +177,14 @@ enum Overhead {
             Run(
                 wall: lhs.wall + rhs.wall, cpu: lhs.cpu + rhs.cpu, allocations: lhs.allocations + rhs.allocations,
                 connections: lhs.connections.flatMap { left in rhs.connections.map { left + $0 } },
-                failures: lhs.failures + rhs.failures)
+                failures: lhs.failures + rhs.failures, contextSwitches: lhs.contextSwitches + rhs.contextSwitches)
         }
     }
 
     /// Bad arguments to the profiling form.
     struct Usage: Error, CustomStringConvertible {
         var description: String {
-            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait>[,…] <count> [inFlight]"
+            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait|libcurl>[,…] <count> [inFlight]"
         }
     }
 
@@ -186,7 +194,7 @@ enum Overhead {
         let styles: [String: Style] = [
             "floor": .floor, "floorwait": .floorWaiting, "handler": .handler, "await": .await, "wait": .wait,
             "raw": .rawURLSession,
-            "rawwait": .rawURLSessionWaiting,
+            "rawwait": .rawURLSessionWaiting, "libcurl": .libcurl,
         ]
         let named = arguments.count >= 2 ? arguments[1].split(separator: ",").map { styles[String($0)] } : []
         guard arguments.count >= 3, !named.isEmpty, let count = Int(arguments[2]) else { throw Usage() }
@@ -248,7 +256,7 @@ enum Overhead {
     /// (shuffled): in a fixed order each style followed the same other style every time, and
     /// on two cores what that style left running (or idle) moved the ratios by up to 0.1x.
     static func measure(
-        transport: any Transport, inFlight: Int, server: OverheadServer, styles: [Style] = Style.allCases,
+        transport: any Transport, inFlight: Int, server: OverheadServer, styles: [Style] = Style.overhead,
         count: Int = requests, rounds: Int = rounds
     ) -> Rounds {
         let client = NetworkClient(transport: transport)
@@ -268,6 +276,7 @@ enum Overhead {
             .wait: { count in waiting(client, server.endpoint, count: count, on: lanes) },
             .rawURLSession: { count in CurlBenchmark.pump(count: count, inFlight: inFlight, start: rawURLSession) },
             .rawURLSessionWaiting: { count in lanes.run(count: count) { blocking(rawURLSession) } },
+            .libcurl: { count in LibcurlFloor.run(server.request, count: count, inFlight: inFlight) },
         ]
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]
@@ -293,6 +302,7 @@ enum Overhead {
     /// Wall, CPU, allocations and new connections of `body`, which returns its failures.
     private static func measureRun(server: OverheadServer, _ body: () -> Int) -> Run {
         let connectionsBefore = server.acceptedConnections()
+        let switchesBefore = processContextSwitches()
         let allocationsBefore = kac_allocations()
         let cpuBefore = processCPUSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
@@ -301,10 +311,12 @@ enum Overhead {
         let cpu = processCPUSeconds() - cpuBefore
         let allocations = kac_allocations() - allocationsBefore
         let connections = connectionsBefore.flatMap { before in server.acceptedConnections().map { $0 - before } }
-        return Run(wall: wall, cpu: cpu, allocations: allocations, connections: connections, failures: failures)
+        return Run(
+            wall: wall, cpu: cpu, allocations: allocations, connections: connections, failures: failures,
+            contextSwitches: processContextSwitches() - switchesBefore)
     }
 
-    private static let decoder = JSONDecoder()
+    static let decoder = JSONDecoder()
 
     /// (2) The README's style: a typed `get` and a handler.
     private static func handler(_ client: NetworkClient, _ endpoint: some Endpoint, count: Int, inFlight: Int) -> Int {

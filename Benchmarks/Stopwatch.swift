@@ -53,6 +53,13 @@ func processCPUSeconds() -> Double {
     return user + system
 }
 
+/// Context switches of this process's threads so far, voluntary (a thread blocked: waiting for
+/// a wake-up, a lock, the network) and involuntary (preempted).
+func processContextSwitches() -> Int {
+    let usage = resourceUsage()
+    return Int(usage.ru_nvcsw + usage.ru_nivcsw)
+}
+
 /// The peak resident set size of this process so far, in megabytes.
 func peakResidentMegabytes() -> Double {
     let usage = resourceUsage()

@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|floor|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|floor|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -17,6 +17,8 @@ case "overhead":
         print(usage)
         exit(2)
     }
+case "floor":
+    try runFloorBenchmark()
 case "bodies":
     try runBufferedBodyBenchmarks()
 case "https":
@@ -55,6 +57,7 @@ case "all":
     runPromiseBenchmarks()
     try runClientBenchmarks()
     try runOverheadBenchmarks()
+    try runFloorBenchmark()
     try runBufferedBodyBenchmarks()
     try runHTTPSBenchmarks()
     try runCacheBenchmarks()
