@@ -23,9 +23,7 @@ import FoundationNetworking
 /// a child process) on it. On a small virtual machine an idle core is slow to wake, so the
 /// hand-offs between threads cost more on a quiet machine than on a busy one.
 func runFloorBenchmark() throws {
-    var loadError = [CChar](repeating: 0, count: 512)
-    guard cfl_load(&loadError, loadError.count) == 1 else {
-        let reason = String(decoding: loadError.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if let reason = LibcurlFloor.loadFailure {
         print("floor skipped: \(reason)")
         return
     }
@@ -78,8 +76,17 @@ enum Floor {
 /// a time on one easy handle or `inFlight` at once on a multi handle, each body decoded as the
 /// client decodes it.
 enum LibcurlFloor {
-    /// Sends `request`'s URL and header fields; returns how many requests failed.
+    /// Why libcurl could not be opened, or `nil` once it is (opened on first use).
+    static let loadFailure: String? = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard cfl_load(&error, error.count) != 1 else { return nil }
+        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// Sends `request`'s URL and header fields; returns how many requests failed (all of them
+    /// when libcurl could not be opened).
     static func run(_ request: URLRequest, count: Int, inFlight: Int) -> Int {
+        guard loadFailure == nil else { return count }
         let url = request.url?.absoluteString ?? ""
         let lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
         let pointers = lines.map { strdup($0) }

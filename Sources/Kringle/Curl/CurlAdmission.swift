@@ -189,6 +189,11 @@ extension CurlAdmission {
     /// parts; a URL already in that form (the usual case) gives a slice of its own text,
     /// with nothing allocated.
     static func hostKey(ofURL url: String) -> Substring {
+        // The usual case on the bytes themselves; String.Index arithmetic costs several
+        // times as much per byte. Offsets into a native string's UTF-8 are its indices.
+        if let plainEnd = url.utf8.withContiguousStorageIfAvailable(Self.plainKeyEnd), let plainEnd {
+            return url[..<url.utf8.index(url.utf8.startIndex, offsetBy: plainEnd)]
+        }
         let utf8 = url.utf8
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return Substring(url.lowercased()) }
         var start = utf8.index(after: colon)
@@ -207,6 +212,32 @@ extension CurlAdmission {
         if let at = host.lastIndex(of: UInt8(ascii: "@")) { host = host[host.index(after: at)...] }
         if let suffix = Self.defaultPortSuffix(of: host, scheme: scheme) { host = host[..<suffix] }
         return Substring((String(Substring(scheme)) + "://" + String(Substring(host))).lowercased())
+    }
+
+    /// Where the authority of `url` ends when the URL up to there is already its own key: no
+    /// upper case in the scheme or authority, no user information, no default port.
+    private static func plainKeyEnd(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let colon = url.firstIndex(of: UInt8(ascii: ":")),
+            !url[..<colon].contains(where: Self.isUpperCase)
+        else { return nil }
+        var start = colon + 1
+        while start < url.count, url[start] == UInt8(ascii: "/") { start += 1 }
+        var end = start
+        while end < url.count {
+            let byte = url[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if Self.isUpperCase(byte) || byte == UInt8(ascii: "@") { return nil }
+            end += 1
+        }
+        let port: StaticString
+        switch colon {
+        case 4: port = ":80"
+        case 5: port = ":443"
+        default: return end
+        }
+        let suffix = UnsafeBufferPointer(start: port.utf8Start, count: port.utf8CodeUnitCount)
+        if end - start > suffix.count, url[(end - suffix.count)..<end].elementsEqual(suffix) { return nil }
+        return end
     }
 
     private static func isUpperCase(_ byte: UInt8) -> Bool {

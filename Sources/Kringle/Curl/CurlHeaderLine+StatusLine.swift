@@ -13,10 +13,10 @@ extension CurlHeaderLine {
     private static let versions: [[UInt8]] = ["1.1", "1.0", "2", "3"].map { Array($0.utf8) }
 
     /// Whether `line` starts with `HTTP/` in any mix of cases.
-    static func startsLikeStatusLine(_ line: Slice<UnsafeRawBufferPointer>) -> Bool {
-        let prefix = "http/".utf8
-        guard line.count >= prefix.count else { return false }
-        return line.prefix(prefix.count).lazy.map(\.asciiLowercased).elementsEqual(prefix)
+    static func startsLikeStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        // Setting bit 5 lowers an ASCII letter and leaves "/" as it is.
+        line.count >= 5 && line[0] | 0x20 == UInt8(ascii: "h") && line[1] | 0x20 == UInt8(ascii: "t")
+            && line[2] | 0x20 == UInt8(ascii: "t") && line[3] | 0x20 == UInt8(ascii: "p") && line[4] == UInt8(ascii: "/")
     }
 
     /// What is wrong with a line that starts like a status line, or `nil` when it is one:
@@ -48,7 +48,7 @@ extension CurlHeaderLine {
     /// The line as a quoted Swift string literal, control characters escaped, cut to a length
     /// that fits in an error message.
     private static func quote(_ line: Slice<UnsafeRawBufferPointer>) -> String {
-        let quoted = text(line.prefix(64)).debugDescription
+        let quoted = text(UnsafeRawBufferPointer(rebasing: line.prefix(64))).debugDescription
         return quoted.count > 80 ? quoted.prefix(79) + "…" : quoted
     }
 }

@@ -28,29 +28,30 @@ enum CurlHeaderLine: Equatable {
     }
 
     /// Classifies raw bytes from curl, which still end with CRLF (or LF).
+    ///
+    /// Integer offsets into one rebased buffer throughout: slices of a raw buffer and their
+    /// generic algorithms (`firstIndex`, lazy maps) cost several times as much per line.
     init(bytes: UnsafeRawBufferPointer) {
-        var end = bytes.endIndex
-        while end > bytes.startIndex, bytes[end - 1] == Self.carriageReturn || bytes[end - 1] == Self.lineFeed {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == Self.carriageReturn || bytes[end - 1] == Self.lineFeed {
             end -= 1
         }
-        let line = bytes[bytes.startIndex..<end]
-        guard let first = line.first else {
+        guard end > 0 else {
             self = .end
             return
         }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
         if Self.startsLikeStatusLine(line) {
             // A field name is a token, which cannot hold "/", so such a line is no field.
-            if let problem = Self.statusLineProblem(line) {
+            if let problem = Self.statusLineProblem(line[...]) {
                 self = .malformedStatusLine(reason: problem)
             } else {
                 self = .statusLine
             }
-        } else if Self.isWhitespace(first) {
-            self = .continuation(Self.text(Self.trimmed(line)))
+        } else if Self.isWhitespace(line[0]) {
+            self = .continuation(Self.text(line, trimming: 0..<end))
         } else if let colon = line.firstIndex(of: Self.colon) {
-            let name = Self.trimmed(line[line.startIndex..<colon])
-            let value = Self.trimmed(line[(colon + 1)..<line.endIndex])
-            self = .field(name: Self.text(name), value: Self.text(value))
+            self = .field(name: Self.text(line, trimming: 0..<colon), value: Self.text(line, trimming: (colon + 1)..<end))
         } else {
             self = .other
         }
@@ -65,24 +66,26 @@ enum CurlHeaderLine: Equatable {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
-    /// Removes optional whitespace from both ends.
-    private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
-        var start = bytes.startIndex
-        var end = bytes.endIndex
-        while start < end, isWhitespace(bytes[start]) { start += 1 }
-        while end > start, isWhitespace(bytes[end - 1]) { end -= 1 }
-        return bytes[start..<end]
+    /// The text of `range` of `line`, optional whitespace removed from both ends.
+    private static func text(_ line: UnsafeRawBufferPointer, trimming range: Range<Int>) -> String {
+        var start = range.lowerBound
+        var end = range.upperBound
+        while start < end, isWhitespace(line[start]) { start += 1 }
+        while end > start, isWhitespace(line[end - 1]) { end -= 1 }
+        return text(UnsafeRawBufferPointer(rebasing: line[start..<end]))
     }
 
     /// Header bytes as text: UTF-8 when they are valid UTF-8, otherwise ISO 8859-1, which
     /// RFC 9110 §5.5 names as the historical encoding of field values and which maps every
     /// byte to a character.
-    static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-        // Nearly every header is ASCII, which needs no validation beyond this scan.
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            return String(decoding: bytes, as: UTF8.self)
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String {
+        // Nearly every header is ASCII, which needs no validation beyond this scan; over a
+        // typed buffer both the scan and the copy are the standard library's fast paths.
+        let units = bytes.assumingMemoryBound(to: UInt8.self)
+        if units.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: units, as: UTF8.self)
         }
-        if let text = String(validating: bytes, as: UTF8.self) {
+        if let text = String(validating: units, as: UTF8.self) {
             return text
         }
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))

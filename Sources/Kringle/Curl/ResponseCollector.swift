@@ -34,6 +34,8 @@ final class ResponseCollector {
 
     /// The body bytes received so far, already decoded from any content coding.
     private var bodyBuffer = BodyBuffer()
+    /// How many fields a response's head usually has, at most.
+    private static let usualFieldCount = 16
     /// The fields of the latest header block, in order, repeats kept.
     private var fields: [(String, String)] = []
     /// The trailer fields after the body, in order, repeats kept.
@@ -68,6 +70,8 @@ final class ResponseCollector {
             // A new block replaces the fields; no body bytes precede the final block, since
             // curl does not pass on those of a CONNECT answer.
             fields.removeAll(keepingCapacity: true)
+            // Room for a usual head at once, rather than growing through 1, 2, 4 and 8.
+            fields.reserveCapacity(Self.usualFieldCount)
             trailerFields.removeAll()
             position = .inBlock
         case (_, .awaitingStatusLine):

@@ -87,6 +87,12 @@ import FoundationNetworking
         ("http://[::1]/", "http://[::1]"),
         ("http://[::1]:8080/a", "http://[::1]:8080"),
         ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+        // Lower case throughout, so only the default port or the user information differs
+        // from the URL's own text.
+        ("http://example.com:80", "http://example.com"),
+        ("https://example.com:443/a", "https://example.com"),
+        ("http://user@example.com/", "http://example.com"),
+        ("https://example.com:4430/", "https://example.com:4430"),
     ])
     func hostKeys(url: String, key: String) {
         #expect(CurlAdmission.hostKey(ofURL: url) == key)
