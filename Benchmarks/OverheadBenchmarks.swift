@@ -211,8 +211,9 @@ enum Overhead {
                 style != .floor && chosen.contains(.floor) ? ", \(measured.ratio(style, to: .floor, \.wall)) floor" : ""
             print(
                 "\(arguments[0]) \(style.rawValue), \(inFlight) in flight: \(perRequest(run.wall * 1e6)) µs wall,"
-                    + " \(perRequest(run.cpu * 1e6)) µs CPU, \(perRequest(Double(run.allocations))) allocations per"
-                    + " request, \(run.connections.map(String.init) ?? "n/a") new connections\(againstFloor)")
+                    + " \(perRequest(run.cpu * 1e6)) µs CPU, \(perRequest(Double(run.contextSwitches))) context switches"
+                    + " and \(perRequest(Double(run.allocations))) allocations per request,"
+                    + " \(run.connections.map(String.init) ?? "n/a") new connections\(againstFloor)")
         }
     }
 
