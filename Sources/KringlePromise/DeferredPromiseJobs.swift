@@ -20,6 +20,9 @@ final class DeferredPromiseJobs: PerThreadObject {
     @exclusivity(unchecked) private var head = 0
     /// Whether this thread is running a job of the promises' queue (and not user code).
     @exclusivity(unchecked) private var isRunningPromiseJob = false
+    /// Whether this thread is a transport's driving thread lent to the promises' queue
+    /// (`DispatchQueue.runLentToPromises(_:)`), which keeps even the jobs meant for a worker.
+    @exclusivity(unchecked) private var isLent = false
 
     /// Wrapped for the reason given at `Trampoline.Job`.
     private struct Job {
@@ -59,6 +62,20 @@ final class DeferredPromiseJobs: PerThreadObject {
         guard deferred.isRunningPromiseJob else { return false }
         deferred.jobs.append(Job(run: job))
         return true
+    }
+
+    /// Keeps `job`, one that must not go to a thread blocked in `wait()`, if this thread is
+    /// lent to the promises' queue and running a job of it; `false` otherwise.
+    static func keepIfLent(_ job: @escaping @Sendable () -> Void) -> Bool {
+        current.isLent && keep(job)
+    }
+
+    /// Runs `body` as a job of the promises' queue on a thread lent to it.
+    static func runLent(_ body: () -> Void) {
+        let deferred = current
+        deferred.isLent = true
+        runAsJob(of: .promises, body)
+        deferred.isLent = false
     }
 
     /// Runs the jobs this thread has kept (a thread about to block must not sit on them).
@@ -120,5 +137,18 @@ final class DeferredPromiseJobs: PerThreadObject {
         jobs.removeAll(keepingCapacity: jobs.capacity <= 256)
         head = 0
         for job in rest { JobQueue.promises.submit(job) }
+    }
+}
+
+extension DispatchQueue {
+    /// Runs `body` on this thread as a job of the promises' queue, lent to it: the jobs it
+    /// sets off on that queue (the client's decode included, which a thread blocked in
+    /// `wait()` is never given) run here once it returns, as they do after a handler.
+    ///
+    /// For a transport's driving thread, which settles responses and then runs what follows
+    /// rather than wake a worker for it.
+    @_spi(KringleInternals)
+    public static func runLentToPromises(_ body: () -> Void) {
+        DeferredPromiseJobs.runLent(body)
     }
 }

@@ -75,6 +75,9 @@ final class JobQueue: Sendable {
     /// off on that queue follow it on the same thread. Wrapping it here would cost a closure
     /// context on every decode.
     static func asyncUnshared(on queue: DispatchQueue, _ job: @escaping Job) {
+        // Set off on a transport's driving thread lent to the promises' queue: run next on
+        // that thread, which is no waiter.
+        if queue === DispatchQueue.promises, DeferredPromiseJobs.keepIfLent(job) { return }
         queue.async(execute: job)
     }
 

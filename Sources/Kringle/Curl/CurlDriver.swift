@@ -1,5 +1,6 @@
 import CCurlShim
 import Foundation
+@_spi(KringleInternals) import KringlePromise
 
 /// The loop on the driving thread: starts and cancels transfers, lets curl work, and
 /// settles promises as transfers finish.
@@ -20,6 +21,8 @@ final class CurlDriver {
     /// Reset easy handles kept for the next transfers (creating one costs more than a reset).
     private var idleHandles: [EasyHandle] = []
     private let idleHandleLimit = 16
+    /// The finished transfers of one `curl_multi_perform`, until they are settled.
+    private var settlements: [Settlement] = []
     /// How long one wait may last when curl has no earlier deadline of its own and no
     /// transfer runs; only bounds how often an idle thread wakes up, since commands
     /// interrupt the wait.
@@ -57,7 +60,9 @@ final class CurlDriver {
                 if engine.finishIfIdle() { break }
                 continue
             }
-            performAndCollect()
+            // Settling the finished transfers lends this thread to the promises' queue, which
+            // may give the seat to another thread (DrivingSeat.swift): then this one is done.
+            guard performAndCollect() else { return }
             // Transfers that ended made room: start the next ones, and let curl begin them
             // before this thread sleeps.
             if startWaiting() { continue }
@@ -72,6 +77,7 @@ final class CurlDriver {
         }
         // The multi handle itself is freed by the engine's deinit.
         idleHandles.removeAll()
+        engine.seat.close()
     }
 
     /// Starts a new request, or queues it behind the connection limits until a transfer
@@ -199,11 +205,12 @@ final class CurlDriver {
         guard code != 0 else { return }
         transfers.removeValue(forKey: id)
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
-        finish(transfer, code: code)
+        finish(transfer, code: code).settle()
     }
 
-    /// Lets curl move every transfer forward, then settles the ones that finished.
-    private func performAndCollect() {
+    /// Lets curl move every transfer forward, then settles the ones that finished; `false`
+    /// when this thread lost the seat while it ran what their promises set off.
+    private func performAndCollect() -> Bool {
         ThreadConfinement.assertDriving(engine)
         var running: Int32 = 0
         kcurl_multi_perform(multi, &running)
@@ -213,26 +220,52 @@ final class CurlDriver {
             guard let easy, let id = idsByHandle.removeValue(forKey: easy),
                 let transfer = transfers.removeValue(forKey: id)
             else { continue }
-            finish(transfer, code: code)
+            settlements.append(finish(transfer, code: code))
         }
+        guard !settlements.isEmpty else { return true }
+        return settleLent()
     }
 
-    /// Settles a transfer that curl ended with `code` (taken out of the maps already), ends
-    /// its body's channel, and gives its handle back.
+    /// Settles the finished transfers' promises with this thread lent to the promises' queue,
+    /// so that what follows (the client's checks and decode, a `done`, the next request) runs
+    /// here rather than on a worker woken for it; `false` when the seat went to another
+    /// thread meanwhile.
     ///
-    /// Settle first and tidy up after, so that whoever waits for the response (and perhaps
-    /// sends the next request) runs while this thread resets the handle. A transfer cancelled
-    /// a moment ago loses here: its promise has settled already.
-    private func finish(_ transfer: CurlTransfer, code: Int32) {
-        ThreadConfinement.assertDriving(engine)
-        let outcome = transfer.outcome(code: code)
-        transfer.submission.promise.resolve(outcome)
-        if let channel = transfer.collector.channel {
-            if case .failure(let error) = outcome { channel.finish(throwing: error) } else { channel.finish() }
+    /// Lent, the thread is no driving thread: everything the driver owns is in order before,
+    /// and the batch is out of the driver's hands, so that a new driving thread may start at
+    /// once.
+    private func settleLent() -> Bool {
+        var batch: [Settlement] = []
+        swap(&batch, &settlements)
+        ThreadConfinement.unmarkCurrentThread()
+        let lending = engine.seat.beginLending()
+        DispatchQueue.runLentToPromises {
+            for settlement in batch { settlement.settle() }
         }
+        guard engine.seat.endLending(lending) else { return false }
+        ThreadConfinement.markCurrentThread(asDriving: engine)
+        // Keep the buffer for the next batch.
+        batch.removeAll(keepingCapacity: true)
+        settlements = batch
+        return true
+    }
+
+    /// Ends a transfer that curl ended with `code` (taken out of the maps already): works out
+    /// its outcome, gives its handle back and ends its turn, and returns what settles its
+    /// promise and ends its body's channel.
+    ///
+    /// The settling comes last, after the driver's own state is in order, because what the
+    /// promise sets off may run on this thread (``settleLent()``). A transfer cancelled a
+    /// moment ago loses there: its promise has settled already.
+    private func finish(_ transfer: CurlTransfer, code: Int32) -> Settlement {
+        ThreadConfinement.assertDriving(engine)
+        let settlement = Settlement(
+            promise: transfer.submission.promise, outcome: transfer.outcome(code: code),
+            channel: transfer.collector.channel)
         kcurl_multi_remove(multi, transfer.easy.pointer)
         recycle(transfer.easy)
         admission.end(hostKey: transfer.submission.hostKey)
+        return settlement
     }
 
     /// Rejects every transfer after the wait itself failed (curl found the multi handle or

@@ -41,6 +41,8 @@ final class CurlEngine: Sendable {
     /// The configuration's proxy, resolved once (the environment read here, not per request).
     let proxyRoutes: ProxyRoutes
     let multi: MultiHandle
+    /// Which thread drives, and the watch that replaces one lent too long to the promises.
+    let seat = DrivingSeat()
     private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
 
@@ -58,12 +60,32 @@ final class CurlEngine: Sendable {
         proxyRoutes = ProxyRoutes(configuration.proxy)
         multi = MultiHandle(pointer: pointer)
         applyLimits()
+        let driver = DriverReference(CurlDriver(engine: self))
+        seat.prepare { [self] in startDriving(driver) }
+        startDriving(driver)
+    }
+
+    /// Starts a thread that drives the transfers with `driver`: the first one, or the next
+    /// when the seat is taken from a thread lent to the promises' queue for too long.
+    private func startDriving(_ driver: DriverReference) {
         let thread = Thread { [self] in
             kcurl_name_current_thread("kringle.curl")
             ThreadConfinement.markCurrentThread(asDriving: self)
-            CurlDriver(engine: self).run()
+            driver.driver.run()
         }
         thread.start()
+    }
+
+    /// The driver, handed from the thread that lost the seat to the next one.
+    private final class DriverReference: @unchecked Sendable {
+        // Unchecked: only the thread in the seat (``DrivingSeat``) touches the driver, and a
+        // thread that loses the seat stops touching it before the next one starts using it
+        // (the seat's lock orders the two).
+        let driver: CurlDriver
+
+        init(_ driver: CurlDriver) {
+            self.driver = driver
+        }
     }
 
     deinit {

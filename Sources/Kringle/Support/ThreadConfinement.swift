@@ -20,6 +20,11 @@ enum ThreadConfinement {
         pthread_setspecific(drivenKey.key, UnsafeRawPointer(bitPattern: identity(of: owner)))
     }
 
+    /// Takes the mark off the calling thread: it stops driving (for a while, or for good).
+    static func unmarkCurrentThread() {
+        pthread_setspecific(drivenKey.key, nil)
+    }
+
     /// Debug builds stop unless the calling thread is the one that drives `owner`.
     static func assertDriving(_ owner: AnyObject, _ function: StaticString = #function) {
         assert(driven == identity(of: owner), "\(function) must run on the thread that drives its transport")

@@ -1,0 +1,128 @@
+import CCurlShim
+import Foundation
+@_spi(KringleInternals) import KringlePromise
+
+/// Who drives a ``CurlEngine``, and the watch that replaces a driving thread the promises'
+/// handlers have held too long.
+///
+/// The driving thread settles the promises of the transfers that finished, then runs the
+/// promise jobs they set off on ``Dispatch/DispatchQueue/promises`` itself (the client's
+/// decode, your `done`) before it goes back to libcurl: lent to the promises' queue, as a
+/// thread blocked in `wait()` is. A sequential caller's next request then starts from the
+/// thread that will send it, without a hand-off to a worker and back; that hand-off was two
+/// of the three context switches a request cost above libcurl alone (issue 43).
+///
+/// A handler may block or take long, though: wait on a semaphore that another response
+/// signals, call `wait()`, decode a large body. So a lending that lasts a whole tick of the
+/// watch (``tick``) loses the seat: the watch starts a new driving thread, and the lent one,
+/// once its jobs return, ends instead of driving on. No transfer then waits more than about
+/// two ticks for a handler, and a handler may block on the transport it runs on.
+final class DrivingSeat: Sendable {
+    /// How long a lending may last before the seat goes to a new thread.
+    static let tick: Duration = .milliseconds(2)
+
+    private struct State {
+        /// Whether the driving thread is running promise jobs.
+        var isLent = false
+        /// Counts lendings, so that the watch tells one long lending from two short ones.
+        var lendings: UInt64 = 0
+        /// The lendings during which the watch gave the seat to a new thread, until their
+        /// threads learn it (a new thread may be lent, and lose the seat, before they do).
+        var taken: Set<UInt64> = []
+        /// Whether the watch is parked until the next lending, and must be woken for it.
+        var watchIsParked = false
+        /// Whether the watch runs at all (it starts with the first lending).
+        var watchIsRunning = false
+        /// Set when the engine has stopped: the watch ends.
+        var isClosed = false
+        /// Starts a new driving thread; dropped when closed (it holds the engine).
+        var startDriver: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
+    private let watchWakeUp = DispatchSemaphore(value: 0)
+
+    /// Says how to start a new driving thread, before the first lending.
+    func prepare(startDriver: @escaping @Sendable () -> Void) {
+        state.withLock { $0.startDriver = startDriver }
+    }
+
+    /// Announces that the driving thread is about to run promise jobs, and returns the
+    /// lending's number for ``endLending(_:)``.
+    func beginLending() -> UInt64 {
+        let (lending, wake, start) = state.withLock { state -> (UInt64, Bool, Bool) in
+            state.isLent = true
+            state.lendings &+= 1
+            let wake = state.watchIsParked
+            state.watchIsParked = false
+            let start = !state.watchIsRunning
+            state.watchIsRunning = true
+            return (state.lendings, wake, start)
+        }
+        if wake { watchWakeUp.signal() }
+        if start { startWatch() }
+        return lending
+    }
+
+    /// Ends a lending; `false` when the seat went to another thread meanwhile, and the
+    /// calling thread must stop driving.
+    func endLending(_ lending: UInt64) -> Bool {
+        state.withLock { state in
+            if state.taken.remove(lending) != nil { return false }
+            state.isLent = false
+            return true
+        }
+    }
+
+    /// Stops the watch: the engine's driving has ended.
+    func close() {
+        let wake = state.withLock { state -> Bool in
+            state.isClosed = true
+            state.startDriver = nil
+            defer { state.watchIsParked = false }
+            return state.watchIsParked
+        }
+        if wake { watchWakeUp.signal() }
+    }
+
+    /// A thread that checks, once a tick, whether the same lending is still going on. It
+    /// parks after a tick without any lending, so that an idle transport costs nothing.
+    private func startWatch() {
+        let watch = Thread { [self] in
+            kcurl_name_current_thread("kringle.curl.watch")
+            while let lending = nextLending() {
+                Thread.sleep(forTimeInterval: Self.tickSeconds)
+                takeSeat(ifStill: lending)?()
+            }
+        }
+        watch.start()
+    }
+
+    private static let tickSeconds = Double(tick.components.seconds) + Double(tick.components.attoseconds) / 1e18
+
+    /// The lending going on now, waiting (parked) for one if none is; `nil` once closed.
+    private func nextLending() -> UInt64? {
+        while true {
+            let (lending, park) = state.withLock { state -> (UInt64?, Bool) in
+                if state.isClosed { return (nil, false) }
+                if state.isLent { return (state.lendings, false) }
+                state.watchIsParked = true
+                return (nil, true)
+            }
+            guard park else { return lending }
+            watchWakeUp.wait()
+        }
+    }
+
+    /// Takes the seat from the lent thread if `lending` is still going on, and returns what
+    /// starts the new driving thread.
+    private func takeSeat(ifStill lending: UInt64) -> (@Sendable () -> Void)? {
+        state.withLock { state in
+            guard state.isLent, state.lendings == lending, let startDriver = state.startDriver else { return nil }
+            state.taken.insert(lending)
+            // The new thread is not lent; the lent one learns it lost the seat at its end.
+            state.isLent = false
+            return startDriver
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+import KringlePromise
+import KringleTestSupport
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
+/// The curl transport's driving thread runs what a response's promise sets off (the decode,
+/// a `done` on the promises' queue) before it goes back to libcurl (``DrivingSeat``). A
+/// handler that blocks there must not stop the transport: these handlers block until another
+/// request on the same transport has finished, which only a new driving thread can finish.
+/// Each wait is bounded, so a deadlock fails the test rather than hang the suite.
+@Suite(.generousTimeLimit) struct LentDrivingThreadTests {
+    private static func endpoint(_ server: LoopbackServer, _ path: String) -> ClientTestEndpoint {
+        ClientTestEndpoint(baseURL: server.url("/"), path: path)
+    }
+
+    private static func server() throws -> LoopbackServer {
+        try LoopbackServer { request in
+            // The slow answer keeps its transfer in flight while the other's handler blocks.
+            request.path == "/slow" ? .json("{}").delayed(by: 0.2) : .json("{}")
+        }
+    }
+
+    @Test func aHandlerThatWaitsOnASemaphoreForAnotherRequestDoesNotStopTheTransport() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let client = NetworkClient(transport: CurlTransport())
+        let finished = Promise<Bool>.pending()
+        client.get(Self.endpoint(server, "first")).done { _ in
+            let gate = DispatchSemaphore(value: 0)
+            client.get(Self.endpoint(server, "second")).done { _ in gate.signal() }.catch { _ in }
+            finished.fulfill(gate.wait(timeout: .now() + 30) == .success)
+        }.catch { finished.reject($0) }
+        #expect(try await finished.valueWithin(60))
+    }
+
+    @Test func aHandlerThatWaitsForATransferAlreadyInFlightDoesNotStopTheTransport() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let client = NetworkClient(transport: CurlTransport())
+        let slowArrived = DispatchSemaphore(value: 0)
+        let finished = Promise<Bool>.pending()
+        client.get(Self.endpoint(server, "slow")).done { _ in slowArrived.signal() }.catch { _ in }
+        client.get(Self.endpoint(server, "fast")).done { _ in
+            finished.fulfill(slowArrived.wait(timeout: .now() + 30) == .success)
+        }.catch { finished.reject($0) }
+        #expect(try await finished.valueWithin(60))
+    }
+
+    @Test func aHandlerThatCallsWaitOnTheSameClientGetsItsAnswer() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let client = NetworkClient(transport: CurlTransport())
+        let finished = Promise<Bool>.pending()
+        client.get(Self.endpoint(server, "first")).done { _ in
+            finished.fulfill((try? client.get(Self.endpoint(server, "second")).wait(timeout: 30)) != nil)
+        }.catch { finished.reject($0) }
+        #expect(try await finished.valueWithin(60))
+    }
+
+    @Test func aChainOfRequestsFromHandlersKeepsGoingAfterTheSeatChangesHands() async throws {
+        let server = try Self.server()
+        defer { server.shutdown() }
+        let client = NetworkClient(transport: CurlTransport())
+        let remaining = Box(20)
+        let finished = Promise<Int>.pending()
+        // Every fifth handler blocks past the watch's tick, so the seat moves several times
+        // while the chain runs; every request must still be answered, once.
+        @Sendable func next(_ count: Int) {
+            client.get(Self.endpoint(server, "chain/\(count)")).done { _ in
+                if count.isMultiple(of: 5) { Thread.sleep(forTimeInterval: 0.02) }
+                let left = remaining.withLock { left in
+                    left -= 1
+                    return left
+                }
+                if left == 0 { finished.fulfill(count) } else { next(count + 1) }
+            }.catch { finished.reject($0) }
+        }
+        next(1)
+        #expect(try await finished.valueWithin(60) == 20)
+        #expect(server.statistics.requestsReceived == 20)
+    }
+}
