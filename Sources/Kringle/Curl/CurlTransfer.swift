@@ -213,7 +213,7 @@ final class CurlTransfer {
     /// (parsing a URL costs more than comparing two strings, so it is done only then).
     private var effectiveURL: URL {
         let plan = submission.plan
-        guard let reported = easy.effectiveURL, reported != plan.url else { return plan.requestURL }
+        guard let reported = easy.effectiveURL(ifOtherThan: plan.url) else { return plan.requestURL }
         return URL(string: reported) ?? plan.requestURL
     }
 

@@ -129,9 +129,14 @@ final class EasyHandle {
         Int32(truncatingIfNeeded: longInfo(KCURLINFO_OS_ERRNO) ?? 0)
     }
 
-    /// `CURLINFO_EFFECTIVE_URL`: the URL curl last used.
-    var effectiveURL: String? {
-        stringInfo(KCURLINFO_EFFECTIVE_URL)
+    /// `CURLINFO_EFFECTIVE_URL` when it is not `url` (compared as C strings, so that the usual
+    /// answer, the same URL, makes no String).
+    func effectiveURL(ifOtherThan url: String) -> String? {
+        var text: UnsafePointer<CChar>?
+        guard kcurl_easy_getinfo_string(pointer, KCURLINFO_EFFECTIVE_URL, &text) == KCURLE_OK, let text,
+            url.withCString({ strcmp($0, text) }) != 0
+        else { return nil }
+        return String(cString: text)
     }
 
     private func longInfo(_ info: kcurl_info) -> Int? {

@@ -37,9 +37,9 @@ final class ResponseCollector {
     /// How many fields a response's head usually has, at most.
     private static let usualFieldCount = 16
     /// The fields of the latest header block, in order, repeats kept.
-    private var fields: [(String, String)] = []
+    private var fields: [HTTPHeaders.Field] = []
     /// The trailer fields after the body, in order, repeats kept.
-    private var trailerFields: [(String, String)] = []
+    private var trailerFields: [HTTPHeaders.Field] = []
     private var position = Position.awaitingStatusLine
     /// Why the response is not one the client reads, once a header line showed it.
     private(set) var malformation: String?
@@ -51,12 +51,12 @@ final class ResponseCollector {
 
     /// The header fields of the last block received (the final response's).
     var headers: HTTPHeaders {
-        HTTPHeaders(fields)
+        HTTPHeaders(fields: fields)
     }
 
     /// The trailer fields received after a chunked body; empty when there were none.
     var trailers: HTTPHeaders {
-        HTTPHeaders(trailerFields)
+        HTTPHeaders(fields: trailerFields)
     }
 
     /// Takes one header line from curl. Returns `false` when the line shows that the
@@ -81,9 +81,9 @@ final class ResponseCollector {
             malformation = "a status line appeared among the header fields"
             return false
         case (.field(let name, let value), .inBlock):
-            fields.append((name, value))
+            fields.append(HTTPHeaders.Field(name: name, value: value))
         case (.field(let name, let value), .afterBlock):
-            trailerFields.append((name, value))
+            trailerFields.append(HTTPHeaders.Field(name: name, value: value))
         case (.continuation(let more), .inBlock):
             Self.unfold(more, into: &fields)
         case (.continuation(let more), .afterBlock):
@@ -121,10 +121,10 @@ final class ResponseCollector {
     /// HEAD, a 1xx, a 204 or a 304, whatever `Content-Length` says (RFC 9110 §6.4.1, §8.6).
     private func announcedBody(status: Int?) -> AnnouncedBody? {
         guard !expectsNoBody, let status, status >= 200, status != 204, status != 304,
-            let length = fields.last(where: { $0.0.equalsIgnoringASCIICase("Content-Length") }).flatMap({ Int($0.1) }),
+            let length = fields.last(where: { $0.name.equalsIgnoringASCIICase("Content-Length") }).flatMap({ Int($0.value) }),
             length > Self.smallestReservation
         else { return nil }
-        let isContentCoded = fields.contains(where: { $0.0.equalsIgnoringASCIICase("Content-Encoding") })
+        let isContentCoded = fields.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Encoding") })
         return AnnouncedBody(length: length, isContentCoded: isContentCoded)
     }
 
@@ -154,9 +154,9 @@ final class ResponseCollector {
     /// RFC 9112 §5.2: an obsolete line fold continues the last field; it reads as a space.
     /// A fold of whitespace alone adds nothing: the space would trail the value, which is
     /// kept without surrounding whitespace.
-    private static func unfold(_ more: String, into fields: inout [(String, String)]) {
+    private static func unfold(_ more: String, into fields: inout [HTTPHeaders.Field]) {
         guard let last = fields.indices.last, !more.isEmpty else { return }
-        fields[last].1 = fields[last].1.isEmpty ? more : fields[last].1 + " " + more
+        fields[last].value = fields[last].value.isEmpty ? more : fields[last].value + " " + more
     }
 
     /// Where the body goes instead of memory, for transfers to a file.

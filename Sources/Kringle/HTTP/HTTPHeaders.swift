@@ -33,6 +33,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
+    /// Headers that are `fields`, as they are (a transport's, gathered in that form).
+    init(fields: [Field]) {
+        self.fields = fields
+    }
+
     /// Creates headers from a dictionary literal.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
