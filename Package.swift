@@ -35,6 +35,9 @@ let package = Package(
             name: "KringleTestSupport", dependencies: ["KringlePromise", "ChildProcess"],
             path: "Tests/KringleTestSupport"),
         .executableTarget(name: "kringle-demo", dependencies: ["Kringle", "KringleTesting"], path: "Demo"),
+        // Not a product: one GET through the default client, the script the cold-start
+        // benchmark times (`kringle-benchmarks cold-start`).
+        .executableTarget(name: "kringle-get", dependencies: ["Kringle"], path: "Benchmarks/OneShot"),
         // Not a product: counts heap allocations inside the benchmark process.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
         // Not a product: libcurl driven directly, the floor the client is measured against.
@@ -47,7 +50,7 @@ let package = Package(
                 "Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "CurlFloor", "NginxTestServer",
             ],
             path: "Benchmarks",
-            exclude: ["AllocationCounter", "CurlFloor"]
+            exclude: ["AllocationCounter", "CurlFloor", "OneShot"]
         ),
         .testTarget(
             name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting", "KringleTestSupport"]),

@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|floor|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|floor|cold-start|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|floor|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|floor|cold-start|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -19,6 +19,8 @@ case "overhead":
     }
 case "floor":
     try runFloorBenchmark()
+case "cold-start":
+    try runColdStartBenchmark()
 case "bodies":
     try runBufferedBodyBenchmarks()
 case "https":
@@ -58,6 +60,7 @@ case "all":
     try runClientBenchmarks()
     try runOverheadBenchmarks()
     try runFloorBenchmark()
+    try runColdStartBenchmark()
     try runBufferedBodyBenchmarks()
     try runHTTPSBenchmarks()
     try runCacheBenchmarks()
