@@ -54,7 +54,8 @@ func runColdStartBenchmark() throws {
     let libraries = try ChildProcess.run("/usr/bin/ldd", [oneShot]).text
         .split(separator: "\n").compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) }
         .filter { $0.contains("Foundation") }
-    print("\nkringle-get loads \(libraries.joined(separator: ", ")). Targets: ≤ 1.5x curl -s, no FoundationNetworking.\n")
+    print(
+        "\nkringle-get loads \(libraries.joined(separator: ", ")). Targets: ≤ 1.5x curl -s, no FoundationNetworking.\n")
 }
 
 enum ColdStart {

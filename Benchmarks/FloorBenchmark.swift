@@ -90,7 +90,7 @@ enum LibcurlFloor {
         let url = request.url?.absoluteString ?? ""
         let lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
         let pointers = lines.map { strdup($0) }
-        defer { pointers.forEach { free($0) } }
+        defer { for pointer in pointers { free(pointer) } }
         let constant: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }
         return constant.withUnsafeBufferPointer { headers in
             let failed =

@@ -16,7 +16,8 @@ extension CurlHeaderLine {
     static func startsLikeStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
         // Setting bit 5 lowers an ASCII letter and leaves "/" as it is.
         line.count >= 5 && line[0] | 0x20 == UInt8(ascii: "h") && line[1] | 0x20 == UInt8(ascii: "t")
-            && line[2] | 0x20 == UInt8(ascii: "t") && line[3] | 0x20 == UInt8(ascii: "p") && line[4] == UInt8(ascii: "/")
+            && line[2] | 0x20 == UInt8(ascii: "t") && line[3] | 0x20 == UInt8(ascii: "p")
+            && line[4] == UInt8(ascii: "/")
     }
 
     /// What is wrong with a line that starts like a status line, or `nil` when it is one:

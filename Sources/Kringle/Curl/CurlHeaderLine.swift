@@ -51,7 +51,8 @@ enum CurlHeaderLine: Equatable {
         } else if Self.isWhitespace(line[0]) {
             self = .continuation(Self.text(line, trimming: 0..<end))
         } else if let colon = line.firstIndex(of: Self.colon) {
-            self = .field(name: Self.text(line, trimming: 0..<colon), value: Self.text(line, trimming: (colon + 1)..<end))
+            self = .field(
+                name: Self.text(line, trimming: 0..<colon), value: Self.text(line, trimming: (colon + 1)..<end))
         } else {
             self = .other
         }

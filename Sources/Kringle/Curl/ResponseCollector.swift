@@ -121,7 +121,9 @@ final class ResponseCollector {
     /// HEAD, a 1xx, a 204 or a 304, whatever `Content-Length` says (RFC 9110 §6.4.1, §8.6).
     private func announcedBody(status: Int?) -> AnnouncedBody? {
         guard !expectsNoBody, let status, status >= 200, status != 204, status != 304,
-            let length = fields.last(where: { $0.name.equalsIgnoringASCIICase("Content-Length") }).flatMap({ Int($0.value) }),
+            let length = fields.last(where: { $0.name.equalsIgnoringASCIICase("Content-Length") }).flatMap({
+                Int($0.value)
+            }),
             length > Self.smallestReservation
         else { return nil }
         let isContentCoded = fields.contains(where: { $0.name.equalsIgnoringASCIICase("Content-Encoding") })
