@@ -220,7 +220,9 @@ final class CurlDriver {
             guard let easy, let id = idsByHandle.removeValue(forKey: easy),
                 let transfer = transfers.removeValue(forKey: id)
             else { continue }
-            settlements.append(finish(transfer, code: code))
+            let settlement = finish(transfer, code: code)
+            // What a large body sets off (its decode) goes to a worker, as it always did.
+            if settlement.isLight { settlements.append(settlement) } else { settlement.settle() }
         }
         guard !settlements.isEmpty else { return true }
         return settleLent()
