@@ -15,8 +15,13 @@ extension Promise {
     /// Upstream promises are shared: cancelling one chain built on a promise also rejects
     /// the other chains built on it.
     public func cancel() {
+        Self.cancel([self])
+    }
+
+    /// Cancels `nodes` and the pending work they depend on.
+    static func cancel(_ nodes: [any PromiseNode]) {
         // Iterative on purpose: a chain may be a million links long.
-        var work: [any PromiseNode] = [self]
+        var work = nodes
         while let node = work.popLast() {
             work.append(contentsOf: node.cancelAndCollectDependencies())
         }
@@ -40,11 +45,7 @@ extension Promise {
         let runNow = lock.withLock { _ -> Bool in
             let phase = phase.load(ordering: .relaxed)
             guard phase == .pending else { return phase == .cancelled }
-            if state.firstCancelHandler == nil {
-                state.firstCancelHandler = CancelHandler(handler)
-            } else {
-                state.extra().cancelHandlers.append(CancelHandler(handler))
-            }
+            state.extra().cancelHandlers.append(CancelHandler(handler))
             return false
         }
         if runNow { UserCode.run(handler) }
@@ -99,7 +100,7 @@ extension Promise: PromiseNode {
     }
 
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        guard settle(as: .cancelled, inline: 0, reference: .error(PromiseError.cancelled)) else { return [] }
+        guard settle(.cancelled) else { return [] }
         // Read after the settlement, which froze them: `addDependency` adds one only while
         // the promise is pending, so a dependency added during the cancellation is either
         // here or sees the cancellation itself (`adopt` checks `isCancelled` after adding).
@@ -119,31 +120,6 @@ extension Promise: PromiseNode {
             frontier.append(contentsOf: node.pendingDependencies)
         }
         return false
-    }
-
-    /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
-    /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise. Nothing here
-    /// depends on the value's type: the outcome is copied as stored (`settle(asSettled:)`).
-    ///
-    /// - Parameter checkingForCycles: `false` skips the walk up `inner`'s pending
-    ///   dependencies, for the library's own plumbing, whose promises never wait for their
-    ///   own results.
-    @usableFromInline
-    func adopt(_ inner: Promise<Value>, checkingForCycles: Bool = true) {
-        // A settled promise waits for nothing and cannot be cancelled: take its outcome.
-        if !inner.isPending {
-            settle(asSettled: inner)
-            return
-        }
-        if checkingForCycles, inner.waits(for: self) {
-            settle(as: .rejected, inline: 0, reference: .error(PromiseError.adoptionCycle))
-            return
-        }
-        addDependency(inner)
-        inner.observeInline { settled in self.settle(asSettled: settled) }
-        // Cancelled while the handler that produced `inner` was still running: the
-        // dependency above came too late to carry the cancellation, so pass it on now.
-        if isCancelled { inner.cancel() }
     }
 }
 

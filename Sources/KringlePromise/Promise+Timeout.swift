@@ -20,9 +20,9 @@ extension Promise {
         }
         // No `onCancel` on `next`: cancelling it cancels this promise too (it depends on
         // it), which calls the timer off below.
-        observeInline { settled in
+        observeInline(target: next) { settled, next in
             timer.cancel()
-            next.settle(asSettled: settled)
+            unsafeDowncast(next, to: Promise<Value>.self).settle(asSettled: settled)
         }
         return next
     }

@@ -52,10 +52,16 @@ final class Trampoline: PerThreadObject {
         return true
     }
 
-    /// `handler(settled)` now or, while a drain is under way, after it: ``runIfIdle(_:)``,
-    /// else ``schedule(_:)``.
-    static func run(_ handler: @escaping PromiseHandler, on settled: AnyObject) {
-        if !runIfIdle({ handler(settled) }) { schedule { handler(settled) } }
+    /// `reaction` for `settled` now or, while a drain is under way, after it:
+    /// ``runIfIdle(_:)``, else ``schedule(_:)``.
+    static func run(_ reaction: Reaction, on settled: AnyObject) {
+        var reaction = reaction
+        if !runIfIdle({ reaction.run(settled) }) {
+            schedule { [reaction] in
+                var reaction = reaction
+                reaction.run(settled)
+            }
+        }
     }
 
     /// Runs `job` now, or after the work this thread is already draining.

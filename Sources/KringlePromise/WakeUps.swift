@@ -8,7 +8,7 @@ enum WakeUps: Sendable {
     /// The usual promise: one handler, whose queue has no drain under way.
     case drain(Drain)
     /// The usual promise observed by the library: one bookkeeping handler.
-    case inline(PromiseHandler)
+    case inline(Reaction)
     /// Anything else, in order.
     case many([WakeUp])
 }
