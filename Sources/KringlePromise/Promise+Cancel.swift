@@ -87,6 +87,17 @@ extension Promise: PromiseNode {
         }
     }
 
+    /// Records that this pending promise now waits for `upstream` alone: for an adoption,
+    /// which comes once what it waited for has settled (a settled promise can be neither
+    /// cancelled nor part of a cycle, so it needs no dependency).
+    func waitOnly(for upstream: AnyObject) {
+        lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return }
+            dependency = upstream
+            if let overflow = state.overflow, !overflow.dependencies.isEmpty { overflow.dependencies = [] }
+        }
+    }
+
     var pendingDependencies: [any PromiseNode] {
         lock.withLock { _ in phase.load(ordering: .relaxed) == .pending ? dependencyNodes : [] }
     }
@@ -121,6 +132,21 @@ extension Promise: PromiseNode {
         }
         return false
     }
+
+    /// Records that this pending promise waits for `new` where it waited for `old`, a promise
+    /// that has stepped aside for `new` (see ``stepAside(for:)``).
+    func replaceDependency(_ old: AnyObject, with new: AnyObject) {
+        lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return }
+            if dependency === old {
+                dependency = new
+            } else if let overflow = state.overflow,
+                let index = overflow.dependencies.firstIndex(where: { $0.node === old })
+            {
+                overflow.dependencies[index] = WeakNode(node: new as? any PromiseNode)
+            }
+        }
+    }
 }
 
 extension Promise {
@@ -133,5 +159,13 @@ extension Promise {
     public func cancel(fromTimerOf clock: any KringleClock) {
         guard clock.measuresRealTime else { return cancel() }
         DispatchQueue.promises.sendPromiseJob { self.cancel() }
+    }
+
+    /// Cancels what this promise, settled from a timer's work on `clock` (a time-out), waited
+    /// for, as ``cancel(fromTimerOf:)`` would.
+    func cancelDependencies(fromTimerOf clock: any KringleClock) {
+        let upstream = lock.withLock { _ in dependencyNodes }
+        guard clock.measuresRealTime else { return Self.cancel(upstream) }
+        DispatchQueue.promises.sendPromiseJob { Self.cancel(upstream) }
     }
 }
