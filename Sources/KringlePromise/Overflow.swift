@@ -40,6 +40,14 @@ final class Overflow: @unchecked Sendable {
         return .other
     }
 
+    /// Registers `observer`, bound for a queue, on a settled promise, after the others; returns
+    /// which drain to start for it (see `PromiseState.appendSettled(_:)`).
+    func appendSettled(_ observer: consuming Observer) -> Drain.Kind? {
+        let kind = activate(observer.queue!)
+        observers.append(observer)
+        return kind
+    }
+
     /// The next reaction of the drain for `assigned` (`nil`: the primary drain), or `nil`,
     /// ending that drain, when none is left.
     func next(for assigned: DispatchQueue?) -> Reaction? {
@@ -67,8 +75,8 @@ final class Overflow: @unchecked Sendable {
     }
 
     /// At the settlement: the bookkeeping observers, taken out, and the drains to start, in
-    /// registration order; the cancel handlers, taken out.
-    func takeWakeUps() -> PromiseState.Settled {
+    /// registration order; then the cancel handlers, taken out.
+    func takeWakeUps() -> WakeUps {
         let registered = observers[observersStart...]
         var queued: [Observer] = []
         var wakeUps: [WakeUp] = []
@@ -82,8 +90,8 @@ final class Overflow: @unchecked Sendable {
         }
         observers = queued
         observersStart = 0
-        let handlers = cancelHandlers
+        wakeUps += cancelHandlers.map(WakeUp.cancelHandler)
         cancelHandlers = []
-        return (.many(wakeUps), handlers)
+        return .many(wakeUps)
     }
 }

@@ -32,11 +32,19 @@ extension Promise {
         to settled: AnyObject, settling target: inout any AnyObject & Sendable,
         _ react: (Result<Value, any Error>) -> Outcome<Next>
     ) {
-        guard unsafeDowncast(target, to: Promise<Next>.self).isPending else { return }
+        guard Promise<Next>.lending(target, { $0.isPending }) else { return }
         switch withOutcome(of: settled, { result in UserCode.run { react(result) } }) {
-        case .settle(let outcome): unsafeDowncast(target, to: Promise<Next>.self).settle(outcome)
+        case .settle(let outcome): Promise<Next>.lending(target) { _ = $0.settle(outcome) }
         case .adopt(let inner): Promise<Next>.adopt(inner, settling: &target)
         }
+    }
+
+    /// `body`'s answer for `target`, a promise of this type that a handler acts on, lent
+    /// rather than retained: the handler's reaction holds it meanwhile. A retain of a promise
+    /// that a weak dependency points to is a look-up of its side table.
+    @inlinable
+    static func lending<T>(_ target: any AnyObject & Sendable, _ body: (Promise<Value>) -> T) -> T {
+        Unmanaged<Promise<Value>>.fromOpaque(Unmanaged.passUnretained(target).toOpaque())._withUnsafeGuaranteedRef(body)
     }
 
     /// Chains the next asynchronous step: `body` starts it and returns its promise, which

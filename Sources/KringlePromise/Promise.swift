@@ -80,12 +80,11 @@ extension DispatchQueue {
     ///
     /// The library sends all its work for a queue through here (drains, `Promise { }`
     /// bodies, `retry`'s attempts), so that threads blocked in `wait()` can pick it up.
-    func sendPromiseJob(_ job: @escaping @Sendable () -> Void) {
+    func sendPromiseJob(_ job: consuming @escaping @Sendable () -> Void) {
         if self === DispatchQueue.promises {
-            // A job of this queue set it off: run it next, on this thread.
-            if DeferredPromiseJobs.keep(job) { return }
-            // A worker of the queue, or a thread that helps while it waits.
-            JobQueue.promises.submit(job)
+            // When a job of this queue set it off, this thread runs it next; otherwise a
+            // worker of the queue, or a thread that helps while it waits.
+            DeferredPromiseJobs.keepOrSubmit(job)
         } else if JobQueue.isMain(self) {
             // The main thread, in its run loop or while it waits.
             JobQueue.main.submit(job)
@@ -255,15 +254,19 @@ public final class Promise<Value: Sendable>:
     /// order, including handlers registered from inside another handler. The operators run
     /// the user's closure inside `handler` through `UserCode.run(_:)`.
     @usableFromInline
-    func observe(on queue: DispatchQueue, target: any AnyObject & Sendable, _ handler: @escaping PromiseHandler) {
-        let observer = Observer(queue: queue, reaction: Reaction(handler: handler, target: target))
+    func observe(
+        on queue: DispatchQueue, target: consuming any AnyObject & Sendable, _ handler: consuming @escaping PromiseHandler
+    ) {
+        // Moved, not copied, from the caller into the state: a closure can only borrow what
+        // it captures, but it can take it out of an optional.
+        var observer = Optional(Observer(queue: queue, reaction: Reaction(handler: handler, target: target)))
         let drain: Drain.Kind? = lock.withLock { _ in
             // `phase` only changes with the lock held, so a relaxed load is enough here.
             guard phase.load(ordering: .relaxed) != .pending else {
-                state.append(observer)
+                state.append(observer.take()!)
                 return nil
             }
-            return state.appendSettled(observer)
+            return state.appendSettled(observer.take()!)
         }
         if let drain { startDrain(drain, on: queue) }
     }
@@ -275,15 +278,14 @@ public final class Promise<Value: Sendable>:
     /// counting results); user closures always go through ``observe(on:target:_:)``.
     @usableFromInline
     func observeInline(target: any AnyObject & Sendable, _ handler: @escaping PromiseHandler) {
-        let reaction = Reaction(handler: handler, target: target)
         // Settled already (the outcome never changes then): no need for the lock.
-        guard isPending else { return Trampoline.run(reaction, on: self) }
+        guard isPending else { return Trampoline.run(Reaction(handler: handler, target: target), on: self) }
         let settled: Bool = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return true }
-            state.append(Observer(queue: nil, reaction: reaction))
+            state.append(Observer(queue: nil, reaction: Reaction(handler: handler, target: target)))
             return false
         }
-        if settled { Trampoline.run(reaction, on: self) }
+        if settled { Trampoline.run(Reaction(handler: handler, target: target), on: self) }
     }
 
     // MARK: - Settling: the one place
@@ -302,18 +304,18 @@ public final class Promise<Value: Sendable>:
     /// changing nothing and releasing the outcome, when the promise had settled already.
     @usableFromInline @discardableResult
     func settle(_ outcome: StoredOutcome) -> Bool {
-        let settled: PromiseState.Settled? = lock.withLock { _ in
+        let wakeUps: WakeUps? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
             self.outcome = outcome.word
             outcomeIsReference = outcome.isReference
             phase.store(outcome.phase, ordering: .releasing)
             return state.takeWakeUps()
         }
-        guard let settled else {
+        guard let wakeUps else {
             outcome.discard()
             return false
         }
-        switch settled.wakeUps {
+        switch consume wakeUps {
         case .none:
             break
         case .drain(let drain):
@@ -325,13 +327,12 @@ public final class Promise<Value: Sendable>:
                 switch wakeUp {
                 case .drain(let drain): startDrain(drain.kind, on: drain.queue)
                 case .inline(let reaction): Trampoline.run(reaction, on: self)
+                case .cancelHandler: break
                 }
             }
-        }
-        // Any other settlement releases the cancel handlers here, outside the lock, without
-        // running them.
-        if outcome.phase == .cancelled, !settled.cancelHandlers.isEmpty {
-            Self.runCancelHandlers(settled.cancelHandlers)
+            // Any other settlement releases the cancel handlers here, outside the lock,
+            // without running them.
+            if outcome.phase == .cancelled { Self.runCancelHandlers(among: list) }
         }
         return true
     }
@@ -340,9 +341,10 @@ public final class Promise<Value: Sendable>:
     /// code: the library may cancel from its own steps. Apart from `settle(_:)`, so that the
     /// usual settlement carries none of it.
     @inline(never)
-    static func runCancelHandlers(_ handlers: [CancelHandler]) {
+    static func runCancelHandlers(among wakeUps: [WakeUp]) {
+        guard wakeUps.contains(where: { if case .cancelHandler = $0 { true } else { false } }) else { return }
         UserCode.run {
-            for handler in handlers { handler.run() }
+            for case .cancelHandler(let handler) in wakeUps { handler.run() }
         }
     }
 

@@ -29,10 +29,6 @@ enum PromiseState: Sendable {
     /// Anything else.
     case overflow(Overflow)
 
-    /// What ``takeWakeUps()`` takes out of the state: what to set off, and the cancel
-    /// handlers, in the order they were registered.
-    typealias Settled = (wakeUps: WakeUps, cancelHandlers: [CancelHandler])
-
     /// The overflow, if there is one.
     var overflow: Overflow? {
         if case .overflow(let overflow) = self { return overflow }
@@ -40,7 +36,7 @@ enum PromiseState: Sendable {
     }
 
     /// Registers `observer` on a pending promise, after the others.
-    mutating func append(_ observer: Observer) {
+    mutating func append(_ observer: consuming Observer) {
         switch self {
         case .empty:
             self = .one(observer)
@@ -74,31 +70,29 @@ enum PromiseState: Sendable {
     /// Registers `observer`, bound for a queue, on a settled promise, after the others; returns
     /// which drain to start for it, or `nil` when its queue has one under way already (it
     /// will run the observer, in order).
-    mutating func appendSettled(_ observer: Observer) -> Drain.Kind? {
-        // Compared, not copied: every job and observer of a queue shares its reference
-        // count, so each retain would be a contended write.
-        let queue = observer.queue
+    mutating func appendSettled(_ observer: consuming Observer) -> Drain.Kind? {
         switch self {
         case .empty:
             self = .one(observer)
             return .primary
         case .one(let first):
-            let overflow = Overflow(observers: [first, observer])
+            let overflow = Overflow(observers: [first])
             overflow.primaryQueue = first.queue
             self = .overflow(overflow)
-            return overflow.activate(queue!)
+            return overflow.appendSettled(observer)
         case .draining(let primaryQueue):
-            if primaryQueue === queue {
+            // Compared, not copied: every job and observer of a queue shares its reference
+            // count, so each retain would be a contended write.
+            if primaryQueue === observer.queue {
                 self = .one(observer)
                 return nil
             }
-            let overflow = Overflow(observers: [observer])
+            let overflow = Overflow(observers: [])
             overflow.primaryQueue = primaryQueue
             self = .overflow(overflow)
-            return overflow.activate(queue!)
+            return overflow.appendSettled(observer)
         case .overflow(let overflow):
-            overflow.observers.append(observer)
-            return overflow.activate(queue!)
+            return overflow.appendSettled(observer)
         }
     }
 
@@ -124,17 +118,17 @@ enum PromiseState: Sendable {
     /// drain per queue that has handlers (step 2 of the walk at the top of `Promise.swift`),
     /// and the cancel handlers, to be run (on a cancellation) or released outside the lock.
     /// Called with the lock held.
-    mutating func takeWakeUps() -> Settled {
+    mutating func takeWakeUps() -> WakeUps {
         switch self {
         case .empty:
-            return (.none, [])
+            return .none
         case .one(let observer):
             // The usual promise: one observer. One on a queue stays, for its drain.
             guard let queue = observer.queue else {
                 self = .empty
-                return (.inline(observer.reaction), [])
+                return .inline(observer.reaction)
             }
-            return (.drain(Drain(queue: queue, kind: .primary)), [])
+            return .drain(Drain(queue: queue, kind: .primary))
         case .overflow(let overflow):
             return overflow.takeWakeUps()
         case .draining:

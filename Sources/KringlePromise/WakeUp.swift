@@ -2,4 +2,6 @@
 enum WakeUp: Sendable {
     case drain(Drain)
     case inline(Reaction)
+    /// Run when the settlement is a cancellation, released otherwise.
+    case cancelHandler(CancelHandler)
 }

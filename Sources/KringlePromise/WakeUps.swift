@@ -9,6 +9,7 @@ enum WakeUps: Sendable {
     case drain(Drain)
     /// The usual promise observed by the library: one bookkeeping handler.
     case inline(Reaction)
-    /// Anything else, in order.
+    /// Anything else, in order, the cancel handlers last (a promise with cancel handlers has an
+    /// overflow).
     case many([WakeUp])
 }
