@@ -92,15 +92,22 @@ extension Promise {
     /// promise is pending and has no such consumer yet (one is enough).
     func register(_ claim: Claim) {
         lock.withLock { _ in
-            guard phase.load(ordering: .relaxed) == .pending, state.claim == nil else { return }
-            state.claim = claim
+            guard phase.load(ordering: .relaxed) == .pending else { return }
+            let overflow = state.extra()
+            if overflow.claim == nil { overflow.claim = claim }
         }
+    }
+
+    /// Whether a consumer has claimed the job that settles this promise, and not been handed
+    /// it yet.
+    var isClaimed: Bool {
+        lock.withLock { _ in state.overflow?.claim != nil }
     }
 
     /// Hands `offer`, whose job settles this promise, to the consumer that claimed it;
     /// `false` when there is none, and the caller must queue the job itself.
     func handOff(_ offer: Claim.Offer) -> Bool {
-        guard let claim = lock.withLock({ _ in state.claim.take() }) else { return false }
+        guard let claim = lock.withLock({ _ in state.overflow?.claim.take() }) else { return false }
         return claim.offer(offer)
     }
 

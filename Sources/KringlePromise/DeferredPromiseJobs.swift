@@ -9,10 +9,11 @@ import Dispatch
 /// the library's own follow-up is kept: while user code runs (``UserCode/run(_:)``) nothing
 /// is, and what was kept goes back to the queue, so that the user's code may block on it.
 ///
-/// The class is confined to one thread (it lives in a ``ThreadLocal``), so it needs no lock;
+/// The class is confined to one thread (it lives in the thread's ``PromiseThread``), so it
+/// needs no lock;
 /// `@exclusivity(unchecked)` for the reason given at ``Trampoline``.
 @usableFromInline
-final class DeferredPromiseJobs: PerThreadObject {
+final class DeferredPromiseJobs {
     /// The kept jobs, from `head` on (the earlier ones have run). The position is a
     /// property, not a local, because a job may run the kept jobs again (from `wait()`): the
     /// nested run goes on from where the outer one is.
@@ -29,10 +30,10 @@ final class DeferredPromiseJobs: PerThreadObject {
         let run: @Sendable () -> Void
     }
 
-    private static let perThread = ThreadLocal<DeferredPromiseJobs>()
-
-    /// The calling thread's kept jobs.
-    static var current: DeferredPromiseJobs { perThread.current }
+    /// Calls `body` with the calling thread's kept jobs (see `PromiseThread`).
+    static func withCurrent<T>(_ body: (DeferredPromiseJobs) throws -> T) rethrows -> T {
+        try PromiseThread.withCurrent { try body($0.deferredJobs) }
+    }
 
     /// How many kept jobs one worker runs in a row (about a millisecond's worth) before
     /// handing the rest back to the queue.
@@ -46,22 +47,38 @@ final class DeferredPromiseJobs: PerThreadObject {
     @usableFromInline
     static func runAsJob(of queue: DispatchQueue, _ job: () -> Void) {
         guard queue === DispatchQueue.promises else { return job() }
-        let deferred = current
-        guard !deferred.isRunningPromiseJob else { return job() }
-        deferred.isRunningPromiseJob = true
-        job()
-        deferred.runKeptJobs()
-        deferred.isRunningPromiseJob = false
+        withCurrent { deferred in
+            guard !deferred.isRunningPromiseJob else { return job() }
+            deferred.isRunningPromiseJob = true
+            job()
+            deferred.runKeptJobs()
+            deferred.isRunningPromiseJob = false
+        }
     }
 
     /// Keeps `job`, a job for the promises' queue, for this thread to run once the promise
     /// job it is running returns; `false` when it runs none (or is running user code), and
     /// the caller must queue `job` itself.
     static func keep(_ job: @escaping @Sendable () -> Void) -> Bool {
-        let deferred = current
-        guard deferred.isRunningPromiseJob else { return false }
-        deferred.jobs.append(Job(run: job))
-        return true
+        withCurrent { deferred in
+            guard deferred.isRunningPromiseJob else { return false }
+            deferred.jobs.append(Job(run: job))
+            return true
+        }
+    }
+
+    /// Keeps `job`, a job for the promises' queue, as ``keep(_:)`` does, or, when this thread
+    /// keeps none, sends it to `JobQueue.promises`: the job is moved, not copied (a retain of
+    /// the promise it holds, which is often one a weak dependency points to: a look-up of its
+    /// side table).
+    static func keepOrSubmit(_ job: consuming @escaping @Sendable () -> Void) {
+        var job = Optional(Job(run: job))
+        let kept = withCurrent { deferred -> Bool in
+            guard deferred.isRunningPromiseJob else { return false }
+            deferred.jobs.append(job.take()!)
+            return true
+        }
+        if !kept { JobQueue.promises.submit(job.take()!.run) }
     }
 
     /// Keeps `job`, one that must not go to a thread blocked in `wait()`, if this thread is
@@ -80,7 +97,7 @@ final class DeferredPromiseJobs: PerThreadObject {
 
     /// Runs the jobs this thread has kept (a thread about to block must not sit on them).
     static func runKeptJobs() {
-        current.runKeptJobs()
+        withCurrent { $0.runKeptJobs() }
     }
 
     /// For ``UserCode/run(_:)``: sends the kept jobs back to the queue, where other threads

@@ -10,5 +10,6 @@ struct Observer: Sendable {
     /// Where the handler runs; `nil` for library bookkeeping that runs on the settling
     /// thread (through the trampoline), never user code.
     let queue: DispatchQueue?
-    let handler: PromiseHandler
+    /// The handler and what it acts on.
+    var reaction: Reaction
 }

@@ -39,7 +39,9 @@ extension Promise {
         let next = Promise<Value>(dependingOnAll: promises)
         for promise in promises {
             // The outcome copied as stored: nothing here depends on the value's type.
-            promise.observeInline { settled in next.settle(asSettled: settled) }
+            promise.observeInline(target: next) { settled, next in
+                unsafeDowncast(next, to: Promise<Value>.self).settle(asSettled: settled)
+            }
         }
         return next
     }
@@ -82,7 +84,7 @@ extension Promise {
         }
         let collected = Collected<Element>(count: promises.count)
         for (index, promise) in promises.enumerated() {
-            promise.observeInline { settled in
+            promise.observeInline(target: next) { settled, _ in
                 Promise<Element>.withOutcome(of: settled) { result in
                     if let outcome = early(result) {
                         next.settle(outcome)

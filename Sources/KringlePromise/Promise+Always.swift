@@ -13,9 +13,11 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable () -> Void
     ) -> Promise<Value> {
-        derive(on: queue, passing: body) { result, body in
-            body()
-            return .settle(result)
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                body()
+                return .settle(result)
+            }
         }
     }
 }

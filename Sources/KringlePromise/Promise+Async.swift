@@ -59,7 +59,7 @@ extension Promise {
                 register(made)
                 // An offer made but not taken by then is moot: the promise settled, so its
                 // job would do nothing.
-                observeInline { _ in _ = made.close() }
+                observeInline(target: made) { _, claim in _ = unsafeDowncast(claim, to: Claim.self).close() }
             }
             claim?.take()?.run()
             // Woken by the settlement, or by an offer whose job, just run, settled it.

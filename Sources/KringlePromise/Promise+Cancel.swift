@@ -15,8 +15,13 @@ extension Promise {
     /// Upstream promises are shared: cancelling one chain built on a promise also rejects
     /// the other chains built on it.
     public func cancel() {
+        Self.cancel([self])
+    }
+
+    /// Cancels `nodes` and the pending work they depend on.
+    static func cancel(_ nodes: [any PromiseNode]) {
         // Iterative on purpose: a chain may be a million links long.
-        var work: [any PromiseNode] = [self]
+        var work = nodes
         while let node = work.popLast() {
             work.append(contentsOf: node.cancelAndCollectDependencies())
         }
@@ -40,11 +45,7 @@ extension Promise {
         let runNow = lock.withLock { _ -> Bool in
             let phase = phase.load(ordering: .relaxed)
             guard phase == .pending else { return phase == .cancelled }
-            if state.firstCancelHandler == nil {
-                state.firstCancelHandler = CancelHandler(handler)
-            } else {
-                state.extra().cancelHandlers.append(CancelHandler(handler))
-            }
+            state.extra().cancelHandlers.append(CancelHandler(handler))
             return false
         }
         if runNow { UserCode.run(handler) }
@@ -86,6 +87,17 @@ extension Promise: PromiseNode {
         }
     }
 
+    /// Records that this pending promise now waits for `upstream` alone: for an adoption,
+    /// which comes once what it waited for has settled (a settled promise can be neither
+    /// cancelled nor part of a cycle, so it needs no dependency).
+    func waitOnly(for upstream: AnyObject) {
+        lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return }
+            dependency = upstream
+            if let overflow = state.overflow, !overflow.dependencies.isEmpty { overflow.dependencies = [] }
+        }
+    }
+
     var pendingDependencies: [any PromiseNode] {
         lock.withLock { _ in phase.load(ordering: .relaxed) == .pending ? dependencyNodes : [] }
     }
@@ -99,7 +111,7 @@ extension Promise: PromiseNode {
     }
 
     func cancelAndCollectDependencies() -> [any PromiseNode] {
-        guard settle(as: .cancelled, inline: 0, reference: .error(PromiseError.cancelled)) else { return [] }
+        guard settle(.cancelled) else { return [] }
         // Read after the settlement, which froze them: `addDependency` adds one only while
         // the promise is pending, so a dependency added during the cancellation is either
         // here or sees the cancellation itself (`adopt` checks `isCancelled` after adding).
@@ -121,29 +133,19 @@ extension Promise: PromiseNode {
         return false
     }
 
-    /// Makes this promise settle as `inner` does (Promises/A+ 2.3.2), or reject with
-    /// ``PromiseError/adoptionCycle`` when `inner` waits for this promise. Nothing here
-    /// depends on the value's type: the outcome is copied as stored (`settle(asSettled:)`).
-    ///
-    /// - Parameter checkingForCycles: `false` skips the walk up `inner`'s pending
-    ///   dependencies, for the library's own plumbing, whose promises never wait for their
-    ///   own results.
-    @usableFromInline
-    func adopt(_ inner: Promise<Value>, checkingForCycles: Bool = true) {
-        // A settled promise waits for nothing and cannot be cancelled: take its outcome.
-        if !inner.isPending {
-            settle(asSettled: inner)
-            return
+    /// Records that this pending promise waits for `new` where it waited for `old`, a promise
+    /// that has stepped aside for `new` (see ``stepAside(for:)``).
+    func replaceDependency(_ old: AnyObject, with new: AnyObject) {
+        lock.withLock { _ in
+            guard phase.load(ordering: .relaxed) == .pending else { return }
+            if dependency === old {
+                dependency = new
+            } else if let overflow = state.overflow,
+                let index = overflow.dependencies.firstIndex(where: { $0.node === old })
+            {
+                overflow.dependencies[index] = WeakNode(node: new as? any PromiseNode)
+            }
         }
-        if checkingForCycles, inner.waits(for: self) {
-            settle(as: .rejected, inline: 0, reference: .error(PromiseError.adoptionCycle))
-            return
-        }
-        addDependency(inner)
-        inner.observeInline { settled in self.settle(asSettled: settled) }
-        // Cancelled while the handler that produced `inner` was still running: the
-        // dependency above came too late to carry the cancellation, so pass it on now.
-        if isCancelled { inner.cancel() }
     }
 }
 
@@ -157,5 +159,13 @@ extension Promise {
     public func cancel(fromTimerOf clock: any KringleClock) {
         guard clock.measuresRealTime else { return cancel() }
         DispatchQueue.promises.sendPromiseJob { self.cancel() }
+    }
+
+    /// Cancels what this promise, settled from a timer's work on `clock` (a time-out), waited
+    /// for, as ``cancel(fromTimerOf:)`` would.
+    func cancelDependencies(fromTimerOf clock: any KringleClock) {
+        let upstream = lock.withLock { _ in dependencyNodes }
+        guard clock.measuresRealTime else { return Self.cancel(upstream) }
+        DispatchQueue.promises.sendPromiseJob { Self.cancel(upstream) }
     }
 }

@@ -20,9 +20,11 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) -> Void
     ) -> Promise<Value> {
-        derive(on: queue, passing: body) { result, body in
-            if case .failure(let error) = result { body(error) }
-            return .settle(result)
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                if case .failure(let error) = result { body(error) }
+                return .settle(result)
+            }
         }
     }
 }

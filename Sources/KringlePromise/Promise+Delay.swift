@@ -14,7 +14,7 @@ extension Promise {
     ///   - clock: Where the time is measured; the real clock by default.
     public func delay(_ seconds: TimeInterval, clock: any KringleClock = .system) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)
-        observeInline { settled in
+        observeInline(target: next) { settled, _ in
             guard Self.withOutcome(of: settled, { $0.isSuccess }) else {
                 next.settle(asSettled: settled)
                 return

@@ -24,8 +24,10 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Next
     ) -> Promise<Next> {
-        derive(on: queue, passing: body) { result, body in
-            .settle(result.flatMap { value in Result { try body(value) } })
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                .settle(result.flatMap { value in Result { try body(value) } })
+            }
         }
     }
 }

@@ -20,10 +20,12 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) throws -> Value
     ) -> Promise<Value> {
-        derive(on: queue, passing: body) { result, body in
-            switch result {
-            case .success: return .settle(result)
-            case .failure(let error): return .settle(Result { try body(error) })
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                switch result {
+                case .success: return .settle(result)
+                case .failure(let error): return .settle(Result { try body(error) })
+                }
             }
         }
     }
@@ -49,12 +51,14 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (any Error) throws -> Promise<Value>
     ) -> Promise<Value> {
-        derive(on: queue, passing: body) { result, body in
-            switch result {
-            case .success:
-                return .settle(result)
-            case .failure(let error):
-                do { return .adopt(try body(error)) } catch { return .settle(.failure(error)) }
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                switch result {
+                case .success:
+                    return .settle(result)
+                case .failure(let error):
+                    do { return .adopt(try body(error)) } catch { return .settle(.failure(error)) }
+                }
             }
         }
     }

@@ -74,7 +74,7 @@ private final class RetryLoop<Value: Sendable>: Sendable {
         // A cancel that ran while `work` was starting the attempt came before the dependency
         // that would have carried it: pass it on now.
         if outcome.isCancelled { attempt.cancel() }
-        attempt.observe(on: queue) { settled in
+        attempt.observe(on: queue, target: outcome) { settled, _ in
             let result = Promise<Value>.withOutcome(of: settled) { $0 }
             guard case .failure(let error) = result, self.shouldRetry(after: number, error) else {
                 self.outcome.settle(result)

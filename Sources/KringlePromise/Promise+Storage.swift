@@ -4,15 +4,8 @@ import Synchronization
 // caller's module compiles for that type (inlinable): recording and reading the outcome.
 
 extension Promise {
-    /// A settled promise's error, or its value when that does not fit in `inlineValue`.
-    @usableFromInline
-    enum OutcomeReference: Sendable {
-        case boxed(ValueBox<Value>)
-        case error(any Error)
-    }
-
-    /// Whether values of this type are kept as raw bytes in `inlineValue`: trivial types
-    /// (`Int`, `Double`, `Void`, small structs of such) that fit. Others are boxed.
+    /// Whether values of this type are kept as raw bytes in `outcome`: trivial types (`Int`,
+    /// `Double`, `Void`, small structs of such) that fit. Others are boxed.
     ///
     /// Not simply a `Value?` property, whose destruction in the unspecialised `deinit` would
     /// cost a metadata look-up (see the note at the top of `Promise`): raw bytes and
@@ -23,23 +16,26 @@ extension Promise {
         _isPOD(Value.self) && MemoryLayout<Value>.size <= MemoryLayout<UInt64>.size
     }
 
-    /// `result` as a promise stores it: its phase, the bytes of a value kept inline, and the
-    /// box of any other value, or the error. Stored once, with the lock held, before `phase`
-    /// leaves `.pending`, and never changed after.
+    /// `result` as a promise stores it: one word, the bytes of a value kept inline, or a
+    /// reference to a `ValueBox` of any other value or to an `ErrorBox` of the error, retained
+    /// for the promise that stores it. Stored once, with the lock held, before `phase` leaves
+    /// `.pending`, and never changed after; the reference is released by the promise's
+    /// `deinit`.
+    ///
+    /// One word rather than an enum of a word and a reference: which it holds follows from
+    /// the phase and the value's type, and a word less keeps a promise within 72 bytes.
     @inlinable
-    static func stored(_ result: Result<Value, any Error>) -> (
-        phase: Phase, inline: UInt64, reference: OutcomeReference?
-    ) {
+    static func stored(_ result: Result<Value, any Error>) -> StoredOutcome {
         switch result {
         case .success(let value) where keepsValueInline:
             // A trivial value may be copied as bytes, to any address.
             var inline: UInt64 = 0
             withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: value, as: Value.self) }
-            return (.fulfilled, inline, nil)
+            return StoredOutcome(phase: .fulfilled, word: inline, isReference: false)
         case .success:
-            return (.fulfilled, 0, .boxed(ValueBox(result)))
+            return StoredOutcome(phase: .fulfilled, retaining: ValueBox(result))
         case .failure(let error):
-            return (.rejected, 0, .error(error))
+            return StoredOutcome(phase: .rejected, retaining: ErrorBox(error))
         }
     }
 
@@ -60,14 +56,23 @@ extension Promise {
             return nil
         case .fulfilled where Self.keepsValueInline:
             // Read by value: readers run concurrently, so none may take `inout` access.
-            return try body(.success(withUnsafeBytes(of: inlineValue) { $0.loadUnaligned(as: Value.self) }))
-        case .fulfilled, .rejected, .cancelled:
-            switch outcomeReference {
-            case .boxed(let box)?: return try body(box.result)
-            case .error(let error)?: return try body(.failure(error))
-            case nil: return nil
+            return try body(.success(withUnsafeBytes(of: outcome) { $0.loadUnaligned(as: Value.self) }))
+        case .fulfilled:
+            // The box lives as long as this promise, which the caller holds.
+            return try Unmanaged<ValueBox<Value>>.fromOpaque(outcomePointer)._withUnsafeGuaranteedRef {
+                try body($0.result)
+            }
+        case .rejected, .cancelled:
+            return try Unmanaged<ErrorBox>.fromOpaque(outcomePointer)._withUnsafeGuaranteedRef {
+                try body(.failure($0.error))
             }
         }
+    }
+
+    /// The reference `outcome` holds, once settled with anything but a value kept inline.
+    @inlinable
+    var outcomePointer: UnsafeRawPointer {
+        UnsafeRawPointer(bitPattern: UInt(outcome)).unsafelyUnwrapped
     }
 
     /// For a handler (see `PromiseHandler`): `body`'s answer for the outcome of `settled`, the
@@ -84,7 +89,10 @@ extension Promise {
     @discardableResult
     func settle(asSettled other: AnyObject) -> Bool {
         let other = unsafeDowncast(other, to: Promise<Value>.self)
-        let outcome: Phase = other.phase.load(ordering: .acquiring) == .fulfilled ? .fulfilled : .rejected
-        return settle(as: outcome, inline: other.inlineValue, reference: other.outcomeReference)
+        let phase: Phase = other.phase.load(ordering: .acquiring) == .fulfilled ? .fulfilled : .rejected
+        if other.outcomeIsReference {
+            _ = Unmanaged<AnyObject>.fromOpaque(other.outcomePointer).retain()
+        }
+        return settle(StoredOutcome(phase: phase, word: other.outcome, isReference: other.outcomeIsReference))
     }
 }

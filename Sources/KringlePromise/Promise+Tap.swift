@@ -24,13 +24,15 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Value> {
-        derive(on: queue, passing: body) { result, body in
-            .settle(
-                result.flatMap { value in
-                    Result {
-                        try body(value); return value
-                    }
-                })
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                .settle(
+                    result.flatMap { value in
+                        Result {
+                            try body(value); return value
+                        }
+                    })
+            }
         }
     }
 }

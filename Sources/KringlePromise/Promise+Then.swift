@@ -5,33 +5,46 @@ import Dispatch
 // inline, on the thread that settles the promise: `mapSuccess` and friends, at the end.
 
 extension Promise {
-    /// Creates the promise that `react` settles on `queue` once this one settles.
-    ///
-    /// `react` is skipped when the derived promise settled first (it was cancelled). It gets
-    /// the operator's `body` as an argument instead of capturing it: written without
-    /// captures, it needs no closure context of its own, so each derived promise costs one
-    /// closure allocation (the handler's) instead of two.
+    /// Creates the promise that `handler`, registered for `queue`, settles once this one
+    /// settles: the one shape of every operator. The operator's handler gets the new promise
+    /// as its target (see `Reaction`) and calls ``react(to:settling:_:)``, so that its closure
+    /// holds nothing but the user's closure: one allocation per derived promise besides the
+    /// promise, of two words.
     @inlinable
-    func derive<Next, Body: Sendable>(
-        on queue: DispatchQueue,
-        passing body: Body,
-        _ react: @escaping @Sendable (Result<Value, any Error>, Body) -> Outcome<Next>
-    ) -> Promise<Next> {
+    func derive<Next>(on queue: DispatchQueue, _ handler: @escaping PromiseHandler) -> Promise<Next> {
         // A settled promise ignores cancellation and is never part of an adoption cycle, so a
         // promise derived from one needs no dependency, and skipping it spares the weak
         // reference (a side-table allocation on this promise).
         let next = Promise<Next>(dependingOn: isPending ? self : nil)
-        observe(on: queue) { settled in
-            guard next.isPending else { return }
-            // Jobs the user's code starts run concurrently as usual, so it may block on them;
-            // only the settlement below, done by the library once that code has returned,
-            // may continue on this worker (see `UserCode.run`).
-            switch Self.withOutcome(of: settled, { result in UserCode.run { react(result, body) } }) {
-            case .settle(let outcome): next.settle(outcome)
-            case .adopt(let inner): next.adopt(inner)
-            }
-        }
+        observe(on: queue, target: next, handler)
         return next
+    }
+
+    /// An operator's handler: unless `target`, the promise it derived, settled first (it was
+    /// cancelled), runs `react`, the user's closure, for the outcome of `settled` as user code
+    /// (see `UserCode.run`), then settles `target` as `react` decided.
+    ///
+    /// Jobs the user's code starts run concurrently as usual, so it may block on them; only
+    /// the settlement after it, done by the library once that code has returned, may continue
+    /// on this worker.
+    @inlinable
+    static func react<Next>(
+        to settled: AnyObject, settling target: inout any AnyObject & Sendable,
+        _ react: (Result<Value, any Error>) -> Outcome<Next>
+    ) {
+        guard Promise<Next>.lending(target, { $0.isPending }) else { return }
+        switch withOutcome(of: settled, { result in UserCode.run { react(result) } }) {
+        case .settle(let outcome): Promise<Next>.lending(target) { _ = $0.settle(outcome) }
+        case .adopt(let inner): Promise<Next>.adopt(inner, settling: &target)
+        }
+    }
+
+    /// `body`'s answer for `target`, a promise of this type that a handler acts on, lent
+    /// rather than retained: the handler's reaction holds it meanwhile. A retain of a promise
+    /// that a weak dependency points to is a look-up of its side table.
+    @inlinable
+    static func lending<T>(_ target: any AnyObject & Sendable, _ body: (Promise<Value>) -> T) -> T {
+        Unmanaged<Promise<Value>>.fromOpaque(Unmanaged.passUnretained(target).toOpaque())._withUnsafeGuaranteedRef(body)
     }
 
     /// Chains the next asynchronous step: `body` starts it and returns its promise, which
@@ -66,12 +79,14 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Promise<Next>
     ) -> Promise<Next> {
-        derive(on: queue, passing: body) { result, body in
-            switch result {
-            case .success(let value):
-                do { return .adopt(try body(value)) } catch { return .settle(.failure(error)) }
-            case .failure(let error):
-                return .settle(.failure(error))
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                switch result {
+                case .success(let value):
+                    do { return .adopt(try body(value)) } catch { return .settle(.failure(error)) }
+                case .failure(let error):
+                    return .settle(.failure(error))
+                }
             }
         }
     }
@@ -99,8 +114,10 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ body: @escaping @Sendable (Value) throws -> Void
     ) -> Promise<Void> {
-        derive(on: queue, passing: body) { result, body in
-            .settle(result.flatMap { value in Result { try body(value) } })
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                .settle(result.flatMap { value in Result { try body(value) } })
+            }
         }
     }
 }
@@ -155,7 +172,8 @@ extension Promise {
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Next
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
-        observeInline { settled in
+        observeInline(target: next) { settled, next in
+            let next = unsafeDowncast(next, to: Promise<Next>.self)
             guard next.isPending else { return }
             next.settle(Self.withOutcome(of: settled) { result in Result { try body(result) } })
         }
@@ -184,7 +202,8 @@ extension Promise {
         _ body: @escaping @Sendable (Result<Value, any Error>) throws -> Outcome<Next>
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
-        observeInline { settled in
+        observeInline(target: next) { settled, next in
+            let next = unsafeDowncast(next, to: Promise<Next>.self)
             guard next.isPending else { return }
             do {
                 switch try Self.withOutcome(of: settled, body) {
@@ -248,7 +267,8 @@ extension Promise {
     package func mapSuccess<Step: SuccessStep>(_ step: Step, on queue: DispatchQueue) -> Promise<Step.Output>
     where Step.Input == Value {
         let next = Promise<Step.Output>(dependingOn: self)
-        observeInline { settled in
+        observeInline(target: next) { settled, next in
+            let next = unsafeDowncast(next, to: Promise<Step.Output>.self)
             guard next.isPending else { return }
             let decided: Result<Step.Decided, any Error>
             do {
@@ -259,7 +279,8 @@ extension Promise {
                     // Followed directly rather than through a promise of its own, so that a
                     // consumer waiting for `next` can still take the job (`handOff`).
                     next.addDependency(inner)
-                    inner.observeInline { settled in
+                    inner.observeInline(target: next) { settled, next in
+                        let next = unsafeDowncast(next, to: Promise<Step.Output>.self)
                         guard next.isPending else { return }
                         next.settle(Promise<Step.Decided>.withOutcome(of: settled) { $0 }, runningOn: queue, step)
                     }

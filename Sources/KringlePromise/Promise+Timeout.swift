@@ -13,16 +13,18 @@ extension Promise {
     /// - Returns: A promise settled like this one, or rejected on time-out.
     public func timeout(_ seconds: TimeInterval, clock: any KringleClock = .system) -> Promise<Value> {
         let next = Promise<Value>(dependingOn: self)
-        // Weak, so that a dropped pending chain is freed before its timer fires.
-        let timer = PromiseTimer(after: seconds, on: clock) { [weak self, weak next] in
+        // Weak, so that a dropped pending chain is freed before its timer fires. The upstream
+        // is reached through `next`'s dependency, which follows this promise should it step
+        // aside (see `stepAside(for:)`).
+        let timer = PromiseTimer(after: seconds, on: clock) { [weak next] in
             guard let next, next.settle(.failure(PromiseError.timedOut)) else { return }
-            self?.cancel(fromTimerOf: clock)
+            next.cancelDependencies(fromTimerOf: clock)
         }
         // No `onCancel` on `next`: cancelling it cancels this promise too (it depends on
         // it), which calls the timer off below.
-        observeInline { settled in
+        observeInline(target: next) { settled, next in
             timer.cancel()
-            next.settle(asSettled: settled)
+            unsafeDowncast(next, to: Promise<Value>.self).settle(asSettled: settled)
         }
         return next
     }

@@ -13,14 +13,16 @@ extension Promise {
         on queue: DispatchQueue = .promises,
         _ predicate: @escaping @Sendable (Value) throws -> Bool
     ) -> Promise<Value> {
-        derive(on: queue, passing: predicate) { result, predicate in
-            .settle(
-                result.flatMap { value in
-                    Result {
-                        guard try predicate(value) else { throw PromiseError.validationFailure }
-                        return value
-                    }
-                })
+        derive(on: queue) { settled, next in
+            Promise.react(to: settled, settling: &next) { result in
+                .settle(
+                    result.flatMap { value in
+                        Result {
+                            guard try predicate(value) else { throw PromiseError.validationFailure }
+                            return value
+                        }
+                    })
+            }
         }
     }
 }

@@ -46,7 +46,7 @@ extension Promise {
         // Not with a time-out: the job may outlast it.
         let claim = Claim { wakeUp.signal() }
         if timeout == nil { register(claim) }
-        observeInline { _ in wakeUp.signal() }
+        observeInline(target: wakeUp) { _, wakeUp in unsafeDowncast(wakeUp, to: DispatchSemaphore.self).signal() }
         defer { claim.close()?.dispatch() }
         try JobQueue.whileWaking(wakeUp, on: helped) {
             while isPending {

@@ -10,7 +10,7 @@ extension Promise {
         // Not inlinable: its lock is the modules' shared `Locked`, which is SPI.
         let next = Promise<(Value, Other)>(dependingOn: [self, other])
         let slots = Locked<(Value?, Other?)>((nil, nil))
-        observeInline { settled in
+        observeInline(target: next) { settled, _ in
             switch Self.withOutcome(of: settled, { $0 }) {
             case .success(let value):
                 if let otherValue = slots.withLock({ slots -> Other? in
@@ -22,7 +22,7 @@ extension Promise {
                 next.settle(.failure(error))
             }
         }
-        other.observeInline { settled in
+        other.observeInline(target: next) { settled, _ in
             switch Promise<Other>.withOutcome(of: settled, { $0 }) {
             case .success(let otherValue):
                 if let value = slots.withLock({ slots -> Value? in
@@ -43,7 +43,7 @@ extension Promise {
     public func zip<B, C>(_ b: Promise<B>, _ c: Promise<C>) -> Promise<(Value, B, C)> {
         let pairs = zip(b).zip(c)
         let next = Promise<(Value, B, C)>(dependingOn: pairs)
-        pairs.observeInline { settled in
+        pairs.observeInline(target: next) { settled, _ in
             next.settle(Promise<((Value, B), C)>.withOutcome(of: settled) { $0.map { pair, c in (pair.0, pair.1, c) } })
         }
         return next

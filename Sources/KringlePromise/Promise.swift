@@ -4,14 +4,15 @@
 // here without a file is in this file; each step is one function.
 //
 // 1. Registering: `done`, like every operator, calls `derive` (both in Promise+Then.swift),
-//    which calls `observe(on:_:)` with a handler that will read the outcome, run your closure
-//    through `UserCode.run(_:)` (UserCode.swift) and then settle the promise `done` returned.
-//    `observe` appends an `Observer` (queue and handler) to the promise's `state` under its
-//    lock; on a promise already settled, it starts that queue's drain (step 3).
+//    which calls `observe(on:target:_:)` with a handler that will read the outcome, run your
+//    closure through `UserCode.run(_:)` (UserCode.swift) and then settle its target, the
+//    promise `done` returned (`react`, Promise+Then.swift). `observe` appends an `Observer`
+//    (queue, handler and target) to the promise's `state` under its lock; on a promise
+//    already settled, it starts that queue's drain (step 3).
 //
-// 2. Settling: `fulfill`, `reject` and `resolve`, `cancel()` and an adoption (both in
-//    Promise+Cancel.swift) and every operator's handler end in `settle(as:inline:reference:)`,
-//    the one place a promise settles. Under the lock it stores the outcome, moves `phase` out of
+// 2. Settling: `fulfill`, `reject` and `resolve`, `cancel()` (Promise+Cancel.swift), an
+//    adoption (Promise+Adopt.swift) and every operator's handler end in `settle(_:)`, the
+//    one place a promise settles. Under the lock it stores the outcome, moves `phase` out of
 //    `.pending` and takes the wake-ups out of `state` (`PromiseState.takeWakeUps()`,
 //    PromiseState.swift):
 //    one drain per queue that has handlers, the library's inline observers, the cancel
@@ -41,7 +42,7 @@
 //    on promise work it started; then the handler settles the next link: step 2 again, on
 //    this thread.
 //
-// 5. Inline plumbing: `observeInline(_:)` is for the library's own tiny steps (adoption,
+// 5. Inline plumbing: `observeInline(target:_:)` is for the library's own tiny steps (adoption,
 //    `all`, `timeout`, the client's pipeline, at the end of Promise+Then.swift). They run on the
 //    settling thread through `Trampoline` (Trampoline.swift), which runs a step that a step
 //    sets off after it rather than inside it, so a long chain of them is a loop, not a
@@ -79,12 +80,11 @@ extension DispatchQueue {
     ///
     /// The library sends all its work for a queue through here (drains, `Promise { }`
     /// bodies, `retry`'s attempts), so that threads blocked in `wait()` can pick it up.
-    func sendPromiseJob(_ job: @escaping @Sendable () -> Void) {
+    func sendPromiseJob(_ job: consuming @escaping @Sendable () -> Void) {
         if self === DispatchQueue.promises {
-            // A job of this queue set it off: run it next, on this thread.
-            if DeferredPromiseJobs.keep(job) { return }
-            // A worker of the queue, or a thread that helps while it waits.
-            JobQueue.promises.submit(job)
+            // When a job of this queue set it off, this thread runs it next; otherwise a
+            // worker of the queue, or a thread that helps while it waits.
+            DeferredPromiseJobs.keepOrSubmit(job)
         } else if JobQueue.isMain(self) {
             // The main thread, in its run loop or while it waits.
             JobQueue.main.submit(job)
@@ -118,7 +118,7 @@ extension DispatchQueue {
 /// `DispatchGroup` or ``wait(timeout:)``, as it may on any concurrent queue: the library
 /// keeps none of that work for the thread it blocks. (A closure that blocks still holds its
 /// thread: on a serial queue of yours, work bound for that same queue waits behind it.)
-/// Every operator is a thin layer over one internal primitive (`observe(on:_:)`), so the
+/// Every operator is a thin layer over one internal primitive (`observe(on:target:_:)`), so the
 /// ordering, threading and exactly-once rules are written once: in this file, whose header
 /// walks from `fulfill` to a handler, and in the state it keeps (`PromiseState.swift`).
 ///
@@ -137,38 +137,41 @@ public final class Promise<Value: Sendable>:
     // Guarded by `lock`; the details are in the comment below.
     @unchecked Sendable
 {
-    // Unchecked because `lock` guards `state`, `dependency`, `outcomeReference` and
-    // `inlineValue`. Two kinds of access need no lock: the last two are written once, with
-    // the lock held, before `phase` leaves `.pending` (a releasing store), and never again,
-    // so whoever sees a settled `phase` (an acquiring load) may read them; and `deinit` runs
-    // when no other reference is left. The properties are `@exclusivity(unchecked)` because
-    // the lock already serialises every access: the run-time exclusivity check would only
-    // add a call to each one.
+    // Unchecked because `lock` guards `state`, `dependency`, `outcome` and
+    // `outcomeIsReference`. Two kinds of access need no lock: the last two are written once,
+    // with the lock held, before `phase` leaves `.pending` (a releasing store), and never
+    // again, so whoever sees a settled `phase` (an acquiring load) may read them; and `deinit`
+    // runs when no other reference is left. The properties are `@exclusivity(unchecked)`
+    // because the lock already serialises every access: the run-time exclusivity check would
+    // only add a call to each one.
     //
-    // The layout is chosen for a fast `deinit`. Swift cannot specialise the `deinit` of a
-    // generic class, so it destroys each property through the property's type metadata, and
-    // finding the metadata of a type that depends on `Value` (`Value?`, a struct generic
-    // over `Value` whose layout varies with it) is a search of the runtime's tables, costing
-    // as much as the rest of a short-lived promise's life. So no property's type depends on
-    // `Value`: the state holds only references and closures, and the outcome is stored as
-    // described at `stored(_:)` (Promise+Storage.swift).
+    // The layout is chosen for a fast `deinit` and a small promise. Swift cannot specialise
+    // the `deinit` of a generic class, so it destroys each property through the property's
+    // type metadata, and finding the metadata of a type that depends on `Value` (`Value?`, a
+    // struct generic over `Value` whose layout varies with it) is a search of the runtime's
+    // tables, costing as much as the rest of a short-lived promise's life. So no property's
+    // type depends on `Value`: the state holds only references and closures, and the outcome
+    // is one word (see `stored(_:)`, Promise+Storage.swift). And a promise takes 72 bytes
+    // (allocated as 80): the lock, the phase and `outcomeIsReference` share a word, the state
+    // takes four (`PromiseState`), the dependency one, the outcome one. A chain holds one
+    // promise per link, so every word counts: a recursive chain of a million links holds a
+    // million of them at once.
 
     let lock = PromiseLock(())
     @usableFromInline let phase: Atomic<Phase>
-    @exclusivity(unchecked) var state = PromiseState()
+    /// Whether `outcome` holds a reference, which `deinit` releases: set with it.
+    @usableFromInline @exclusivity(unchecked) var outcomeIsReference = false
+    @exclusivity(unchecked) var state = PromiseState.empty
     /// The pending promise whose settlement this one waits for (for cancellation and cycle
-    /// detection); any others are in `state.overflow`. Weak because the upstream promise
+    /// detection); any others are in the state's overflow. Weak because the upstream promise
     /// holds this one (through the handler that will settle it): a strong reference would
-    /// keep a dropped pending chain alive. Only read while pending, so never cleared. Kept
-    /// out of `state` because a weak reference would make `state` address-only, which
-    /// Swift destroys through its metadata. An `AnyObject` (one word) rather than an
-    /// `any PromiseNode` (two): it keeps a promise within 104 bytes of memory, and is only
-    /// read, and cast back, when cancelling or looking for an adoption cycle.
+    /// keep a dropped pending chain alive. Only read while pending, so never cleared. An
+    /// `AnyObject` (one word) rather than an `any PromiseNode` (two), and only read, and cast
+    /// back, when cancelling, looking for an adoption cycle or handing observers over.
     @exclusivity(unchecked) weak var dependency: AnyObject?
-    @usableFromInline @exclusivity(unchecked) var outcomeReference: OutcomeReference?
-    /// The bytes that hold a small trivial value (see `keepsValueInline`). One word: enough for
-    /// an `Int`, a `Double`, a `Bool`, `Void`, and it keeps a promise within 104 bytes.
-    @usableFromInline @exclusivity(unchecked) var inlineValue: UInt64 = 0
+    /// The outcome as stored (see `stored(_:)`): written once, before `phase` leaves
+    /// `.pending`.
+    @usableFromInline @exclusivity(unchecked) var outcome: UInt64 = 0
 
     /// A pending promise.
     @usableFromInline
@@ -190,23 +193,22 @@ public final class Promise<Value: Sendable>:
     init(settled result: Result<Value, any Error>) {
         let stored = Self.stored(result)
         phase = Atomic(stored.phase)
-        inlineValue = stored.inline
-        outcomeReference = stored.reference
+        outcome = stored.word
+        outcomeIsReference = stored.isReference
     }
 
     deinit {
-        // Nobody else holds the promise any more, so no lock is needed. Most promises hold
-        // no observer by now and skip everything. So does a settled one with an overflow
-        // (it had several observers or drains): its observers have all run, as each drain
-        // holds the promise until it is done, so what the overflow still holds (queues, weak
-        // dependencies) is released as any property is. A claim and a first cancel handler,
-        // kept in `state`, are released directly too: neither holds a chain of promises.
-        guard state.first != nil || (state.overflow != nil && phase.load(ordering: .relaxed) == .pending) else {
-            return
-        }
+        // Nobody else holds the promise any more, so no lock is needed.
+        if outcomeIsReference { StoredOutcome.release(outcome) }
+        // Most promises hold nothing by now and skip the rest. So does a settled one: its
+        // observers have all run, as each drain holds the promise until it is done, and what
+        // its overflow still holds (queues, weak dependencies) is released as any property is.
+        guard case .pending = phase.load(ordering: .relaxed) else { return }
+        if case .empty = state { return }
         // A dropped pending chain frees its links one by one, not recursively (rule 7/8):
-        // what the observers hold is moved out, for the trampoline to release.
-        Trampoline.release(Leftovers(first: state.first.take(), overflow: state.overflow.take()))
+        // what the observers hold is moved out, for the trampoline to release. (Passed as it
+        // is made: a local would keep it until the end of this `deinit`.)
+        Trampoline.release(Leftovers(taking: &state))
     }
 
     // MARK: - State queries
@@ -245,36 +247,45 @@ public final class Promise<Value: Sendable>:
 
     // MARK: - Observing: the primitive every operator builds on
 
-    /// Runs `handler` on `queue` once the promise has settled; never synchronously.
+    /// Runs `handler` on `queue` once the promise has settled, with `target`, what it acts on
+    /// (see `Reaction`); never synchronously.
     ///
     /// Handlers registered for the same queue run one after another in registration
     /// order, including handlers registered from inside another handler. The operators run
     /// the user's closure inside `handler` through `UserCode.run(_:)`.
     @usableFromInline
-    func observe(on queue: DispatchQueue, _ handler: @escaping PromiseHandler) {
+    func observe(
+        on queue: DispatchQueue, target: consuming any AnyObject & Sendable, _ handler: consuming @escaping PromiseHandler
+    ) {
+        // Moved, not copied, from the caller into the state: a closure can only borrow what
+        // it captures, but it can take it out of an optional.
+        var observer = Optional(Observer(queue: queue, reaction: Reaction(handler: handler, target: target)))
         let drain: Drain.Kind? = lock.withLock { _ in
-            state.append(Observer(queue: queue, handler: handler))
             // `phase` only changes with the lock held, so a relaxed load is enough here.
-            guard phase.load(ordering: .relaxed) != .pending else { return nil }
-            return state.activate(queue)
+            guard phase.load(ordering: .relaxed) != .pending else {
+                state.append(observer.take()!)
+                return nil
+            }
+            return state.appendSettled(observer.take()!)
         }
         if let drain { startDrain(drain, on: queue) }
     }
 
-    /// Runs library bookkeeping as soon as the promise settles, on the settling thread.
+    /// Runs library bookkeeping as soon as the promise settles, on the settling thread, with
+    /// `target`, what it acts on (see `Reaction`).
     ///
     /// For internal use where the work is tiny and thread-safe (settling another promise,
-    /// counting results); user closures always go through ``observe(on:_:)``.
+    /// counting results); user closures always go through ``observe(on:target:_:)``.
     @usableFromInline
-    func observeInline(_ handler: @escaping PromiseHandler) {
+    func observeInline(target: any AnyObject & Sendable, _ handler: @escaping PromiseHandler) {
         // Settled already (the outcome never changes then): no need for the lock.
-        guard isPending else { return Trampoline.run(handler, on: self) }
+        guard isPending else { return Trampoline.run(Reaction(handler: handler, target: target), on: self) }
         let settled: Bool = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return true }
-            state.append(Observer(queue: nil, handler: handler))
+            state.append(Observer(queue: nil, reaction: Reaction(handler: handler, target: target)))
             return false
         }
-        if settled { Trampoline.run(handler, on: self) }
+        if settled { Trampoline.run(Reaction(handler: handler, target: target), on: self) }
     }
 
     // MARK: - Settling: the one place
@@ -284,59 +295,56 @@ public final class Promise<Value: Sendable>:
     @inlinable @discardableResult
     func settle(_ result: Result<Value, any Error>) -> Bool {
         // Made ready before the lock is taken: a value to box is boxed outside it.
-        let stored = Self.stored(result)
-        return settle(as: stored.phase, inline: stored.inline, reference: stored.reference)
+        settle(Self.stored(result))
     }
 
-    /// Settles the promise as `outcome` says (step 2 of the walk at the top of this file):
-    /// every settlement, cancellation included, comes through here, with the outcome as
-    /// stored (see `stored(_:)`, the only part that depends on the value's type). Returns
-    /// `false`, changing nothing, when the promise had settled already.
+    /// Settles the promise with `outcome` (step 2 of the walk at the top of this file): every
+    /// settlement, cancellation included, comes through here, with the outcome as stored (see
+    /// `stored(_:)`, the only part that depends on the value's type). Returns `false`,
+    /// changing nothing and releasing the outcome, when the promise had settled already.
     @usableFromInline @discardableResult
-    func settle(as outcome: Phase, inline: UInt64, reference: OutcomeReference?) -> Bool {
-        let settled: PromiseState.Settled? = lock.withLock { _ in
+    func settle(_ outcome: StoredOutcome) -> Bool {
+        let wakeUps: WakeUps? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
-            inlineValue = inline
-            outcomeReference = reference
-            phase.store(outcome, ordering: .releasing)
+            self.outcome = outcome.word
+            outcomeIsReference = outcome.isReference
+            phase.store(outcome.phase, ordering: .releasing)
             return state.takeWakeUps()
         }
-        guard let settled else { return false }
-        switch settled.wakeUps {
+        guard let wakeUps else {
+            outcome.discard()
+            return false
+        }
+        switch consume wakeUps {
         case .none:
             break
         case .drain(let drain):
             startDrain(drain.kind, on: drain.queue)
-        case .inline(let handler):
-            Trampoline.run(handler, on: self)
+        case .inline(let reaction):
+            Trampoline.run(reaction, on: self)
         case .many(let list):
             for wakeUp in list {
                 switch wakeUp {
                 case .drain(let drain): startDrain(drain.kind, on: drain.queue)
-                case .inline(let observer): Trampoline.run(observer.handler, on: self)
+                case .inline(let reaction): Trampoline.run(reaction, on: self)
                 case .cancelHandler: break
                 }
             }
-        }
-        // Any other settlement releases the cancel handlers here, outside the lock, without
-        // running them.
-        if outcome == .cancelled, let first = settled.firstCancelHandler {
-            Self.runCancelHandlers(first: first, among: settled.wakeUps)
+            // Any other settlement releases the cancel handlers here, outside the lock,
+            // without running them.
+            if outcome.phase == .cancelled { Self.runCancelHandlers(among: list) }
         }
         return true
     }
 
-    /// Runs a cancelled promise's cancel handlers, in the order they were registered (any
-    /// others come after a first one), as user code: the library may cancel from its own
-    /// steps. Apart from ``settle(as:inline:reference:)``, so that the usual settlement carries
-    /// none of it.
+    /// Runs a cancelled promise's cancel handlers, in the order they were registered, as user
+    /// code: the library may cancel from its own steps. Apart from `settle(_:)`, so that the
+    /// usual settlement carries none of it.
     @inline(never)
-    static func runCancelHandlers(first: CancelHandler, among wakeUps: WakeUps) {
+    static func runCancelHandlers(among wakeUps: [WakeUp]) {
+        guard wakeUps.contains(where: { if case .cancelHandler = $0 { true } else { false } }) else { return }
         UserCode.run {
-            first.run()
-            if case .many(let list) = wakeUps {
-                for case .cancelHandler(let handler) in list { handler.run() }
-            }
+            for case .cancelHandler(let handler) in wakeUps { handler.run() }
         }
     }
 
@@ -358,10 +366,10 @@ public final class Promise<Value: Sendable>:
     /// walk at the top of this file).
     ///
     /// - Parameter assigned: The drain's queue, or `nil` for the primary drain, whose queue
-    ///   is `PromiseState.primaryQueue`.
+    ///   the state keeps (see `PromiseState`).
     func drain(_ assigned: DispatchQueue?) {
-        while let observer = lock.withLock({ _ in state.next(for: assigned) }) {
-            observer.handler(self)
+        while var reaction = lock.withLock({ _ in state.next(for: assigned) }) {
+            reaction.run(self)
         }
     }
 }
@@ -369,12 +377,12 @@ public final class Promise<Value: Sendable>:
 /// What a pending promise still held when it was freed (see `Promise.deinit`). Not nested in
 /// `Promise`, which would make it generic: the `deinit` would look up its metadata.
 private final class Leftovers {
-    let first: Observer?
-    let overflow: Overflow?
+    let state: PromiseState
 
-    init(first: Observer?, overflow: Overflow?) {
-        self.first = first
-        self.overflow = overflow
+    /// Takes `state` from a promise, leaving it empty.
+    init(taking state: inout PromiseState) {
+        self.state = state
+        state = .empty
     }
 }
 

@@ -4,4 +4,6 @@ protocol PromiseNode: AnyObject, Sendable {
     func cancelAndCollectDependencies() -> [any PromiseNode]
     /// The still-pending promises this pending promise waits for.
     var pendingDependencies: [any PromiseNode] { get }
+    /// Records that this pending promise waits for `new` where it waited for `old`.
+    func replaceDependency(_ old: AnyObject, with new: AnyObject)
 }

@@ -2,145 +2,137 @@ import Dispatch
 
 /// What a promise keeps besides its outcome; guarded by the promise's lock.
 ///
-/// Sized for the usual promise: one observer and one drain at a time, kept inline. The rest,
-/// rarely needed, goes to an `Overflow` allocated on first use. Nothing here depends on the
-/// promise's value type (a handler reads the outcome itself, see `PromiseHandler`): this
-/// bookkeeping is compiled once, not for each caller's type, and the generic `deinit`, which
-/// Swift cannot specialise, destroys it without looking up generic metadata.
-struct PromiseState: Sendable {
-    /// What ``PromiseState/takeWakeUps()`` takes out of the state: what to set off, and the first
-    /// cancel handler (any others are among the wake-ups).
-    typealias Settled = (wakeUps: WakeUps, firstCancelHandler: CancelHandler?)
+/// Sized for the usual promise, kept inline: one observer, then, once the promise has settled,
+/// the one drain that runs it. The rest, rarely needed, goes to an `Overflow` allocated on
+/// first use: more observers, drains on more than one queue, cancel handlers, a waiting
+/// consumer's claim, more dependencies. An enum of four cases in 32 bytes (the spare bits of
+/// `Reaction.target` tell them apart), which keeps a promise within 72 bytes (80 allocated).
+///
+/// Nothing here depends on the promise's value type (a handler reads the outcome itself, see
+/// `PromiseHandler`): this bookkeeping is compiled once, not for each caller's type, and the
+/// generic `deinit`, which Swift cannot specialise, destroys it without looking up generic
+/// metadata.
+///
+/// The drains (step 4 of the walk at the top of `Promise.swift`): once the promise has
+/// settled, every observer left waits for a drain under way on its queue, one per queue. The
+/// primary drain's job captures only the promise, and finds its queue here: the queue of
+/// ``one(_:)``, of ``draining(_:)``, or `Overflow.primaryQueue`.
+enum PromiseState: Sendable {
+    /// Nothing: no observer, no drain under way, no overflow.
+    case empty
+    /// One observer. Before the settlement, the only one; after it, the only one left, and
+    /// the primary drain is under way for its queue.
+    case one(Observer)
+    /// After the settlement: the primary drain is under way for this queue, and no observer
+    /// is left for it.
+    case draining(DispatchQueue)
+    /// Anything else.
+    case overflow(Overflow)
 
-    /// The observer registered first, if not yet removed. Before the settlement, the
-    /// observers are, in registration order, `first` then `overflow.observers`; after it, the
-    /// handlers still to run on queues whose drain is under way.
-    var first: Observer?
-    /// The queue of the drain started first (of those still running). Its job captures only
-    /// the promise, so starting it allocates nothing; it reads its queue from here.
-    var primaryQueue: DispatchQueue?
-    var overflow: Overflow?
-    /// The consumer that runs the job settling the promise itself, if one claimed it. Kept
-    /// here rather than in the overflow, at a word in every promise: a consumer blocked in
-    /// `wait()` or awaiting `value` claims every promise it waits for, and an overflow costs
-    /// an allocation.
-    var claim: Claim?
-    /// The cancel handler registered first; any others are in `overflow`. Kept here for the
-    /// same reason as `claim`: a transport registers one on the promise of every request it
-    /// sends. (One word: `CancelHandler` is a class.)
-    var firstCancelHandler: CancelHandler?
-
-    var hasObservers: Bool {
-        first != nil || overflow.map { $0.observersStart < $0.observers.count } ?? false
-    }
-
-    mutating func append(_ observer: consuming Observer) {
-        if hasObservers {
-            extra().observers.append(observer)
-        } else {
-            first = observer
-        }
-    }
-
-    /// The overflow, created on first use.
-    mutating func extra() -> Overflow {
-        if let overflow { return overflow }
-        let created = Overflow()
-        overflow = created
-        return created
-    }
-
-    /// Calls `body` with each observer, in order.
-    func forEachObserver(_ body: (Observer) -> Void) {
-        if let first { body(first) }
-        guard let overflow else { return }
-        for index in overflow.observersStart..<overflow.observers.count { body(overflow.observers[index]) }
-    }
-
-    /// Records that a drain for `queue` is needed; returns which kind to start, or `nil` when
-    /// one is already under way (it will run what was just queued, in order).
-    mutating func activate(_ queue: DispatchQueue) -> Drain.Kind? {
-        if primaryQueue === queue || overflow?.otherQueues.contains(where: { $0 === queue }) == true { return nil }
-        if primaryQueue == nil {
-            primaryQueue = queue
-            return .primary
-        }
-        extra().otherQueues.append(queue)
-        return .other
-    }
-
-    /// Takes the next observer of the drain for `assigned` (`nil`: the primary drain), or ends
-    /// that drain when none is left. Called with the lock held.
-    ///
-    /// Written to compare queues without copying them: every job and observer of a queue
-    /// shares its reference count, so each retain would be a contended write.
-    mutating func next(for assigned: DispatchQueue?) -> Observer? {
-        guard let assigned else {
-            guard primaryQueue != nil else { return nil }
-            if first?.queue === primaryQueue { return first.take() }
-            if let observer = overflow?.removeFirstObserver(on: primaryQueue) { return observer }
-            primaryQueue = nil
-            return nil
-        }
-        if first?.queue === assigned { return first.take() }
-        guard let overflow else { return nil }
-        if let observer = overflow.removeFirstObserver(on: assigned) { return observer }
-        if let index = overflow.otherQueues.firstIndex(where: { $0 === assigned }) {
-            overflow.otherQueues.remove(at: index)
-        }
+    /// The overflow, if there is one.
+    var overflow: Overflow? {
+        if case .overflow(let overflow) = self { return overflow }
         return nil
     }
 
-    /// At the settlement: takes out what to set off once the lock is released, starting one
-    /// drain per queue that has handlers (step 2 of the walk at the top of `Promise.swift`).
-    /// Called with the lock held.
-    ///
-    /// The cancel handlers are taken out too, to be run (on a cancellation) or released
-    /// outside the lock: a first one apart, so that a transport's promise, which holds one,
-    /// needs no list of wake-ups built for it alone; any others among the wake-ups.
-    mutating func takeWakeUps() -> Settled {
-        let wakeUps = wakeUpsForObservers()
-        let firstCancelHandler = self.firstCancelHandler.take()
-        guard let overflow, !overflow.cancelHandlers.isEmpty else { return (wakeUps, firstCancelHandler) }
-        var all: [WakeUp]
-        switch wakeUps {
-        case .none: all = []
-        case .drain(let drain): all = [.drain(drain)]
-        case .inline(let handler): all = [.inline(Observer(queue: nil, handler: handler))]
-        case .many(let list): all = list
+    /// Registers `observer` on a pending promise, after the others.
+    mutating func append(_ observer: consuming Observer) {
+        switch self {
+        case .empty:
+            self = .one(observer)
+        case .one(let first):
+            self = .overflow(Overflow(observers: [first, observer]))
+        case .overflow(let overflow):
+            overflow.observers.append(observer)
+        case .draining:
+            preconditionFailure("a pending promise has no drain")
         }
-        all += overflow.cancelHandlers.map(WakeUp.cancelHandler)
-        overflow.cancelHandlers = []
-        return (.many(all), firstCancelHandler)
     }
 
-    /// The bookkeeping observers, taken out, and the drains to start, in registration order.
-    mutating func wakeUpsForObservers() -> WakeUps {
-        if overflow == nil {
-            // The usual promise: no observer, or one.
-            guard let observer = first.take() else { return .none }
-            guard let queue = observer.queue else { return .inline(observer.handler) }
-            first = observer
-            guard let kind = activate(queue) else { return .none }
-            return .drain(Drain(queue: queue, kind: kind))
+    /// The overflow of a pending promise, created on first use.
+    mutating func extra() -> Overflow {
+        switch self {
+        case .overflow(let overflow):
+            return overflow
+        case .empty:
+            let created = Overflow(observers: [])
+            self = .overflow(created)
+            return created
+        case .one(let first):
+            let created = Overflow(observers: [first])
+            self = .overflow(created)
+            return created
+        case .draining:
+            preconditionFailure("a pending promise has no drain")
         }
-        var observers: [Observer] = []
-        forEachObserver { observers.append($0) }
-        first = nil
-        var queued: [Observer] = []
-        var wakeUps: [WakeUp] = []
-        for observer in observers {
-            guard let queue = observer.queue else {
-                wakeUps.append(.inline(observer))
-                continue
+    }
+
+    /// Registers `observer`, bound for a queue, on a settled promise, after the others; returns
+    /// which drain to start for it, or `nil` when its queue has one under way already (it
+    /// will run the observer, in order).
+    mutating func appendSettled(_ observer: consuming Observer) -> Drain.Kind? {
+        switch self {
+        case .empty:
+            self = .one(observer)
+            return .primary
+        case .one(let first):
+            let overflow = Overflow(observers: [first])
+            overflow.primaryQueue = first.queue
+            self = .overflow(overflow)
+            return overflow.appendSettled(observer)
+        case .draining(let primaryQueue):
+            // Compared, not copied: every job and observer of a queue shares its reference
+            // count, so each retain would be a contended write.
+            if primaryQueue === observer.queue {
+                self = .one(observer)
+                return nil
             }
-            queued.append(observer)
-            if let kind = activate(queue) { wakeUps.append(.drain(Drain(queue: queue, kind: kind))) }
+            let overflow = Overflow(observers: [])
+            overflow.primaryQueue = primaryQueue
+            self = .overflow(overflow)
+            return overflow.appendSettled(observer)
+        case .overflow(let overflow):
+            return overflow.appendSettled(observer)
         }
-        if let overflow {
-            overflow.observers = queued
-            overflow.observersStart = 0
+    }
+
+    /// Takes the next reaction of the drain for `assigned` (`nil`: the primary drain), or ends
+    /// that drain when none is left. Called with the lock held.
+    mutating func next(for assigned: DispatchQueue?) -> Reaction? {
+        switch self {
+        case .one(let observer) where assigned == nil:
+            // The queue stays, as the drain's, until the drain ends.
+            self = .draining(observer.queue!)
+            return observer.reaction
+        case .draining where assigned == nil:
+            self = .empty
+            return nil
+        case .overflow(let overflow):
+            return overflow.next(for: assigned)
+        case .empty, .one, .draining:
+            return nil
         }
-        return .many(wakeUps)
+    }
+
+    /// At the settlement: takes out what to set off once the lock is released, starting one
+    /// drain per queue that has handlers (step 2 of the walk at the top of `Promise.swift`),
+    /// and the cancel handlers, to be run (on a cancellation) or released outside the lock.
+    /// Called with the lock held.
+    mutating func takeWakeUps() -> WakeUps {
+        switch self {
+        case .empty:
+            return .none
+        case .one(let observer):
+            // The usual promise: one observer. One on a queue stays, for its drain.
+            guard let queue = observer.queue else {
+                self = .empty
+                return .inline(observer.reaction)
+            }
+            return .drain(Drain(queue: queue, kind: .primary))
+        case .overflow(let overflow):
+            return overflow.takeWakeUps()
+        case .draining:
+            preconditionFailure("a pending promise has no drain")
+        }
     }
 }

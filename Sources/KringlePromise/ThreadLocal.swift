@@ -10,7 +10,7 @@ import Musl
 #endif
 
 /// One `Object` per thread, made on a thread's first use and released when the thread exits:
-/// the home of the `Trampoline` and the `DeferredPromiseJobs` of each thread.
+/// the home of each thread's `PromiseThread`.
 ///
 /// A pthread key rather than Foundation's `Thread.current.threadDictionary`: a look-up is a
 /// read of the thread's own table, with no lock, no hashing and no boxing, and the library
@@ -35,13 +35,13 @@ struct ThreadLocal<Object: PerThreadObject>: Sendable {
         self.key = key
     }
 
-    /// The calling thread's object.
-    var current: Object {
+    /// The calling thread's object, unretained: the slot holds it until the thread exits.
+    var current: Unmanaged<Object> {
         if let existing = pthread_getspecific(key) {
-            return Unmanaged<Object>.fromOpaque(existing).takeUnretainedValue()
+            return Unmanaged<Object>.fromOpaque(existing)
         }
-        let created = Object()
-        pthread_setspecific(key, Unmanaged.passRetained(created).toOpaque())
+        let created = Unmanaged.passRetained(Object())
+        pthread_setspecific(key, created.toOpaque())
         return created
     }
 }

@@ -10,11 +10,12 @@
 /// ``UserCode/run(_:)``, which runs what is queued first and turns the holding back off
 /// while the user's closure runs, so that the closure may block on work it started.
 ///
-/// The class is confined to one thread (it lives in a ``ThreadLocal``), so it needs no lock.
+/// The class is confined to one thread (it lives in the thread's ``PromiseThread``), so it
+/// needs no lock.
 /// Its properties are `@exclusivity(unchecked)`: it runs once or more per promise, and the
 /// run-time exclusivity check would cost a thread-local look-up per access. No access
 /// overlaps another: work runs, and objects are released, only outside any array access.
-final class Trampoline: PerThreadObject {
+final class Trampoline {
     /// The queued work, from `jobsHead` and `garbageHead` on (the earlier entries are done).
     /// The positions are properties, not locals of `drain()`, so that a drain nested inside
     /// user code (see ``UserCode/run(_:)``) goes on from where the outer one is.
@@ -31,10 +32,10 @@ final class Trampoline: PerThreadObject {
         let run: () -> Void
     }
 
-    private static let perThread = ThreadLocal<Trampoline>()
-
-    /// The calling thread's trampoline.
-    static var current: Trampoline { perThread.current }
+    /// Calls `body` with the calling thread's trampoline (see `PromiseThread`).
+    static func withCurrent<T>(_ body: (Trampoline) throws -> T) rethrows -> T {
+        try PromiseThread.withCurrent { try body($0.trampoline) }
+    }
 
     /// Runs `job` now, when this thread is draining nothing, and returns `true`; returns
     /// `false`, without running it, while a drain is under way (then ``schedule(_:)`` it).
@@ -43,26 +44,34 @@ final class Trampoline: PerThreadObject {
     /// into the queue is copied to the heap with what it captures (for a promise's inline
     /// observer, the whole result), one that runs at once stays on the stack.
     static func runIfIdle(_ job: () -> Void) -> Bool {
-        let trampoline = current
-        guard !trampoline.isDraining else { return false }
-        trampoline.isDraining = true
-        job()
-        // What `job` scheduled, and what it released, waited for the drain.
-        trampoline.drain()
-        return true
+        withCurrent { trampoline in
+            guard !trampoline.isDraining else { return false }
+            trampoline.isDraining = true
+            job()
+            // What `job` scheduled, and what it released, waited for the drain.
+            trampoline.drain()
+            return true
+        }
     }
 
-    /// `handler(settled)` now or, while a drain is under way, after it: ``runIfIdle(_:)``,
-    /// else ``schedule(_:)``.
-    static func run(_ handler: @escaping PromiseHandler, on settled: AnyObject) {
-        if !runIfIdle({ handler(settled) }) { schedule { handler(settled) } }
+    /// `reaction` for `settled` now or, while a drain is under way, after it:
+    /// ``runIfIdle(_:)``, else ``schedule(_:)``.
+    static func run(_ reaction: Reaction, on settled: AnyObject) {
+        var reaction = reaction
+        if !runIfIdle({ reaction.run(settled) }) {
+            schedule { [reaction] in
+                var reaction = reaction
+                reaction.run(settled)
+            }
+        }
     }
 
     /// Runs `job` now, or after the work this thread is already draining.
     static func schedule(_ job: @escaping () -> Void) {
-        let trampoline = current
-        trampoline.jobs.append(Job(run: job))
-        if !trampoline.isDraining { trampoline.drain() }
+        withCurrent { trampoline in
+            trampoline.jobs.append(Job(run: job))
+            if !trampoline.isDraining { trampoline.drain() }
+        }
     }
 
     /// Releases `object` so that the deinitialisers it sets off run one after another
@@ -72,9 +81,11 @@ final class Trampoline: PerThreadObject {
     /// happens inside the drain loop.
     static func release(_ object: consuming AnyObject?) {
         guard object != nil else { return }
-        let trampoline = current
-        trampoline.garbage.append(consume object)
-        if !trampoline.isDraining { trampoline.drain() }
+        var object = Optional(consume object)
+        withCurrent { trampoline in
+            trampoline.garbage.append(object.take()!)
+            if !trampoline.isDraining { trampoline.drain() }
+        }
     }
 
     /// For ``UserCode/run(_:)``: runs what this thread has queued, so that nothing the user's

@@ -25,21 +25,22 @@ enum UserCode {
     ///   once rather than after it.
     ///
     /// Once `body` returns, the library's own follow-up (settling the next link) is deferred
-    /// again as it was. Two thread-local look-ups per call: on the path of every handler.
+    /// again as it was. One thread-local look-up per call (`PromiseThread`): on the path of
+    /// every handler.
     ///
     /// - Parameter body: The user's code.
     /// - Returns: What `body` returns.
     @usableFromInline
     static func run<T>(_ body: () -> T) -> T {
-        let deferred = DeferredPromiseJobs.current
-        let trampoline = Trampoline.current
-        // Deferral off first, so that what the trampoline's drain sets off goes to the queue.
-        let wasRunningPromiseJob = deferred.beginUserCode()
-        let wasDraining = trampoline.beginUserCode()
-        defer {
-            trampoline.endUserCode(wasDraining: wasDraining)
-            deferred.endUserCode(wasRunningPromiseJob: wasRunningPromiseJob)
+        PromiseThread.withCurrent { thread in
+            // Deferral off first, so that what the trampoline's drain sets off goes to the queue.
+            let wasRunningPromiseJob = thread.deferredJobs.beginUserCode()
+            let wasDraining = thread.trampoline.beginUserCode()
+            defer {
+                thread.trampoline.endUserCode(wasDraining: wasDraining)
+                thread.deferredJobs.endUserCode(wasRunningPromiseJob: wasRunningPromiseJob)
+            }
+            return body()
         }
-        return body()
     }
 }

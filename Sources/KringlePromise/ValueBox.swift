@@ -5,7 +5,7 @@
 /// into a result of its own: measured, that cost more than it saved.)
 @usableFromInline
 final class ValueBox<Value: Sendable>: Sendable {
-    /// Always a success: errors are kept in `OutcomeReference.error`.
+    /// Always a success: errors are kept in an `ErrorBox`.
     @usableFromInline let result: Result<Value, any Error>
 
     @inlinable

@@ -8,7 +8,8 @@ enum WakeUps: Sendable {
     /// The usual promise: one handler, whose queue has no drain under way.
     case drain(Drain)
     /// The usual promise observed by the library: one bookkeeping handler.
-    case inline(PromiseHandler)
-    /// Anything else, in order.
+    case inline(Reaction)
+    /// Anything else, in order, the cancel handlers last (a promise with cancel handlers has an
+    /// overflow).
     case many([WakeUp])
 }

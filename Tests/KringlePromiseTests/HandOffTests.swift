@@ -29,7 +29,7 @@ struct HandOffTests {
     /// hanging.
     private static func waitUntilClaimed(_ promise: Promise<Int>) async throws {
         let deadline = Date().addingTimeInterval(60)
-        while !promise.lock.withLock({ _ in promise.state.claim != nil }) {
+        while !promise.isClaimed {
             try #require(Date() < deadline, "no consumer claimed the promise")
             await Task.yield()
         }

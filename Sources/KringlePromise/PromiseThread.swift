@@ -1,0 +1,15 @@
+/// What the library keeps for each thread: its ``Trampoline`` and its ``DeferredPromiseJobs``,
+/// behind one per-thread slot, so that code that needs both (``UserCode/run(_:)``, on the path
+/// of every handler) looks the thread up once.
+final class PromiseThread: PerThreadObject {
+    let trampoline = Trampoline()
+    let deferredJobs = DeferredPromiseJobs()
+
+    private static let perThread = ThreadLocal<PromiseThread>()
+
+    /// Calls `body` with the calling thread's objects, lent rather than retained: they live as
+    /// long as the thread, and `body` runs on it.
+    static func withCurrent<T>(_ body: (PromiseThread) throws -> T) rethrows -> T {
+        try perThread.current._withUnsafeGuaranteedRef(body)
+    }
+}
