@@ -84,15 +84,18 @@ final class DeferredPromiseJobs {
     /// Keeps `job`, one that must not go to a thread blocked in `wait()`, if this thread is
     /// lent to the promises' queue and running a job of it; `false` otherwise.
     static func keepIfLent(_ job: @escaping @Sendable () -> Void) -> Bool {
-        current.isLent && keep(job)
+        withCurrent { deferred in
+            guard deferred.isLent, deferred.isRunningPromiseJob else { return false }
+            deferred.jobs.append(Job(run: job))
+            return true
+        }
     }
 
     /// Runs `body` as a job of the promises' queue on a thread lent to it.
     static func runLent(_ body: () -> Void) {
-        let deferred = current
-        deferred.isLent = true
+        withCurrent { $0.isLent = true }
         runAsJob(of: .promises, body)
-        deferred.isLent = false
+        withCurrent { $0.isLent = false }
     }
 
     /// Runs the jobs this thread has kept (a thread about to block must not sit on them).
