@@ -53,9 +53,17 @@
 //    may run your handler. The client's decode job may be handed to the thread waiting for
 //    its promise, in `wait()` or `await value` (`Claim`, Claim.swift).
 //
+// 7. Lent threads: a thread that settles promises in a loop of its own (Kringle's curl
+//    transport, as responses arrive) may settle them inside
+//    `DispatchQueue.runLentToPromises(_:)` (DeferredPromiseJobs.swift): it is then running a
+//    job of `.promises`, so what the settling sets off on that queue (the client's decode
+//    included) is kept and run by that thread, as after a handler (step 3). The lender sees to
+//    it that a handler which blocks there holds up nothing (Kringle: DrivingSeat.swift).
+//
 // In short: your `done` runs on the queue you name (`.promises` if none), never inside
 // `fulfill`, after the handlers registered before it for that queue. On `.promises` the
-// thread may be the one that ran the previous link, or one blocked in `wait()`.
+// thread may be the one that ran the previous link, one blocked in `wait()`, or one lent to
+// the queue by the code that settled the promise.
 //
 // What is compiled where: only what depends on the value's type is inlinable, compiled
 // for that type in the caller's module (the operators and `derive`, recording and reading the
