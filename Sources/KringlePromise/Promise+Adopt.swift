@@ -70,11 +70,10 @@ extension Promise {
                 state = .empty
                 return [observer]
             case .overflow(let overflow):
-                guard overflow.cancelHandlers.isEmpty, overflow.claim == nil, overflow.dependencies.isEmpty else {
-                    return nil
-                }
+                guard overflow.firstCancelHandler == nil, overflow.claim == nil, overflow.dependencies.isEmpty
+                else { return nil }
                 state = .empty
-                return Array(overflow.observers[overflow.observersStart...])
+                return overflow.takeObservers()
             case .draining:
                 return nil
             }
