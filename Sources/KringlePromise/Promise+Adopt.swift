@@ -39,7 +39,7 @@ extension Promise {
         waitOnly(for: inner)
         if steppingAside, stepAside(for: inner) { return }
         inner.observeInline(target: self) { settled, adopter in
-            unsafeDowncast(adopter, to: Promise<Value>.self).settle(asSettled: settled)
+            Promise.lending(adopter) { _ = $0.settle(asSettled: settled) }
         }
         // Cancelled while the handler that produced `inner` was still running: the
         // dependency above came too late to carry the cancellation, so pass it on now.
@@ -70,11 +70,10 @@ extension Promise {
                 state = .empty
                 return [observer]
             case .overflow(let overflow):
-                guard overflow.cancelHandlers.isEmpty, overflow.claim == nil, overflow.dependencies.isEmpty else {
-                    return nil
-                }
+                guard overflow.firstCancelHandler == nil, overflow.claim == nil, overflow.dependencies.isEmpty
+                else { return nil }
                 state = .empty
-                return Array(overflow.observers[overflow.observersStart...])
+                return overflow.takeObservers()
             case .draining:
                 return nil
             }

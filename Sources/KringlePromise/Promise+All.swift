@@ -40,7 +40,7 @@ extension Promise {
         for promise in promises {
             // The outcome copied as stored: nothing here depends on the value's type.
             promise.observeInline(target: next) { settled, next in
-                unsafeDowncast(next, to: Promise<Value>.self).settle(asSettled: settled)
+                Promise.lending(next) { _ = $0.settle(asSettled: settled) }
             }
         }
         return next

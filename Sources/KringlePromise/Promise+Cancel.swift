@@ -45,7 +45,7 @@ extension Promise {
         let runNow = lock.withLock { _ -> Bool in
             let phase = phase.load(ordering: .relaxed)
             guard phase == .pending else { return phase == .cancelled }
-            state.extra().cancelHandlers.append(CancelHandler(handler))
+            state.extra().append(CancelHandler(handler))
             return false
         }
         if runNow { UserCode.run(handler) }

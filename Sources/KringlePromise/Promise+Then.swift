@@ -173,9 +173,10 @@ extension Promise {
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
         observeInline(target: next) { settled, next in
-            let next = unsafeDowncast(next, to: Promise<Next>.self)
-            guard next.isPending else { return }
-            next.settle(Self.withOutcome(of: settled) { result in Result { try body(result) } })
+            Promise<Next>.lending(next) { next in
+                guard next.isPending else { return }
+                next.settle(Self.withOutcome(of: settled) { result in Result { try body(result) } })
+            }
         }
         return next
     }
@@ -203,15 +204,16 @@ extension Promise {
     ) -> Promise<Next> {
         let next = Promise<Next>(dependingOn: self)
         observeInline(target: next) { settled, next in
-            let next = unsafeDowncast(next, to: Promise<Next>.self)
-            guard next.isPending else { return }
-            do {
-                switch try Self.withOutcome(of: settled, body) {
-                case .settle(let outcome): next.settle(outcome)
-                case .adopt(let inner): next.adopt(inner, checkingForCycles: false)
+            Promise<Next>.lending(next) { next in
+                guard next.isPending else { return }
+                do {
+                    switch try Self.withOutcome(of: settled, body) {
+                    case .settle(let outcome): next.settle(outcome)
+                    case .adopt(let inner): next.adopt(inner, checkingForCycles: false)
+                    }
+                } catch {
+                    next.settle(.failure(error))
                 }
-            } catch {
-                next.settle(.failure(error))
             }
         }
         return next
@@ -268,30 +270,33 @@ extension Promise {
     where Step.Input == Value {
         let next = Promise<Step.Output>(dependingOn: self)
         observeInline(target: next) { settled, next in
-            let next = unsafeDowncast(next, to: Promise<Step.Output>.self)
-            guard next.isPending else { return }
-            let decided: Result<Step.Decided, any Error>
-            do {
-                switch try Self.withOutcome(of: settled, { try step.decide($0) }) {
-                case .settle(let outcome):
-                    decided = outcome
-                case .adopt(let inner):
-                    // Followed directly rather than through a promise of its own, so that a
-                    // consumer waiting for `next` can still take the job (`handOff`).
-                    next.addDependency(inner)
-                    inner.observeInline(target: next) { settled, next in
-                        let next = unsafeDowncast(next, to: Promise<Step.Output>.self)
-                        guard next.isPending else { return }
-                        next.settle(Promise<Step.Decided>.withOutcome(of: settled) { $0 }, runningOn: queue, step)
+            Promise<Step.Output>.lending(next) { next in
+                guard next.isPending else { return }
+                let decided: Result<Step.Decided, any Error>
+                do {
+                    switch try Self.withOutcome(of: settled, { try step.decide($0) }) {
+                    case .settle(let outcome):
+                        decided = outcome
+                    case .adopt(let inner):
+                        // Followed directly rather than through a promise of its own, so that a
+                        // consumer waiting for `next` can still take the job (`handOff`).
+                        next.addDependency(inner)
+                        inner.observeInline(target: next) { settled, next in
+                            Promise<Step.Output>.lending(next) { next in
+                                guard next.isPending else { return }
+                                next.settle(
+                                    Promise<Step.Decided>.withOutcome(of: settled) { $0 }, runningOn: queue, step)
+                            }
+                        }
+                        // Cancelled while `decide` ran: the dependency came too late to carry it.
+                        if next.isCancelled { inner.cancel() }
+                        return
                     }
-                    // Cancelled while `decide` ran: the dependency came too late to carry it.
-                    if next.isCancelled { inner.cancel() }
-                    return
+                } catch {
+                    decided = .failure(error)
                 }
-            } catch {
-                decided = .failure(error)
+                next.settle(decided, runningOn: queue, step)
             }
-            next.settle(decided, runningOn: queue, step)
         }
         return next
     }

@@ -24,7 +24,7 @@ extension Promise {
         // it), which calls the timer off below.
         observeInline(target: next) { settled, next in
             timer.cancel()
-            unsafeDowncast(next, to: Promise<Value>.self).settle(asSettled: settled)
+            Promise.lending(next) { _ = $0.settle(asSettled: settled) }
         }
         return next
     }

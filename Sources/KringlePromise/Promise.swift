@@ -312,18 +312,18 @@ public final class Promise<Value: Sendable>:
     /// changing nothing and releasing the outcome, when the promise had settled already.
     @usableFromInline @discardableResult
     func settle(_ outcome: StoredOutcome) -> Bool {
-        let wakeUps: WakeUps? = lock.withLock { _ in
+        let settled: PromiseState.Settled? = lock.withLock { _ in
             guard phase.load(ordering: .relaxed) == .pending else { return nil }
             self.outcome = outcome.word
             outcomeIsReference = outcome.isReference
             phase.store(outcome.phase, ordering: .releasing)
             return state.takeWakeUps()
         }
-        guard let wakeUps else {
+        guard let (wakeUps, firstCancelHandler) = consume settled else {
             outcome.discard()
             return false
         }
-        switch consume wakeUps {
+        switch wakeUps {
         case .none:
             break
         case .drain(let drain):
@@ -338,9 +338,11 @@ public final class Promise<Value: Sendable>:
                 case .cancelHandler: break
                 }
             }
-            // Any other settlement releases the cancel handlers here, outside the lock,
-            // without running them.
-            if outcome.phase == .cancelled { Self.runCancelHandlers(among: list) }
+        }
+        // Any other settlement releases the cancel handlers here, outside the lock, without
+        // running them.
+        if outcome.phase == .cancelled, let firstCancelHandler {
+            Self.runCancelHandlers(first: firstCancelHandler, among: wakeUps)
         }
         return true
     }
@@ -349,10 +351,12 @@ public final class Promise<Value: Sendable>:
     /// code: the library may cancel from its own steps. Apart from `settle(_:)`, so that the
     /// usual settlement carries none of it.
     @inline(never)
-    static func runCancelHandlers(among wakeUps: [WakeUp]) {
-        guard wakeUps.contains(where: { if case .cancelHandler = $0 { true } else { false } }) else { return }
+    static func runCancelHandlers(first: CancelHandler, among wakeUps: WakeUps) {
         UserCode.run {
-            for case .cancelHandler(let handler) in wakeUps { handler.run() }
+            first.run()
+            if case .many(let list) = wakeUps {
+                for case .cancelHandler(let handler) in list { handler.run() }
+            }
         }
     }
 

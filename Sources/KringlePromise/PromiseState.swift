@@ -29,6 +29,11 @@ enum PromiseState: Sendable {
     /// Anything else.
     case overflow(Overflow)
 
+    /// What ``takeWakeUps()`` takes out of the state: what to set off, and the first cancel
+    /// handler (any others are among the wake-ups), apart, so that the usual settlement needs
+    /// no list of wake-ups.
+    typealias Settled = (wakeUps: WakeUps, firstCancelHandler: CancelHandler?)
+
     /// The overflow, if there is one.
     var overflow: Overflow? {
         if case .overflow(let overflow) = self { return overflow }
@@ -41,9 +46,11 @@ enum PromiseState: Sendable {
         case .empty:
             self = .one(observer)
         case .one(let first):
-            self = .overflow(Overflow(observers: [first, observer]))
+            let overflow = Overflow(first: first)
+            overflow.append(observer)
+            self = .overflow(overflow)
         case .overflow(let overflow):
-            overflow.observers.append(observer)
+            overflow.append(observer)
         case .draining:
             preconditionFailure("a pending promise has no drain")
         }
@@ -55,11 +62,11 @@ enum PromiseState: Sendable {
         case .overflow(let overflow):
             return overflow
         case .empty:
-            let created = Overflow(observers: [])
+            let created = Overflow(first: nil)
             self = .overflow(created)
             return created
         case .one(let first):
-            let created = Overflow(observers: [first])
+            let created = Overflow(first: first)
             self = .overflow(created)
             return created
         case .draining:
@@ -76,7 +83,7 @@ enum PromiseState: Sendable {
             self = .one(observer)
             return .primary
         case .one(let first):
-            let overflow = Overflow(observers: [first])
+            let overflow = Overflow(first: first)
             overflow.primaryQueue = first.queue
             self = .overflow(overflow)
             return overflow.appendSettled(observer)
@@ -87,7 +94,7 @@ enum PromiseState: Sendable {
                 self = .one(observer)
                 return nil
             }
-            let overflow = Overflow(observers: [])
+            let overflow = Overflow(first: nil)
             overflow.primaryQueue = primaryQueue
             self = .overflow(overflow)
             return overflow.appendSettled(observer)
@@ -118,17 +125,17 @@ enum PromiseState: Sendable {
     /// drain per queue that has handlers (step 2 of the walk at the top of `Promise.swift`),
     /// and the cancel handlers, to be run (on a cancellation) or released outside the lock.
     /// Called with the lock held.
-    mutating func takeWakeUps() -> WakeUps {
+    mutating func takeWakeUps() -> Settled {
         switch self {
         case .empty:
-            return .none
+            return (.none, nil)
         case .one(let observer):
             // The usual promise: one observer. One on a queue stays, for its drain.
             guard let queue = observer.queue else {
                 self = .empty
-                return .inline(observer.reaction)
+                return (.inline(observer.reaction), nil)
             }
-            return .drain(Drain(queue: queue, kind: .primary))
+            return (.drain(Drain(queue: queue, kind: .primary)), nil)
         case .overflow(let overflow):
             return overflow.takeWakeUps()
         case .draining:

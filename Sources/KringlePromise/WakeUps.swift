@@ -9,7 +9,6 @@ enum WakeUps: Sendable {
     case drain(Drain)
     /// The usual promise observed by the library: one bookkeeping handler.
     case inline(Reaction)
-    /// Anything else, in order, the cancel handlers last (a promise with cancel handlers has an
-    /// overflow).
+    /// Anything else, in order, then the cancel handlers after the first.
     case many([WakeUp])
 }
