@@ -19,8 +19,14 @@ import Foundation
 /// once its jobs return, ends instead of driving on. No transfer then waits more than about
 /// two ticks for a handler, and a handler may block on the transport it runs on.
 final class DrivingSeat: Sendable {
-    /// How long a lending may last before the seat goes to a new thread.
-    static let tick: Duration = .milliseconds(2)
+    /// How long a lending may last before the seat goes to a new thread: 2 ms, or the
+    /// milliseconds `KRINGLE_DRIVING_SEAT_TICK_MS` names. Scripts/speed-guard.sh names a
+    /// second: under callgrind a program runs some fifty times slower, and a 2 ms tick would
+    /// move the seat (and start threads) in the middle of its count.
+    static let tick: Duration = {
+        let named = ProcessInfo.processInfo.environment["KRINGLE_DRIVING_SEAT_TICK_MS"].flatMap(Int.init)
+        return .milliseconds(named.map { max(1, $0) } ?? 2)
+    }()
 
     private struct State {
         /// Whether the driving thread is running promise jobs.
