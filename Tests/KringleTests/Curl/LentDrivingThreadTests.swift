@@ -24,41 +24,43 @@ import Testing
         }
     }
 
-    @Test func aHandlerThatWaitsOnASemaphoreForAnotherRequestDoesNotStopTheTransport() async throws {
+    /// Sends a request whose `done` runs `handler` (with the client and the server) and
+    /// expects the handler to return `true` within a minute.
+    private static func expectHandler(
+        of path: String = "first", before: (NetworkClient, LoopbackServer) -> Void = { _, _ in },
+        _ handler: @escaping @Sendable (NetworkClient, LoopbackServer) -> Bool
+    ) async throws {
         let server = try Self.server()
         defer { server.shutdown() }
         let client = NetworkClient(transport: CurlTransport())
+        before(client, server)
         let finished = Promise<Bool>.pending()
-        client.get(Self.endpoint(server, "first")).done { _ in
+        client.get(Self.endpoint(server, path)).done { _ in finished.fulfill(handler(client, server)) }
+            .catch { finished.reject($0) }
+        #expect(try await finished.valueWithin(60))
+    }
+
+    @Test func aHandlerThatWaitsOnASemaphoreForAnotherRequestDoesNotStopTheTransport() async throws {
+        try await Self.expectHandler { client, server in
             let gate = DispatchSemaphore(value: 0)
             client.get(Self.endpoint(server, "second")).done { _ in gate.signal() }.catch { _ in }
-            finished.fulfill(gate.wait(timeout: .now() + 30) == .success)
-        }.catch { finished.reject($0) }
-        #expect(try await finished.valueWithin(60))
+            return gate.wait(timeout: .now() + 30) == .success
+        }
     }
 
     @Test func aHandlerThatWaitsForATransferAlreadyInFlightDoesNotStopTheTransport() async throws {
-        let server = try Self.server()
-        defer { server.shutdown() }
-        let client = NetworkClient(transport: CurlTransport())
         let slowArrived = DispatchSemaphore(value: 0)
-        let finished = Promise<Bool>.pending()
-        client.get(Self.endpoint(server, "slow")).done { _ in slowArrived.signal() }.catch { _ in }
-        client.get(Self.endpoint(server, "fast")).done { _ in
-            finished.fulfill(slowArrived.wait(timeout: .now() + 30) == .success)
-        }.catch { finished.reject($0) }
-        #expect(try await finished.valueWithin(60))
+        try await Self.expectHandler(of: "fast") { client, server in
+            client.get(Self.endpoint(server, "slow")).done { _ in slowArrived.signal() }.catch { _ in }
+        } _: { _, _ in
+            slowArrived.wait(timeout: .now() + 30) == .success
+        }
     }
 
     @Test func aHandlerThatCallsWaitOnTheSameClientGetsItsAnswer() async throws {
-        let server = try Self.server()
-        defer { server.shutdown() }
-        let client = NetworkClient(transport: CurlTransport())
-        let finished = Promise<Bool>.pending()
-        client.get(Self.endpoint(server, "first")).done { _ in
-            finished.fulfill((try? client.get(Self.endpoint(server, "second")).wait(timeout: 30)) != nil)
-        }.catch { finished.reject($0) }
-        #expect(try await finished.valueWithin(60))
+        try await Self.expectHandler { client, server in
+            (try? client.get(Self.endpoint(server, "second")).wait(timeout: 30)) != nil
+        }
     }
 
     @Test func aChainOfRequestsFromHandlersKeepsGoingAfterTheSeatChangesHands() async throws {
