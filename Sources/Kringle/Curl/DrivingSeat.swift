@@ -8,10 +8,10 @@ import Foundation
 /// The driving thread settles the promises of the transfers that finished, then runs the
 /// promise jobs they set off on ``Dispatch/DispatchQueue/promises`` itself (the client's
 /// decode, your `done`; for bodies up to ``Settlement/largestLightBody``) before it goes back
-/// to libcurl: lent to the promises' queue, as a
-/// thread blocked in `wait()` is. A sequential caller's next request then starts from the
-/// thread that will send it, without a hand-off to a worker and back; that hand-off was two
-/// of the three context switches a request cost above libcurl alone (issue 43).
+/// to libcurl: it is lent to the promises' queue, as a thread blocked in `wait()` is. A
+/// sequential caller's next request then starts from the thread that will send it, without a
+/// hand-off to a worker and back, which cost two of the three context switches a request
+/// made above libcurl alone (issue 43).
 ///
 /// A handler may block or take long, though: wait on a semaphore that another response
 /// signals, call `wait()`, decode a large body. So a lending that lasts a whole tick of the
