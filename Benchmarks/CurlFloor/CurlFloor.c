@@ -174,7 +174,12 @@ int cfl_multi(
     int started = 0, finished = 0, failures = 0;
     for (int index = 0; index < in_flight && started < count; index++, started++) {
         handles[index] = cfl_easy(url, headers, &bodies[index]);
-        curl.multi_add_handle(multi, handles[index]);
+        // A handle that cannot be made or added would leave the loop below waiting for it.
+        if (!handles[index] || curl.multi_add_handle(multi, handles[index]) != 0) {
+            failures = count;
+            finished = count;
+            break;
+        }
     }
     while (finished < count) {
         int running = 0;
