@@ -72,7 +72,8 @@ private func recursiveChain(steps: Int) {
         let values = runs[side, default: []].map(value).sorted()
         return values[values.count / 2]
     }
-    let table = Table("case (median of 3 fresh processes each)", "closures + Dispatch", "KringlePromise", "ratio", "target")
+    let table = Table(
+        "case (median of 3 fresh processes each)", "closures + Dispatch", "KringlePromise", "ratio", "target")
     let closurePeak = median("closures", \.megabytes)
     let promisePeak = median("promises", \.megabytes)
     table.row(

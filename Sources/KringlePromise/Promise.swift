@@ -255,7 +255,8 @@ public final class Promise<Value: Sendable>:
     /// the user's closure inside `handler` through `UserCode.run(_:)`.
     @usableFromInline
     func observe(
-        on queue: DispatchQueue, target: consuming any AnyObject & Sendable, _ handler: consuming @escaping PromiseHandler
+        on queue: DispatchQueue, target: consuming any AnyObject & Sendable,
+        _ handler: consuming @escaping PromiseHandler
     ) {
         // Moved, not copied, from the caller into the state: a closure can only borrow what
         // it captures, but it can take it out of an optional.
