@@ -17,8 +17,10 @@ import Foundation
 /// ```
 ///
 /// **Which thread, and may it block?** ``log(_:)`` runs as a promise handler does: on
-/// `DispatchQueue.promises`, under no lock of the client's, never on a transport's thread or
-/// a timer's. It may block, even on a request of the same client:
+/// `DispatchQueue.promises`, under no lock of the client's, never on a timer's thread nor on
+/// a transport's while it drives (the curl transport's thread may run it lent to that queue,
+/// and goes on with a new thread if it blocks there). It may block, even on a request of the
+/// same client:
 /// ```swift
 /// func log(_ event: KringleLogEvent) {
 ///     // Not about the report itself, or a failing report would report itself for ever.

@@ -7,9 +7,10 @@ import FoundationNetworking
 
 // Where the client hands events to its logger, and the one rule for it (see `KringleLogger`):
 // the logger runs as a promise handler does, on `DispatchQueue.promises` through the promise
-// library's rule for user code, never on a transport's thread, a timer's, or under a lock.
-// A logger may block, even on a request of the same client: the thread that logger holds is
-// one nothing else needs. The events of a call are steps of its chain, so they arrive in
+// library's rule for user code, never on a timer's thread, under a lock, or on a transport's
+// thread while it drives (a curl thread lent to that queue hands its seat on if the logger
+// blocks: DrivingSeat.swift). A logger may block, even on a request of the same client: the
+// thread that logger holds is one nothing else needs. The events of a call are steps of its chain, so they arrive in
 // order and before the call's promise settles (a cancellation's event excepted).
 //
 // The events used to be logged inline, on the thread that settled each step: a response on

@@ -9,8 +9,11 @@ enum ResponseDecoding {
     /// The value alone, for the calls that return just that (`get(_:as:)` and the like): a
     /// ``Response`` around it would be built only to be taken apart again.
     ///
-    /// Runs on the coding queue, or on the consumer waiting for the value; never on a
-    /// transport's driving thread, which a long decode would stall (checked in debug builds).
+    /// Runs on the coding queue, or on the consumer waiting for the value; never on a thread
+    /// while it drives a transport, which a long decode would stall (checked in debug builds).
+    /// The curl transport's thread may decode a light response while it is lent to the
+    /// promises' queue, when it does not drive: a decode that takes long there costs it the
+    /// seat (`DrivingSeat`).
     ///
     /// Not inlinable: compiled for the caller's `Value` it saved about 200 instructions of
     /// some 245,000 per request (`Scripts/speed-guard.sh`), within the noise; the generic
