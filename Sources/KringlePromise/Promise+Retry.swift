@@ -69,7 +69,9 @@ private final class RetryLoop<Value: Sendable>: Sendable {
 
     func attempt(_ number: Int) {
         guard outcome.isPending else { return }
-        let attempt = UserCode.run(work)
+        var started: Promise<Value>?
+        UserCode.run { started = work() }
+        let attempt = started.unsafelyUnwrapped
         outcome.addDependency(attempt)
         // A cancel that ran while `work` was starting the attempt came before the dependency
         // that would have carried it: pass it on now.
@@ -92,6 +94,8 @@ private final class RetryLoop<Value: Sendable>: Sendable {
     private func shouldRetry(after number: Int, _ error: any Error) -> Bool {
         guard number < attempts, outcome.isPending, !error.isCancellation else { return false }
         guard let condition else { return true }
-        return UserCode.run { condition(number, error) }
+        var retries = false
+        UserCode.run { retries = condition(number, error) }
+        return retries
     }
 }

@@ -33,7 +33,9 @@ extension Promise {
         _ react: (Result<Value, any Error>) -> Outcome<Next>
     ) {
         guard Promise<Next>.lending(target, { $0.isPending }) else { return }
-        switch withOutcome(of: settled, { result in UserCode.run { react(result) } }) {
+        var decided: Outcome<Next>?
+        withOutcome(of: settled) { result in UserCode.run { decided = react(result) } }
+        switch decided.unsafelyUnwrapped {
         case .settle(let outcome): Promise<Next>.lending(target) { _ = $0.settle(outcome) }
         case .adopt(let inner): Promise<Next>.adopt(inner, settling: &target)
         }
@@ -318,7 +320,9 @@ extension Promise {
             let job: @Sendable () -> Void = {
                 DeferredPromiseJobs.runAsJob(of: queue) {
                     guard self.isPending else { return }
-                    self.settle(UserCode.run { Result { try step.run(value) } })
+                    var result: Result<Value, any Error>?
+                    UserCode.run { result = Result { try step.run(value) } }
+                    self.settle(result.unsafelyUnwrapped)
                 }
             }
             sendSettlingJob(job, on: queue, consumerMayRun: step.consumerMayRun(value))

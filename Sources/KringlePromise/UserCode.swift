@@ -28,19 +28,20 @@ enum UserCode {
     /// again as it was. One thread-local look-up per call (`PromiseThread`): on the path of
     /// every handler.
     ///
+    /// Not generic, so that a caller in another module (an operator, inlined there) calls a
+    /// version compiled here for it, with no type metadata to pass and look at: a caller that
+    /// needs a result keeps it in a variable `body` sets.
+    ///
     /// - Parameter body: The user's code.
-    /// - Returns: What `body` returns.
     @usableFromInline
-    static func run<T>(_ body: () -> T) -> T {
+    static func run(_ body: () -> Void) {
         PromiseThread.withCurrent { thread in
             // Deferral off first, so that what the trampoline's drain sets off goes to the queue.
             let wasRunningPromiseJob = thread.deferredJobs.beginUserCode()
             let wasDraining = thread.trampoline.beginUserCode()
-            defer {
-                thread.trampoline.endUserCode(wasDraining: wasDraining)
-                thread.deferredJobs.endUserCode(wasRunningPromiseJob: wasRunningPromiseJob)
-            }
-            return body()
+            body()
+            thread.trampoline.endUserCode(wasDraining: wasDraining)
+            thread.deferredJobs.endUserCode(wasRunningPromiseJob: wasRunningPromiseJob)
         }
     }
 }

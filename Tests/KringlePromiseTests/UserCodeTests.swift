@@ -41,8 +41,10 @@ struct UserCodeTests {
             log.value == ["queued before", "set off inside", "user code ends", "bookkeeping ends", "set off after"])
     }
 
-    @Test("returns what the user's code returns")
-    func returnsTheValue() {
-        #expect(UserCode.run { 42 } == 42)
+    @Test("runs the user's code once, before it returns")
+    func runsTheCodeOnce() {
+        let runs = Box(0)
+        UserCode.run { runs.withLock { $0 += 1 } }
+        #expect(runs.value == 1)
     }
 }
