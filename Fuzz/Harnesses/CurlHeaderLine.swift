@@ -57,7 +57,7 @@ private func check(_ line: CurlHeaderLine, from raw: ArraySlice<UInt8>) {
     }
 
     content.withUnsafeBytes { buffer in
-        let text = CurlHeaderLine.text(buffer[...])
+        let text = CurlHeaderLine.text(buffer)
         if let valid = String(validating: content, as: UTF8.self) {
             require(text == valid, "valid UTF-8 decoded as something else")
             require(CurlHeaderLine(valid) == line, "the String initializer disagrees with the bytes one")
