@@ -69,11 +69,14 @@ import Testing
         let client = NetworkClient(transport: CurlTransport())
         let remaining = Box(20)
         let finished = Promise<Int>.pending()
-        // Every fifth handler blocks past the watch's tick, so the seat moves several times
-        // while the chain runs; every request must still be answered, once.
+        // Every fifth handler waits for a request of its own, which only a new driving thread
+        // can answer: the seat moves four times while the chain runs, and every request must
+        // still be answered, once.
         @Sendable func next(_ count: Int) {
             client.get(Self.endpoint(server, "chain/\(count)")).done { _ in
-                if count.isMultiple(of: 5) { Thread.sleep(forTimeInterval: 0.02) }
+                if count.isMultiple(of: 5) {
+                    _ = try? client.get(Self.endpoint(server, "side/\(count)")).wait(timeout: 30)
+                }
                 let left = remaining.withLock { left in
                     left -= 1
                     return left
@@ -83,6 +86,6 @@ import Testing
         }
         next(1)
         #expect(try await finished.valueWithin(60) == 20)
-        #expect(server.statistics.requestsReceived == 20)
+        #expect(server.statistics.requestsReceived == 24)
     }
 }
