@@ -93,13 +93,16 @@ final class DrivingSeat: Sendable {
     }
 
     /// A thread that checks, once a tick, whether the same lending is still going on. It
-    /// parks after a tick without any lending, so that an idle transport costs nothing.
+    /// parks only after a tick without any lending, so that an idle transport costs nothing
+    /// and a busy one wakes it once a tick, not once a lending.
     private func startWatch() {
         let watch = Thread { [self] in
             kcurl_name_current_thread("kringle.curl.watch")
-            while let lending = nextLending() {
+            var seen: UInt64 = 0
+            while let (lending, isLent) = nextCheck(after: seen) {
                 Thread.sleep(forTimeInterval: Self.tickSeconds)
-                takeSeat(ifStill: lending)?()
+                if isLent { takeSeat(ifStill: lending)?() }
+                seen = lending
             }
         }
         watch.start()
@@ -107,16 +110,17 @@ final class DrivingSeat: Sendable {
 
     private static let tickSeconds = Double(tick.components.seconds) + Double(tick.components.attoseconds) / 1e18
 
-    /// The lending going on now, waiting (parked) for one if none is; `nil` once closed.
-    private func nextLending() -> UInt64? {
+    /// The latest lending's number and whether it is going on, parked first while there has
+    /// been none since `seen`; `nil` once closed.
+    private func nextCheck(after seen: UInt64) -> (lending: UInt64, isLent: Bool)? {
         while true {
-            let (lending, park) = state.withLock { state -> (UInt64?, Bool) in
+            let (check, park) = state.withLock { state -> ((UInt64, Bool)?, Bool) in
                 if state.isClosed { return (nil, false) }
-                if state.isLent { return (state.lendings, false) }
+                if state.isLent || state.lendings != seen { return ((state.lendings, state.isLent), false) }
                 state.watchIsParked = true
                 return (nil, true)
             }
-            guard park else { return lending }
+            guard park else { return check }
             watchWakeUp.wait()
         }
     }
