@@ -10,19 +10,28 @@ import Testing
 /// a chain built by recursion holds one promise per link, not two.
 @Suite("Adoption: a promise nobody holds steps aside", .generousTimeLimit)
 struct AdoptionTests {
-    @Test("a then-promise that only its handler holds is freed before the adopted promise settles")
-    func unheldAdopterIsFreed() async throws {
+    /// Builds `source.then { _ in inner }` and what `follow` makes of it, holding the
+    /// then-promise no longer than that; fulfils `source`, and returns what `follow` made and
+    /// whether the then-promise was freed (stepped aside) within the wait.
+    private static func stepAside<Followed>(
+        adopting inner: Promise<Int>, _ follow: (Promise<Int>) -> Followed
+    ) async -> (followed: Followed, freed: Bool) {
         let source = Promise<Int>.pending()
-        let inner = Promise<Int>.pending()
         weak var adopter: Promise<Int>?
-        let end: Promise<Int>
+        let followed: Followed
         do {
             let then = source.then { _ in inner }
             adopter = then
-            end = then.map { $0 + 1 }
+            followed = follow(then)
         }
         source.fulfill(1)
-        #expect(await eventually { adopter == nil }, "the then-promise stepped aside once its handler ran")
+        return (followed, await eventually { adopter == nil })
+    }
+    @Test("a then-promise that only its handler holds is freed before the adopted promise settles")
+    func unheldAdopterIsFreed() async throws {
+        let inner = Promise<Int>.pending()
+        let (end, freed) = await Self.stepAside(adopting: inner) { $0.map { $0 + 1 } }
+        #expect(freed, "the then-promise stepped aside once its handler ran")
         #expect(inner.isPending)
         inner.fulfill(41)
         #expect(try await end.valueWithin() == 42, "its observers moved to the adopted promise")
@@ -30,19 +39,11 @@ struct AdoptionTests {
 
     @Test("cancelling the end of the chain still reaches the adopted promise, through the moved dependency")
     func cancellationStillTravelsUpstream() async throws {
-        let source = Promise<Int>.pending()
         let inner = Promise<Int>.pending()
         let stopped = Flag()
         inner.onCancel { stopped.set() }
-        weak var adopter: Promise<Int>?
-        let end: Promise<Int>
-        do {
-            let then = source.then { _ in inner }
-            adopter = then
-            end = then.map { $0 + 1 }
-        }
-        source.fulfill(1)
-        #expect(await eventually { adopter == nil })
+        let (end, freed) = await Self.stepAside(adopting: inner) { $0.map { $0 + 1 } }
+        #expect(freed)
         end.cancel()
         #expect(stopped.isSet)
         #expect(inner.isCancelled)
@@ -61,38 +62,24 @@ struct AdoptionTests {
 
     @Test("a timeout on a promise that steps aside still cancels the adopted promise when it fires")
     func timeoutReachesTheAdoptedPromise() async throws {
-        let source = Promise<Int>.pending()
         let inner = Promise<Int>.pending()
-        weak var adopter: Promise<Int>?
-        let limited: Promise<Int>
-        do {
-            let then = source.then { _ in inner }
-            adopter = then
-            limited = then.timeout(0.5)
-        }
-        source.fulfill(1)
-        #expect(await eventually { adopter == nil })
+        let (limited, freed) = await Self.stepAside(adopting: inner) { $0.timeout(0.5) }
+        #expect(freed)
         #expect(throws: PromiseError.timedOut) { try limited.wait(timeout: 30) }
         #expect(await eventually { inner.isCancelled })
     }
 
     @Test("observers that moved run in the order they were registered, on their queues")
     func movedObserversKeepTheirOrder() async throws {
-        let source = Promise<Int>.pending()
         let inner = Promise<Int>.pending()
         let order = Recorder<Int>()
         let queue = DispatchQueue(label: "adoption.order")
-        let ends: [Promise<Void>]
-        weak var adopter: Promise<Int>?
-        do {
-            let then = source.then { _ in inner }
-            adopter = then
-            ends = (0..<5).map { index in
+        let (ends, freed) = await Self.stepAside(adopting: inner) { then in
+            (0..<5).map { index in
                 then.done(on: index.isMultiple(of: 2) ? queue : .promises) { _ in order.append(index) }
             }
         }
-        source.fulfill(1)
-        #expect(await eventually { adopter == nil })
+        #expect(freed)
         inner.fulfill(1)
         for end in ends { try await end.valueWithin() }
         let onQueue = order.elements.filter { $0.isMultiple(of: 2) }
