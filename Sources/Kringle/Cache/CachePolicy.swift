@@ -3,7 +3,7 @@ import Foundation
 /// How one request uses the client's ``HTTPCache`` (when it has one).
 ///
 /// Set it on an endpoint (``Endpoint/cachePolicy``) or for one call
-/// (``NetworkClient/request(_:_:body:cachePolicy:as:)``); where both say ``useProtocol``,
+/// (``NetworkClient/request(_:_:body:cachePolicy:as:timeout:)``); where both say ``useProtocol``,
 /// the `URLRequest`'s own `cachePolicy` (an interceptor may set it) decides. A request's own
 /// `Cache-Control` header (`no-cache`, `max-age=0`, `only-if-cached`…) is honoured under
 /// ``useProtocol``.

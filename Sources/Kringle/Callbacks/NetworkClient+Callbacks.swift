@@ -37,7 +37,7 @@ extension NetworkClient {
 
     /// Builds a request from `builder` (with the client's default headers and query items)
     /// and sends it like ``sendRequest(_:completion:)-(URLRequest,_)``; a multipart body is
-    /// streamed, as for ``request(_:_:body:cachePolicy:as:)``.
+    /// streamed, as for ``request(_:_:body:cachePolicy:as:timeout:)``.
     ///
     /// When the request cannot be built, `completion` is called at once with the error
     /// (``KringleError/invalidRequest(_:)`` for a URL that does not form,

@@ -32,6 +32,10 @@ public struct RequestBuilder: Sendable {
     /// client.sendRequest(builder) { result in print(result) }
     /// ```
     public var compression: RequestCompression?
+    /// Seconds the call may take in total, redirects and retries included; `nil` (the
+    /// default) leaves it to the client's
+    /// ``NetworkClient/Configuration-swift.struct/timeout``.
+    public var timeout: TimeInterval?
 
     /// Creates a description.
     public init(
@@ -40,7 +44,8 @@ public struct RequestBuilder: Sendable {
         queryItems: [URLQueryItem] = [],
         headers: [String: String] = [:],
         body: RequestBody? = nil,
-        compression: RequestCompression? = nil
+        compression: RequestCompression? = nil,
+        timeout: TimeInterval? = nil
     ) {
         self.method = method
         self.url = url
@@ -48,6 +53,7 @@ public struct RequestBuilder: Sendable {
         self.headers = headers
         self.body = body
         self.compression = compression
+        self.timeout = timeout
     }
 }
 

@@ -61,18 +61,22 @@ extension NetworkClient {
         /// changeable by anyone on the path; such a redirect rejects with
         /// ``KringleError/insecureRedirect(from:to:)``.
         public var allowsRedirectsFromHTTPSToHTTP = false
-        /// Seconds one attempt at a request may take in total, with sub-second precision;
-        /// then it is cancelled and rejects with ``KringleError/timedOut(_:)``
-        /// (``TimeoutPhase/total``). Zero or less sets no limit.
+        /// Seconds one call may take in total, with sub-second precision; then it is
+        /// cancelled and rejects with ``KringleError/timedOut(_:)`` (``TimeoutPhase/total``).
+        /// Zero or less sets no limit. An endpoint's ``Endpoint/timeout`` wins over it, and a
+        /// call's own `timeout` argument over both.
         ///
         /// It is the one limit on a whole request, on every transport: no transport has a
         /// timeout setting of its own. (A transport used without a client takes each
         /// request's `timeoutInterval`, which the client sets from this too.)
         ///
-        /// The time runs from the call (or from a retry's start, for each retry) across
-        /// everything the request waits for: a place in the transport's queue for a
-        /// connection, DNS, connecting, TLS, the exchange and every redirect hop. A
-        /// download, an upload or a streamed body is limited by silence instead
+        /// The time runs from the call to its settlement, across everything it waits for: a
+        /// place in the transport's queue for a connection, DNS, connecting, TLS, the
+        /// exchange, every redirect hop, every retry and the waits between them. A retry (or
+        /// a server's `Retry-After`) that could not start before the deadline is not
+        /// started: the call fails at once with the attempt's error.
+        ///
+        /// A download, an upload or a streamed body is limited by silence instead
         /// (``idleTimeout``, or this when that is `nil`): it fails once nothing has moved
         /// for so long, however long the whole transfer takes.
         public var timeout: TimeInterval = 60
@@ -116,6 +120,10 @@ extension NetworkClient {
         /// interceptors stop a failing call: use it only with interceptors that give up by
         /// themselves.
         public var maxRetryCount: Int? = 3
+        /// Caps retries across calls, per host: by default at 20% of the first attempts over
+        /// the last ten seconds, plus ten (see ``RetryBudget``); `nil` leaves each call to
+        /// ``maxRetryCount`` alone.
+        public var retryBudget: RetryBudget? = RetryBudget()
         /// Receives request, response, retry and failure events; none by default.
         public var logger: (any KringleLogger)?
         /// Where the client reads the time: for timeouts, retry delays, cookie expiry, log

@@ -1,5 +1,5 @@
 extension NetworkClient {
-    /// A client that shares this one's transport and cookie jar, with `interceptors` run
+    /// A client that shares this one's transport, cookie jar and retry budget, with `interceptors` run
     /// after this client's own.
     ///
     /// The original client is unaffected. `maxRetryCount` is not inherited: the new client
@@ -22,7 +22,7 @@ extension NetworkClient {
         return NetworkClient(configuration: configuration, transport: transport)
     }
 
-    /// A client that shares this one's transport, cookie jar and interceptors, and logs to
+    /// A client that shares this one's transport, cookie jar, retry budget and interceptors, and logs to
     /// `logger`.
     ///
     /// ```swift

@@ -21,6 +21,9 @@ extension NetworkClient {
     ///   - cachePolicy: How this call uses the client's ``HTTPCache``; the endpoint's
     ///     ``Endpoint/cachePolicy`` when `nil`.
     ///   - type: What to decode the body into (off the caller's thread).
+    ///   - timeout: Seconds the whole call may take, redirects, retries and the waits
+    ///     between them included; the endpoint's ``Endpoint/timeout``, else the client's
+    ///     ``Configuration-swift.struct/timeout``, when `nil`.
     /// - Returns: A promise of the decoded response. It rejects with a ``KringleError`` (or
     ///   ``/KringlePromise/PromiseError/cancelled`` when cancelled).
     @inlinable @inline(__always)
@@ -29,9 +32,10 @@ extension NetworkClient {
         _ endpoint: some Endpoint,
         body: RequestBody? = nil,
         cachePolicy: CachePolicy? = nil,
-        as type: Value.Type
+        as type: Value.Type,
+        timeout: TimeInterval? = nil
     ) -> Promise<Response<Value>> {
-        runPipeline(method, endpoint, body: body, cachePolicy: cachePolicy) { [self] response in
+        runPipeline(method, endpoint, body: body, cachePolicy: cachePolicy, timeout: timeout) { [self] response in
             try ResponseDecoding.decode(response, as: Value.self, configuration: configuration)
         }
     }

@@ -32,6 +32,8 @@ public final class NetworkClient: Sendable {
     let transportKeepsTime: Bool
     /// The configuration's default headers, checked and merged once for every request.
     let defaultFields: RequestAssembly.DefaultFields
+    /// The methods the interceptors want an `Idempotency-Key` on, gathered once.
+    let idempotencyKeyMethods: Set<HTTPMethod>
     /// Whether the configuration has a logger, looked up once: asking the optional
     /// existential copies it (and retains what it holds) every time.
     @usableFromInline let isLogging: Bool
@@ -52,6 +54,7 @@ public final class NetworkClient: Sendable {
         transportKeepsTime = clientSendingTransport?.enforcesTimeLimits == true && configuration.clock is SystemClock
         defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
         isLogging = configuration.logger != nil
+        idempotencyKeyMethods = configuration.interceptors.reduce(into: []) { $0.formUnion($1.idempotencyKeyMethods) }
         reportIgnoredSettings()
     }
 }

@@ -45,6 +45,27 @@ public protocol Endpoint: Sendable {
     /// How request bodies to this endpoint are compressed (gzip or deflate, with
     /// `Content-Encoding`); `nil`, the default, sends them as they are.
     var compression: RequestCompression? { get }
+    /// Seconds a call to this endpoint may take in total, redirects, retries and the waits
+    /// between them included; `nil`, the default, leaves it to the client's
+    /// ``NetworkClient/Configuration-swift.struct/timeout``. A call's own `timeout` argument
+    /// wins over this, which wins over the client's. Zero or less sets no limit.
+    ///
+    /// ```swift
+    /// var timeout: TimeInterval? {
+    ///     switch self {
+    ///     case .report: return 120  // the server takes its time
+    ///     default: return nil
+    ///     }
+    /// }
+    /// ```
+    var timeout: TimeInterval? { get }
+    /// Whether each call to this endpoint carries an `Idempotency-Key` header
+    /// (draft-ietf-httpapi-idempotency-key-header): a new key per call, sent unchanged on
+    /// every attempt, so that a server which honours it (Stripe, Adyen, PayPal) applies a
+    /// POST once however often it is retried. A request with the key may be retried by
+    /// ``RetryPolicy`` whatever its method. `false` by default; a key the endpoint's
+    /// ``headers`` set is kept.
+    var sendsIdempotencyKey: Bool { get }
 }
 
 extension Endpoint {
@@ -58,4 +79,8 @@ extension Endpoint {
     public var cachePolicy: CachePolicy { .useProtocol }
     /// `nil`: bodies are sent uncompressed.
     public var compression: RequestCompression? { nil }
+    /// `nil`: the client's timeout.
+    public var timeout: TimeInterval? { nil }
+    /// `false`: no key, unless an interceptor asks for one (``RetryPolicy/idempotencyKeyMethods``).
+    public var sendsIdempotencyKey: Bool { false }
 }

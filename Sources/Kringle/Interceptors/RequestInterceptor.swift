@@ -33,6 +33,11 @@ public protocol RequestInterceptor: Sendable {
     /// `Proxy-Authorization` and `Cookie`. None by default.
     var credentialHeaders: Set<String> { get }
 
+    /// The methods whose every call carries an `Idempotency-Key` header, made once per call
+    /// and sent unchanged on every attempt (see ``Endpoint/sendsIdempotencyKey``), so that
+    /// this interceptor may retry them safely. None by default.
+    var idempotencyKeyMethods: Set<HTTPMethod> { get }
+
     /// Decides whether a failed attempt should be sent again.
     ///
     /// - Parameters:
@@ -48,6 +53,9 @@ public protocol RequestInterceptor: Sendable {
 extension RequestInterceptor {
     /// None.
     public var credentialHeaders: Set<String> { [] }
+
+    /// None.
+    public var idempotencyKeyMethods: Set<HTTPMethod> { [] }
 
     /// Passes the request on unchanged.
     public func adapt(_ request: URLRequest) -> Promise<URLRequest> {

@@ -7,7 +7,9 @@ import FoundationNetworking
 /// Retries what is safe to retry, with exponential backoff and jitter, honouring
 /// `Retry-After`.
 ///
-/// By default it retries only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS), on
+/// By default it retries only idempotent methods (GET, HEAD, PUT, DELETE, OPTIONS), and
+/// requests that carry an `Idempotency-Key` (``idempotencyKeyMethods``,
+/// ``Endpoint/sendsIdempotencyKey``), on
 /// 408, 429, 500, 502, 503 and 504, and on every failure where no complete, valid response
 /// arrived: a time-out, a lost or refused connection, a DNS failure, a response cut short
 /// (``KringleError/incompleteResponse(_:received:expected:underlying:)``) or one that is not
@@ -19,10 +21,21 @@ import FoundationNetworking
 /// configuration.interceptors = [RetryPolicy(baseDelay: 0.2, maximumDelay: 5)]
 /// configuration.maxRetryCount = 4
 /// ```
-/// The number of retries is capped by the client's `maxRetryCount`, not by the policy.
+/// The number of retries is capped by the client's `maxRetryCount`, not by the policy, and
+/// across calls by its ``NetworkClient/Configuration-swift.struct/retryBudget``; no retry
+/// starts after the call's deadline.
+///
+/// A POST is retried only with an `Idempotency-Key`, which the server uses to apply it once:
+/// ```swift
+/// configuration.interceptors = [RetryPolicy(idempotencyKeyMethods: [.post])]
+/// ```
 public struct RetryPolicy: RequestInterceptor {
     /// Methods that may be retried.
     public var retryableMethods: Set<HTTPMethod>
+    /// Methods that are not idempotent but may be retried with an `Idempotency-Key` header,
+    /// which the client adds to each of their calls (a new key per call, the same on every
+    /// attempt). None by default.
+    public var idempotencyKeyMethods: Set<HTTPMethod>
     /// Status codes that may be retried.
     public var retryableStatusCodes: Set<Int>
     /// The first backoff delay, in seconds; each retry doubles it.
@@ -36,12 +49,14 @@ public struct RetryPolicy: RequestInterceptor {
     /// Creates a policy.
     public init(
         retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options],
+        idempotencyKeyMethods: Set<HTTPMethod> = [],
         retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
         baseDelay: TimeInterval = 0.5,
         maximumDelay: TimeInterval = 30,
         clock: any KringleClock = .system
     ) {
         self.retryableMethods = retryableMethods
+        self.idempotencyKeyMethods = idempotencyKeyMethods
         self.retryableStatusCodes = retryableStatusCodes
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
@@ -51,7 +66,8 @@ public struct RetryPolicy: RequestInterceptor {
     /// Decides whether a failed attempt is sent again, and after how long.
     ///
     /// - Parameters:
-    ///   - request: The request as it was sent; only ``retryableMethods`` are retried.
+    ///   - request: The request as it was sent; only ``retryableMethods``, and requests
+    ///     with an `Idempotency-Key`, are retried.
     ///   - error: Why it failed: a status in ``retryableStatusCodes``, a time-out, a
     ///     response cut short or malformed, or a ``TransportFailure`` whose request never
     ///     completed leads to a retry.
@@ -64,7 +80,8 @@ public struct RetryPolicy: RequestInterceptor {
 
     func decision(for request: URLRequest, dueTo error: any Error, attempt: Int, now: Date) -> RetryDecision {
         let method = HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased())
-        guard retryableMethods.contains(method) else { return .doNotRetry }
+        guard retryableMethods.contains(method) || request.value(forHTTPHeaderField: IdempotencyKey.field) != nil
+        else { return .doNotRetry }
         switch error {
         case KringleError.unacceptableStatusCode(let status, let response) where retryableStatusCodes.contains(status):
             if let wait = RetryAfter.seconds(response.headers["Retry-After"], now: now) {

@@ -21,6 +21,9 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     case cacheAnswered(method: String, url: Redacted<URL>, statusCode: Int, cacheStatus: CacheStatus)
     /// An attempt failed and will be retried after `delay` seconds.
     case retry(method: String, url: Redacted<URL>, attempt: Int, reason: Redacted<any Error>, delay: TimeInterval)
+    /// An interceptor asked for a retry after attempt `attempt` failed, and the client did
+    /// not start it (see ``RetryDenial``): the call fails with `reason`, the attempt's error.
+    case retryDenied(method: String, url: Redacted<URL>, attempt: Int, reason: Redacted<any Error>, denial: RetryDenial)
     /// A call failed for good (cancellation included).
     case failure(method: String, url: Redacted<URL>, error: Redacted<any Error>)
     /// The request (one attempt, one redirect hop) that just got its response had a body
@@ -56,6 +59,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
             return String(
                 format: "↻ %@ %@ attempt %d failed (%@); retrying in %.2f s", method, url.description, attempt,
                 reason.description, delay)
+        case .retryDenied(let method, let url, let attempt, let reason, let denial):
+            return "↻ \(method) \(url) attempt \(attempt) failed (\(reason)); not retried: \(denial)"
         case .failure(let method, let url, let error):
             return "✗ \(method) \(url) failed: \(error)"
         case .requestBodyCompressed(let method, let url, let sizes):

@@ -119,6 +119,17 @@ extension NetworkClient {
             ))
     }
 
+    func logRetryDenied(_ request: URLRequest, attempt: Int, reason: any Error, denial: RetryDenial) {
+        log(
+            .retryDenied(
+                method: request.httpMethod ?? "GET",
+                url: loggedURL(request.url),
+                attempt: attempt,
+                reason: configuration.redaction.redacting(reason),
+                denial: denial
+            ))
+    }
+
     private func failureEvent(_ request: URLRequest, _ error: any Error) -> KringleLogEvent {
         .failure(
             method: request.httpMethod ?? "GET", url: loggedURL(request.url),

@@ -49,7 +49,11 @@ extension Attempt {
                 // What an interceptor returns is a new request, to be checked like any other.
                 let hop = NetworkClient.Hop(
                     client: self.client, request: try ValidatedRequest(adapted.get()),
-                    options: self.client.timed(self.options), attempt: self.number, earlier: self.earlier)
+                    options: self.options, attempt: self.number, earlier: self.earlier)
+                if self.number == 1, let budget = self.client.configuration.retryBudget {
+                    budget.recordFirstAttempt(
+                        to: hop.request.url?.hostKey ?? "", now: self.client.configuration.clock.uptimeNanoseconds)
+                }
                 self.hop.withLock { $0 = hop }
                 return hop.start()
             }
@@ -89,23 +93,42 @@ extension Attempt {
                 }
             }
             return decision.then { decision in
+                let delay: TimeInterval
+                switch decision {
+                case .doNotRetry: throw error
+                case .retry: delay = 0
+                case .retryAfter(let seconds): delay = seconds
+                }
+                if let denial = self.denial(ofRetryAfter: delay, to: sent, dueTo: error) {
+                    self.client.logRetryDenied(sent.urlRequest, attempt: number, reason: error, denial: denial)
+                    throw error
+                }
+                self.client.logRetry(sent.urlRequest, attempt: number, reason: error, delay: delay)
                 let next = { @Sendable in
                     Attempt(
                         client: self.client, request: self.request, options: self.options, number: number + 1,
                         earlier: carried
                     ).response
                 }
-                switch decision {
-                case .doNotRetry:
-                    throw error
-                case .retry:
-                    self.client.logRetry(sent.urlRequest, attempt: number, reason: error, delay: 0)
-                    return next()
-                case .retryAfter(let delay):
-                    self.client.logRetry(sent.urlRequest, attempt: number, reason: error, delay: delay)
-                    return Promise(()).delay(delay, clock: self.client.configuration.clock).then { _ in next() }
-                }
+                guard delay > 0 else { return next() }
+                return Promise(()).delay(delay, clock: self.client.configuration.clock).then { _ in next() }
             }
+        }
+
+        /// Why a retry after `delay` seconds may not start, if it may not: it would start
+        /// after the call's deadline, or the host's ``RetryBudget`` is spent (asked last, so
+        /// that a retry the deadline denies spends nothing).
+        private func denial(ofRetryAfter delay: TimeInterval, to sent: ValidatedRequest, dueTo error: any Error)
+            -> RetryDenial?
+        {
+            let clock = client.configuration.clock
+            if let deadline = options.deadline {
+                let timeLeft = deadline.timeLeft(on: clock)
+                if delay >= timeLeft { return .deadline(delay: delay, timeLeft: timeLeft) }
+            }
+            guard let budget = client.configuration.retryBudget, RetryBudget.counts(error) else { return nil }
+            let host = sent.url?.hostKey ?? ""
+            return budget.withdrawRetry(to: host, now: clock.uptimeNanoseconds) ? nil : .budget(host: host)
         }
     }
 }

@@ -39,7 +39,7 @@ enum Attempt: Sendable {
         }
         self = .direct(
             NetworkClient.Hop(
-                client: client, request: request, options: client.timed(options), attempt: number, earlier: earlier)
+                client: client, request: request, options: options, attempt: number, earlier: earlier)
         )
     }
 
@@ -59,6 +59,20 @@ enum Attempt: Sendable {
         switch self {
         case .direct(let hop): try hop.decide(result)
         case .intercepted(let attempt): try attempt.decide(result)
+        }
+    }
+
+    /// `call`, rejected with ``KringleError/timedOut(_:)`` (``TimeoutPhase/total``) and
+    /// cancelled when the call's deadline passes: for a client with interceptors, whose
+    /// `adapt` and `retry` are the user's promises, which no transport's limit bounds. A
+    /// client without interceptors has only hops, each bounded by the deadline already.
+    @usableFromInline
+    func bounded<Value: Sendable>(_ call: Promise<Value>) -> Promise<Value> {
+        guard case .intercepted(let attempt) = self, let deadline = attempt.options.deadline else { return call }
+        let clock = attempt.client.configuration.clock
+        return call.timeout(deadline.timeLeft(on: clock), clock: clock).mapResultInline { result in
+            if case .failure(PromiseError.timedOut) = result { throw KringleError.timedOut(.total) }
+            return try result.get()
         }
     }
 

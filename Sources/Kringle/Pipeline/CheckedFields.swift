@@ -10,6 +10,11 @@ struct CheckedFields: Sendable {
 
     var isEmpty: Bool { dictionary.isEmpty }
 
+    /// Whether a field is named `name`, in any case.
+    func contains(_ name: String) -> Bool {
+        dictionary.keys.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
     /// Sets `name` to `value`, checked first: FoundationNetworking drops a value with a line
     /// break without a word.
     mutating func set(_ value: String, for name: String) throws {

@@ -163,7 +163,7 @@ extension NetworkClient {
                 throw unacceptable(response.withBody(from: options, limit: limit))
             }
             let start = channel.collect(
-                upTo: limit, within: client.configuration.timeout, clock: client.configuration.clock)
+                upTo: limit, within: client.timeout(of: options), clock: client.configuration.clock)
             return .adopt(
                 start.then { start in
                     var failed = response

@@ -49,7 +49,7 @@ extension NetworkClient {
             return Promise(error: error)
         }
         let watchdog = IdleWatchdog(
-            timeout: configuration.idleTimeout ?? configuration.timeout, clock: configuration.clock)
+            timeout: configuration.idleTimeout ?? timeout(of: options), clock: configuration.clock)
         let progress = options.progress
         let channel = options.bodyChannels?.make()
         var transfer = TransferRequest(

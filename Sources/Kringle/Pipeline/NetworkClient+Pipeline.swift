@@ -41,16 +41,19 @@ extension NetworkClient {
     /// depends on the endpoint's type is a function of its own, so that a caller that is
     /// generic over the endpoint (or holds an `any Endpoint`) still gets that.
     ///
-    /// - Parameter cachePolicy: The call's own policy, over the endpoint's.
+    /// - Parameters:
+    ///   - cachePolicy: The call's own policy, over the endpoint's.
+    ///   - timeout: The call's own timeout, over the endpoint's.
     @inlinable @inline(__always)
     func runPipeline<Output: Sendable>(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody?,
         cachePolicy: CachePolicy? = nil,
+        timeout: TimeInterval? = nil,
         output: @escaping @Sendable (HTTPResponse) throws -> Output
     ) -> Promise<Output> {
-        switch assemble(method, endpoint, body: body) {
+        switch assemble(method, endpoint, body: body, timeout: timeout) {
         case .built(let built):
             return runPipeline(for: built.request, options: built.options(cachePolicy: cachePolicy), output: output)
         case .failed(let error):
@@ -67,24 +70,26 @@ extension NetworkClient {
     /// The request for `method` on `endpoint`, or the promise of it when a JSON body must be
     /// encoded first (on the coding queue).
     @usableFromInline
-    func assemble(_ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?) -> Assembly {
+    func assemble(_ method: HTTPMethod, _ endpoint: some Endpoint, body: RequestBody?, timeout: TimeInterval?)
+        -> Assembly
+    {
         // A body holds an existential, so matching `.json?` copies it, through its metadata:
         // a call without a body (every GET) is told apart first by a comparison that does not.
         guard body != nil, case .json? = body else {
             // Nothing to encode: building the URL and headers costs less than a queue hop.
             do {
-                return .built(try RequestAssembly.build(method, endpoint, body: body, for: self))
+                return .built(try RequestAssembly.build(method, endpoint, body: body, callTimeout: timeout, for: self))
             } catch {
                 return .failed(error)
             }
         }
         return .encoding(
             Promise(()).map(on: Self.codingQueue) { _ in
-                try RequestAssembly.build(method, endpoint, body: body, for: self)
+                try RequestAssembly.build(method, endpoint, body: body, callTimeout: timeout, for: self)
             })
     }
 
-    /// What ``assemble(_:_:body:)`` gives: the request, why there is none, or its promise.
+    /// What ``assemble(_:_:body:timeout:)`` gives: the request, why there is none, or its promise.
     @usableFromInline
     enum Assembly: Sendable {
         case built(RequestAssembly.Built)
@@ -106,10 +111,11 @@ extension NetworkClient {
     ) -> Promise<Output> {
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders.
-        let attempt = Attempt(client: self, request: request, options: options)
-        let decoded = attempt.start().mapSuccess(
-            DecodeStep(attempt: attempt, writesBodyToFile: options.writesBodyToFile, output: output),
-            on: Self.codingQueue)
+        let attempt = Attempt(client: self, request: request, options: timed(options))
+        let decoded = attempt.bounded(
+            attempt.start().mapSuccess(
+                DecodeStep(attempt: attempt, writesBodyToFile: options.writesBodyToFile, output: output),
+                on: Self.codingQueue))
         guard isLogging else { return decoded }
         return loggingFailure(of: decoded, for: request.urlRequest)
     }
@@ -169,11 +175,17 @@ extension NetworkClient {
         }
     }
 
-    /// `options` with the deadline of an attempt starting now: the client's timeout runs
-    /// from here across the attempt's hops, waits for a connection included. A retry is a
-    /// new attempt with a new deadline.
+    /// Seconds a call with `options` may take: its own timeout, else its endpoint's, else
+    /// the client's.
+    func timeout(of options: TransferOptions) -> TimeInterval {
+        options.timeout ?? configuration.timeout
+    }
+
+    /// `options` with the deadline of a call starting now: its timeout runs from here
+    /// across its every attempt, hop, wait for a connection and wait between attempts.
+    @usableFromInline
     func timed(_ options: TransferOptions) -> TransferOptions {
-        guard !options.isStreaming, let deadline = Deadline(after: configuration.timeout, on: configuration.clock)
+        guard !options.isStreaming, let deadline = Deadline(after: timeout(of: options), on: configuration.clock)
         else { return options }
         var timed = options
         timed.deadline = deadline

@@ -26,6 +26,8 @@ enum RequestAssembly {
         /// For a body in memory that was compressed: its coding and length before, for the
         /// log.
         var compressedFrom: CompressedBodySizes.Original?
+        /// The call's own timeout, else the endpoint's; `nil` for the client's.
+        var timeout: TimeInterval?
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
@@ -38,7 +40,7 @@ enum RequestAssembly {
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
                 body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy,
-                compressedFrom: compressedFrom)
+                timeout: timeout, compressedFrom: compressedFrom)
         }
     }
 
@@ -48,13 +50,17 @@ enum RequestAssembly {
     /// the call's own `headers` (what an event stream asks for, say), then the endpoint's own
     /// headers, which win. Each field is checked as it is set, and the method at the end
     /// (``ValidatedRequest``): a request that breaks RFC 9110's grammar fails here.
+    ///
+    /// - Parameter callTimeout: The call's own timeout, over the endpoint's.
     static func build(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody?,
         headers: [String: String] = [:],
+        callTimeout: TimeInterval? = nil,
         for client: NetworkClient
     ) throws -> Built {
+        let timeout = callTimeout ?? endpoint.timeout
         // The configuration is read through the client, never copied: a copy retains and
         // releases every reference it holds.
         let defaultItems = client.configuration.defaultQueryItems
@@ -100,11 +106,19 @@ enum RequestAssembly {
         for (name, value) in endpoint.headers {
             try fields.set(value, for: name)
         }
+        // One key per call: the attempts reuse this request, key and all.
+        let keyMethods = client.idempotencyKeyMethods
+        if endpoint.sendsIdempotencyKey || (!keyMethods.isEmpty && keyMethods.contains(method)),
+            !fields.contains(IdempotencyKey.field)
+        {
+            try fields.set(IdempotencyKey.make(), for: IdempotencyKey.field)
+        }
         return Built(
             request: try ValidatedRequest(
-                url: url, method: method, timeout: transportTimeout(client.configuration), body: data, fields: fields),
+                url: url, method: method, timeout: transportTimeout(client.configuration, timeout: timeout), body: data,
+                fields: fields),
             streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy,
-            compressedFrom: compressedFrom)
+            compressedFrom: compressedFrom, timeout: timeout)
     }
 
     /// The `timeoutInterval` a request gives its transport, which is not the client's deadline
@@ -112,13 +126,14 @@ enum RequestAssembly {
     /// reads for itself: the limit a transport of the caller's own is told of, URLSession's
     /// own timer (a backstop that never fires much before the client's), and the limit on
     /// silence of a transfer, which libcurl and URLSession both take from it. Hence the
-    /// client's timeout on the real clock, or the idle timeout when that is longer. On
-    /// another clock (a test's `ManualClock`) the client's timers alone decide, so the
-    /// transport gets a limit that real time will not reach.
-    static func transportTimeout(_ configuration: NetworkClient.Configuration) -> TimeInterval {
+    /// call's timeout (`timeout`, else the client's) on the real clock, or the idle timeout
+    /// when that is longer. On another clock (a test's `ManualClock`) the client's timers
+    /// alone decide, so the transport gets a limit that real time will not reach.
+    static func transportTimeout(_ configuration: NetworkClient.Configuration, timeout: TimeInterval?) -> TimeInterval {
         guard configuration.clock.measuresRealTime else { return 1_000_000 }
-        guard let idle = configuration.idleTimeout, configuration.timeout > 0 else { return configuration.timeout }
-        return max(configuration.timeout, idle)
+        let total = timeout ?? configuration.timeout
+        guard let idle = configuration.idleTimeout, total > 0 else { return total }
+        return max(total, idle)
     }
 
     /// A client's ``NetworkClient/Configuration-swift.struct/defaultHeaders``, checked and

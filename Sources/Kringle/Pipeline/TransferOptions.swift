@@ -18,9 +18,13 @@ struct TransferOptions: Sendable {
     /// For a response body that goes to the caller as it arrives: where each hop's transfer
     /// gets its ``ResponseBodyChannel`` (the final response carries its own).
     var bodyChannels: StreamChannels?
-    /// When the attempt must be over, on the client's clock: the client's timeout, set as
-    /// the attempt starts, bounds its every hop and every wait for a connection. `nil` for
-    /// no limit, and for streamed calls, whose timeout bounds silence instead.
+    /// The call's own timeout, else its endpoint's; `nil` for the client's (see
+    /// ``NetworkClient/timeout(of:)``).
+    var timeout: TimeInterval?
+    /// When the call must be over, on the client's clock: its timeout, set as the call
+    /// starts, bounds its every attempt, hop, wait for a connection and wait between
+    /// attempts. `nil` for no limit, and for streamed calls, whose timeout bounds silence
+    /// instead.
     var deadline: Deadline?
     /// For a body in memory that was compressed: its coding and length before, for the log.
     var compressedFrom: CompressedBodySizes.Original?

@@ -54,24 +54,24 @@ struct ClientTimeoutTests {
         #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 }, "\(server.statistics)")
     }
 
-    @Test("a retry starts with the whole timeout again")
-    func retryHasItsOwnTimeout() async throws {
+    @Test("a retry gets what is left of the call's timeout, not a new one")
+    func retryHasWhatIsLeft() async throws {
         let clock = ManualClock()
         let (client, transport, endpoint) = Self.slowStub(timeout: 2, clock: clock) { configuration in
             configuration.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
             configuration.maxRetryCount = 1
         }
+        transport.stub(.get, "/slow", with: .failure(KringleError.timedOut(.connect), delay: 0.5))
         let call = client.get(endpoint)
-        await clock.untilTimersPending(2)
-        #expect(clock.pendingDelays == [2, 5])
-        clock.advance(by: 2)
-        // The retry's backoff of 0 s, then the retry with its own 2 s, not what is left of
-        // the first attempt's (nothing).
-        await clock.untilTimersPending(1)
-        clock.advance(by: 0)
-        await clock.untilTimersPending(2)
-        #expect(clock.pendingDelays == [2, 5], "\(clock.pendingDelays)")
-        let outcome = await call.outcome(at: 2, on: clock)
+        // The call's deadline, the first attempt's, and the stub's failure.
+        await clock.untilTimersPending(3)
+        #expect(clock.pendingDelays == [0.5, 2, 2])
+        transport.stub(.get, "/slow", with: StubTransport.Stub(status: 200, delay: 5))
+        clock.advance(by: 0.5)
+        // The retry, at once (a backoff of 0 s), bounded by the 1.5 s left.
+        await clock.untilTimersPending(3)
+        #expect(clock.pendingDelays == [1.5, 1.5, 5], "\(clock.pendingDelays)")
+        let outcome = await call.outcome(at: 1.5, on: clock)
         #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")
         #expect(transport.requests.count == 2)
     }

@@ -26,6 +26,8 @@ struct DerivedClientTests {
         var configuration = NetworkClient.Configuration()
         configuration.interceptors = [a]
         configuration.maxRetryCount = 5
+        // The 12 retries below are more than the budget the three clients share allows.
+        configuration.retryBudget = nil
         let base = NetworkClient(configuration: configuration, transport: transport)
         let child = base.newClient(withAdditionalInterceptors: [InterceptorTagger(name: "B")], maxRetryCount: 0)
         let grandchild = child.newClient(withAdditionalInterceptors: [InterceptorTagger(name: "C")], maxRetryCount: nil)
@@ -52,7 +54,7 @@ struct DerivedClientTests {
             "the parent keeps its interceptors and its limit of 5")
     }
 
-    @Test("a derived client shares the transport and the cookie jar")
+    @Test("a derived client shares the transport, the cookie jar and the retry budget")
     func sharesTransportAndJar() async throws {
         let transport = StubTransport()
         transport.stub(.get, "/login", with: .init(status: 200, headers: ["Set-Cookie": "session=abc; Path=/"]))
@@ -68,6 +70,9 @@ struct DerivedClientTests {
         #expect(jarID != nil)
         #expect(derived.configuration.cookieJar.map(ObjectIdentifier.init) == jarID)
         #expect(logged.configuration.cookieJar.map(ObjectIdentifier.init) == jarID)
+        let budgetID = base.configuration.retryBudget.map(ObjectIdentifier.init)
+        #expect(budgetID != nil)
+        #expect(derived.configuration.retryBudget.map(ObjectIdentifier.init) == budgetID)
 
         _ = try await derived.get(Self.endpoint("/login")).outcome().get()
         _ = try await base.get(Self.endpoint("/me")).outcome().get()

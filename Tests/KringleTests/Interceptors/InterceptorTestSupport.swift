@@ -174,17 +174,19 @@ final class InterceptorDelayedCanceller: Sendable {
     }
 }
 
-/// A client on `transport` with these interceptors, retry limit and logger.
+/// A client on `transport` with these interceptors, retry limit, logger and retry budget.
 func interceptedClient(
     _ transport: any Transport,
     interceptors: [any RequestInterceptor],
     maxRetryCount: Int?,
-    logger: (any KringleLogger)?
+    logger: (any KringleLogger)?,
+    retryBudget: RetryBudget? = RetryBudget()
 ) -> NetworkClient {
     var configuration = NetworkClient.Configuration()
     configuration.interceptors = interceptors
     configuration.maxRetryCount = maxRetryCount
     configuration.logger = logger
+    configuration.retryBudget = retryBudget
     return NetworkClient(configuration: configuration, transport: transport)
 }
 
@@ -196,6 +198,7 @@ extension KringleLogEvent {
         case .responseReceived(_, _, let status, _, _, _, _): return "received \(status)"
         case .cacheAnswered(_, _, let status, let cacheStatus): return "cache \(cacheStatus) \(status)"
         case .retry: return "retry"
+        case .retryDenied(_, _, _, _, let denial): return "retry denied \(denial)"
         case .failure: return "failure"
         case .requestBodyCompressed: return "compressed"
         case .settingIgnored(let setting, _, _): return "ignored \(setting)"

@@ -207,7 +207,9 @@ struct RequestInterceptorTests {
         let server = try LoopbackServer { _ in .status(502) }
         defer { server.shutdown() }
         let stopper = InterceptorTagger(name: "stopper") { attempt, _ in attempt < 12 ? .retry : .doNotRetry }
-        let client = Self.client(URLSessionTransport(), interceptors: [stopper], maxRetryCount: nil)
+        // No budget: its floor of 10 retries per window would stop the 11th before the interceptor.
+        let client = interceptedClient(
+            URLSessionTransport(), interceptors: [stopper], maxRetryCount: nil, logger: nil, retryBudget: nil)
 
         let outcome = await client.get(server.clientEndpoint("/down")).outcome()
         #expect(outcome.rejectedStatus == 502)
@@ -237,10 +239,12 @@ struct RequestInterceptorTests {
                 return Promise(.doNotRetry)
             }
         }
-        let client = Self.client(
+        // Each call's own counter is under test, not the budget across calls (which would
+        // deny most of these 100 retries to one host: see RetryBudgetTests).
+        let client = interceptedClient(
             transport,
             interceptors: [AttemptRecorder(attempts: attempts), RetryPolicy(baseDelay: 0.001, maximumDelay: 0.004)],
-            maxRetryCount: 2
+            maxRetryCount: 2, logger: nil, retryBudget: nil
         )
 
         let calls = (0..<50).map { index in

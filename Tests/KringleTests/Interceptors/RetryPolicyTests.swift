@@ -321,10 +321,11 @@ struct RetryPolicyTests {
         configuration.interceptors = [RetryPolicy(baseDelay: 0.01, maximumDelay: row.maximumDelay, clock: clock)]
         configuration.logger = log
         configuration.clock = clock
+        configuration.timeout = 0  // no deadline on the clock: the retry's delay is its only timer
         let client = NetworkClient(configuration: configuration, transport: URLSessionTransport())
 
         let call = client.get(server.clientEndpoint("/busy"))
-        // The answer has arrived and its request's timeout is off: only the retry's delay is left.
+        // The answer has arrived: only the retry's delay is left.
         #expect(await eventually { clock.pendingDelays == [row.expectedDelay] }, "\(clock.pendingDelays)")
         clock.advance(by: row.expectedDelay - 0.001)
         #expect(requests.value == 1, "no retry before the delay is up")
@@ -369,26 +370,26 @@ struct RetryPolicyTests {
         #expect(server.statistics.requestsReceived == 3, "\(server.statistics)")
     }
 
-    @Test("a request that times out is retried, then fails with timedOut")
+    @Test("an attempt that times out (connecting, here) is retried, then fails with timedOut")
     func timeoutRetried() async {
         let clock = ManualClock()
         let transport = StubTransport(clock: clock)
-        transport.stub(.get, "/slow", with: .init(status: 200, delay: 5))
+        transport.stub(.get, "/slow", with: .failure(KringleError.timedOut(.connect), delay: 0.05))
         var configuration = NetworkClient.Configuration()
-        configuration.timeout = 0.05
+        configuration.timeout = 0  // no deadline on the clock: each round is the stub's or a backoff
         configuration.interceptors = [RetryPolicy(baseDelay: 0.001, maximumDelay: 0.01)]
         configuration.maxRetryCount = 2
         configuration.clock = clock
         let client = NetworkClient(configuration: configuration, transport: transport)
 
-        // Each round fires the attempt's timeout (0.05 s), or the backoff before the next one.
+        // Each round fires the stub's failure (0.05 s), or the backoff before the next one.
         let outcome = await client.get(ClientTestEndpoint(baseURL: interceptorStubBase, path: "/slow"))
             .outcome(advancing: clock, by: 0.05)
         guard case KringleError.timedOut? = outcome.failure else {
             Issue.record("expected timedOut, got \(outcome)")
             return
         }
-        #expect(transport.requests.count == 3, "three attempts, each cut short long before the stub's 5 s")
+        #expect(transport.requests.count == 3, "three attempts, each failing after 0.05 s")
         #expect(clock.uptimeNanoseconds < 5_000_000_000)
     }
 
