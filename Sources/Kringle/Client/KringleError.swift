@@ -107,6 +107,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// other than `text/event-stream`. The reason says which; the response is the head
     /// (status, fields, metrics), without its body.
     case eventStreamRefused(Response<Data>, reason: String)
+    /// The client's ``HostThrottle`` holds requests to the host (a pause the host asked
+    /// for, or the pace), and the call's turn, `wait` seconds away, would come after its
+    /// deadline; nothing was sent.
+    case throttled(host: String, wait: TimeInterval)
     /// The body could not be compressed as the endpoint's ``RequestCompression`` asked:
     /// zlib could not be loaded, or refused. Nothing was sent.
     case compressionFailed(CompressionFailure)
@@ -193,6 +197,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return "\(Self.shown(response.url, response.redaction)) did not answer with an event stream: \(reason)"
         case .compressionFailed(let failure):
             return "The body could not be compressed: \(failure)"
+        case .throttled(let host, let wait):
+            return String(
+                format: "Requests to %@ are held by the throttle for another %.2f s, past the call's deadline",
+                host, wait)
         }
     }
 
@@ -267,7 +275,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .tls(hidden(url), failure, underlying: hidden(underlying: underlying))
         case .transport(let underlying):
             return .transport(hidden(underlying: underlying))
-        case .invalidRequest, .encodingFailed, .file, .timedOut, .unsupportedConfiguration, .compressionFailed:
+        case .invalidRequest, .encodingFailed, .file, .timedOut, .unsupportedConfiguration, .compressionFailed,
+            .throttled:
             return self
         }
     }

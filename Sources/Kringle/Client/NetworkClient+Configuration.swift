@@ -124,6 +124,10 @@ extension NetworkClient {
         /// the last ten seconds, plus ten (see ``RetryBudget``); `nil` leaves each call to
         /// ``maxRetryCount`` alone.
         public var retryBudget: RetryBudget? = RetryBudget()
+        /// Paces requests per host and holds them while a host says it is overloaded (a
+        /// `429` or `503` with `Retry-After`, `RateLimit` fields): see ``HostThrottle``.
+        /// `nil`, the default, sends every request at once.
+        public var throttle: HostThrottle?
         /// Receives request, response, retry and failure events; none by default.
         public var logger: (any KringleLogger)?
         /// Where the client reads the time: for timeouts, retry delays, cookie expiry, log

@@ -32,6 +32,8 @@ public final class NetworkClient: Sendable {
     let transportKeepsTime: Bool
     /// The configuration's default headers, checked and merged once for every request.
     let defaultFields: RequestAssembly.DefaultFields
+    /// Whether the configuration has a ``HostThrottle``, looked up once.
+    let isThrottled: Bool
     /// The methods the interceptors want an `Idempotency-Key` on, gathered once.
     let idempotencyKeyMethods: Set<HTTPMethod>
     /// Whether the configuration has a logger, looked up once: asking the optional
@@ -54,6 +56,7 @@ public final class NetworkClient: Sendable {
         transportKeepsTime = clientSendingTransport?.enforcesTimeLimits == true && configuration.clock is SystemClock
         defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
         isLogging = configuration.logger != nil
+        isThrottled = configuration.throttle != nil
         idempotencyKeyMethods = configuration.interceptors.reduce(into: []) { $0.formUnion($1.idempotencyKeyMethods) }
         reportIgnoredSettings()
     }

@@ -1,5 +1,4 @@
 import Foundation
-@_spi(KringleInternals) import KringlePromise
 
 /// HTTP-dates (RFC 9110 §5.6.7): parsing IMF-fixdate, and the obsolete RFC 850 and asctime
 /// forms recipients must accept; formatting IMF-fixdate, the preferred format, for the `Date`
@@ -11,27 +10,13 @@ import Foundation
 public enum HTTPDate {
     /// The date `text` names, or `nil` when it is no HTTP-date.
     ///
-    /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), which every current server sends, is
-    /// read byte by byte: the cache reads `Date`, `Expires` and `Last-Modified` of every
-    /// response it stores, and a `DateFormatter` costs tens of microseconds to make.
+    /// Read byte by byte, every form: the cache reads `Date`, `Expires` and `Last-Modified`
+    /// of every response it stores, a `DateFormatter` costs tens of microseconds to make, and
+    /// FoundationNetworking's leaks memory on some malformed dates (the rate limit fuzzer found
+    /// one), which a server could send on every response.
     static func parse(_ text: String) -> Date? {
-        if let date = parseFixdate(text) { return date }
-        return obsoleteFormatters.withLock { formatters in
-            formatters.lazy.compactMap { $0.date(from: text) }.first
-        }
+        parseFixdate(text) ?? parseObsolete(text)
     }
-
-    /// Made once, not per miss (values such as `Expires: 0` miss often), and used under a
-    /// lock: a `DateFormatter` is not safe to share between threads everywhere Foundation
-    /// runs.
-    private static let obsoleteFormatters = Locked(
-        ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"].map { format in
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            return formatter
-        })
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -60,6 +45,59 @@ public enum HTTPDate {
         let days = GregorianDays.sinceEpoch(year: year, month: month, day: day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + min(second, 59)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// The two obsolete forms RFC 9110 §5.6.7 has recipients accept: rfc850-date
+    /// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime-date (`Sun Nov  6 08:49:37 1994`). The
+    /// day's name is not checked, as the formatter this replaces did not.
+    private static func parseObsolete(_ text: String) -> Date? {
+        let words = text.split(separator: " ")
+        let day: Int?
+        let month: Int?
+        let year: Int?
+        let time: Substring
+        if words.count == 4, words[0].hasSuffix(","), words[3] == "GMT" {
+            let parts = words[1].split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 3 else { return nil }
+            day = number(parts[0], digits: 2...2)
+            month = months.firstIndex(of: String(parts[1])).map { $0 + 1 }
+            year = number(parts[2], digits: 2...2).map(fullYear)
+            time = words[2]
+        } else if words.count == 5 {
+            month = months.firstIndex(of: String(words[1])).map { $0 + 1 }
+            day = number(words[2], digits: 1...2)
+            year = number(words[4], digits: 4...4)
+            time = words[3]
+        } else {
+            return nil
+        }
+        let clock = time.split(separator: ":", omittingEmptySubsequences: false)
+        guard let day, let month, let year, (1...31).contains(day), clock.count == 3,
+            let hour = number(clock[0], digits: 2...2), let minute = number(clock[1], digits: 2...2),
+            let second = number(clock[2], digits: 2...2), hour < 24, minute < 60, second < 61
+        else { return nil }
+        let days = GregorianDays.sinceEpoch(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(((days * 24 + hour) * 60 + minute) * 60 + min(second, 59)))
+    }
+
+    /// `text` as a decimal number of so many ASCII digits; `nil` otherwise.
+    private static func number(_ text: Substring, digits: ClosedRange<Int>) -> Int? {
+        guard digits.contains(text.utf8.count) else { return nil }
+        var value = 0
+        for byte in text.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// The year an rfc850-date's two digits stand for: this century's, unless that is more
+    /// than 50 years ahead, when it is the last century's (RFC 9110 §5.6.7).
+    private static func fullYear(_ twoDigits: Int) -> Int {
+        let now = Int(Date().timeIntervalSince1970)
+        let thisYear = civilDate(daysSince1970: (now >= 0 ? now : now - 86_399) / 86_400).year
+        let candidate = thisYear - thisYear % 100 + twoDigits
+        return candidate > thisYear + 50 ? candidate - 100 : candidate
     }
 
     // MARK: - Formatting

@@ -24,6 +24,10 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
     /// An interceptor asked for a retry after attempt `attempt` failed, and the client did
     /// not start it (see ``RetryDenial``): the call fails with `reason`, the attempt's error.
     case retryDenied(method: String, url: Redacted<URL>, attempt: Int, reason: Redacted<any Error>, denial: RetryDenial)
+    /// The host answered that it is overloaded (`statusCode` with `Retry-After`, or
+    /// `RateLimit` fields saying no quota remains), and the client's ``HostThrottle`` holds
+    /// every request to it for `seconds`.
+    case hostPaused(host: String, seconds: TimeInterval, statusCode: Int)
     /// A call failed for good (cancellation included).
     case failure(method: String, url: Redacted<URL>, error: Redacted<any Error>)
     /// The request (one attempt, one redirect hop) that just got its response had a body
@@ -61,6 +65,8 @@ public enum KringleLogEvent: Sendable, CustomStringConvertible {
                 reason.description, delay)
         case .retryDenied(let method, let url, let attempt, let reason, let denial):
             return "↻ \(method) \(url) attempt \(attempt) failed (\(reason)); not retried: \(denial)"
+        case .hostPaused(let host, let seconds, let status):
+            return String(format: "‖ %@ paused for %.2f s after a %d", host, seconds, status)
         case .failure(let method, let url, let error):
             return "✗ \(method) \(url) failed: \(error)"
         case .requestBodyCompressed(let method, let url, let sizes):

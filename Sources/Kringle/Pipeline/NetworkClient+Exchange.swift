@@ -10,8 +10,14 @@ import FoundationNetworking
 
 extension NetworkClient {
     /// The transport's exchange, logged when there is a logger: the request as sent, and
-    /// the response with the time it took.
+    /// the response with the time it took; for a client with a ``HostThrottle``, once the
+    /// throttle lets the request go (NetworkClient+Throttle.swift).
     func loggedExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard isThrottled, let throttle = configuration.throttle else { return unthrottled(request, options: options) }
+        return throttled(request, options: options, by: throttle) { self.unthrottled(request, options: options) }
+    }
+
+    private func unthrottled(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         guard isLogging else { return exchange(request, options: options) }
         // Events go to the logger off this thread (NetworkClient+Logging.swift).
         return logging(request, options: options) { self.exchange(request, options: options) }

@@ -85,6 +85,31 @@ struct CallDeadlineServerTests {
     }
 }
 
+extension CallDeadlineServerTests {
+    @Test(
+        "the call's timeout beats the endpoint's, which beats the client's: the narrowest, 0.3 s, ends a held answer",
+        arguments: TransportUnderTest.allCases, CallDeadlineTests.Scope.allCases)
+    func narrowestScopeWins(_ subject: TransportUnderTest, scope: CallDeadlineTests.Scope) async throws {
+        let server = try LoopbackServer { _ in .json("{}").heldUntilHangUp() }
+        defer { server.shutdown() }
+        let short: TimeInterval = 0.3
+        let client = subject.client { $0.timeout = scope == .client ? short : 30 }
+        var endpoint = BudgetEndpoint(baseURL: server.baseURL, path: "/held")
+        endpoint.timeout = scope == .endpoint ? short : scope == .call ? 20 : nil
+        let settledAt = Box<ContinuousClock.Instant?>(nil)
+        let start = ContinuousClock.now
+        let outcome = await client.get(endpoint, timeout: scope == .call ? short : nil)
+            .always(on: Self.timing) { settledAt.withLock { $0 = ContinuousClock.now } }
+            .outcome()
+        let elapsed = try #require(settledAt.value.map { ($0 - start) / .seconds(1) })
+        guard case .timedOut(.total)? = outcome.kringleError else {
+            Issue.record("expected the deadline, got \(outcome)")
+            return
+        }
+        #expect(elapsed >= short - 0.01 && elapsed < short + Self.slack, "settled after \(elapsed) s")
+    }
+}
+
 extension InterceptorEventLog {
     /// The time left that the first retry denied by the deadline reported.
     fileprivate var denialTimeLeft: TimeInterval? {

@@ -245,6 +245,11 @@ struct ClientErrorTests {
                 .compressionFailed(.zlib(code: -2, message: "stream error")),
                 ["could not be compressed", "zlib failed with code -2", "stream error"]
             )
+        case .throttled:
+            return (
+                .throttled(host: "h.example", wait: 12.5),
+                ["Requests to h.example", "another 12.50 s", "past the call's deadline"]
+            )
         }
     }
 }

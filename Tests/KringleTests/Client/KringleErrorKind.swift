@@ -8,7 +8,7 @@ enum KringleErrorKind: String, CaseIterable, Sendable {
     case unacceptableStatusCode, invalidResponse, malformedResponse, incompleteResponse, decodingFailed
     case tooManyRedirects, responseTooLarge, insecureRedirect, proxyRefused, notCached, lineTooLong
     case lineDecodingFailed
-    case eventStreamRefused, compressionFailed
+    case eventStreamRefused, compressionFailed, throttled
 }
 
 extension KringleError {
@@ -36,6 +36,7 @@ extension KringleError {
         case .lineDecodingFailed: .lineDecodingFailed
         case .eventStreamRefused: .eventStreamRefused
         case .compressionFailed: .compressionFailed
+        case .throttled: .throttled
         }
     }
 }

@@ -199,6 +199,7 @@ extension KringleLogEvent {
         case .cacheAnswered(_, _, let status, let cacheStatus): return "cache \(cacheStatus) \(status)"
         case .retry: return "retry"
         case .retryDenied(_, _, _, _, let denial): return "retry denied \(denial)"
+        case .hostPaused(let host, _, let status): return "paused \(host) after \(status)"
         case .failure: return "failure"
         case .requestBodyCompressed: return "compressed"
         case .settingIgnored(let setting, _, _): return "ignored \(setting)"

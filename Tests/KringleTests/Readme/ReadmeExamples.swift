@@ -233,7 +233,7 @@ enum ReadmeExamples {
         var configuration = NetworkClient.Configuration()
         configuration.defaultHeaders["User-Agent"] = "CatApp/1.0"       // endpoint headers win
         configuration.defaultQueryItems = [URLQueryItem(name: "apiKey", value: "k&y")]
-        configuration.timeout = 2.5                                      // per attempt, from the call, redirects included
+        configuration.timeout = 2.5                                      // the whole call: redirects and retries included
         configuration.acceptableStatusCodes = 200..<300
         configuration.maximumRedirects = 5
         configuration.responseLimits.maximumBodyBytes = 10_000_000       // 100 MB by default
@@ -248,6 +248,28 @@ enum ReadmeExamples {
     }
 
     struct Report: Decodable, Sendable {}
+
+    enum Payments: Endpoint {
+        case charge, receipts
+        var baseURL: URL { URL(string: "https://pay.example")! }
+        var path: String { self == .charge ? "/charges" : "/receipts" }
+        var timeout: TimeInterval? { self == .receipts ? 30 : nil }   // slower than the client's
+        var sendsIdempotencyKey: Bool { self == .charge }              // a retried charge is applied once
+    }
+
+    struct Charge: Codable, Sendable { var cents: Int }
+
+    static func deadlinesRetriesAndRateLimits() {
+        var budgeted = NetworkClient.Configuration()
+        budgeted.timeout = 10                                             // every call, retries included
+        budgeted.interceptors = [RetryPolicy()]
+        budgeted.retryBudget = RetryBudget(ratio: 0.1)                    // retries: 10% of first attempts + 10, per host
+        budgeted.throttle = HostThrottle(rate: .init(requests: 50, per: 1))
+        let payments = NetworkClient(configuration: budgeted)
+
+        payments.post(Charge(cents: 1_250), to: Payments.charge, as: Receipt.self, timeout: 3)  // 3 s in all
+            .done { receipt in print(receipt) }
+    }
 
     static func timeoutsByPhase() {
         var configuration = NetworkClient.Configuration()

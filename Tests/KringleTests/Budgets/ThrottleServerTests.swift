@@ -1,0 +1,91 @@
+import Foundation
+import KringleTestSupport
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// 64 loops calling a real server on 127.0.0.1 that allows 50 requests per second (a token
+/// bucket of 50) and answers above that with `429`, `Retry-After` and `RateLimit` fields.
+@Suite("Host throttle against a rate-limited server", .generousTimeLimit)
+struct ThrottleServerTests {
+    /// The server's limiter and what it answered, on the real clock.
+    final class RateLimitedServer: Sendable {
+        static let rate = 50.0
+        private struct State {
+            var tokens = RateLimitedServer.rate
+            var refilled = ContinuousClock.now
+            var answers: [(at: ContinuousClock.Instant, status: Int)] = []
+        }
+        private let state = Box(State())
+
+        /// The answer to a request arriving now.
+        func answer() -> LoopbackServer.Response {
+            let (status, remaining, reset) = state.withLock { state in
+                let now = ContinuousClock.now
+                let elapsed = (now - state.refilled) / .seconds(1)
+                state.tokens = min(Self.rate, state.tokens + elapsed * Self.rate)
+                state.refilled = now
+                let allowed = state.tokens >= 1
+                if allowed { state.tokens -= 1 }
+                state.answers.append((now, allowed ? 200 : 429))
+                return (
+                    allowed ? 200 : 429, Int(state.tokens), Int(((Self.rate - state.tokens) / Self.rate).rounded(.up))
+                )
+            }
+            var response = status == 200 ? LoopbackServer.Response.json("{}") : .status(429)
+            response = response.addingHeader("RateLimit-Policy", #""default";q=50;w=1"#)
+                .addingHeader("RateLimit", #""default";r=\#(remaining);t=\#(reset)"#)
+            return status == 429 ? response.addingHeader("Retry-After", "1") : response
+        }
+
+        var answers: [(at: ContinuousClock.Instant, status: Int)] {
+            state.value.answers
+        }
+    }
+
+    /// Runs 64 loops of GETs until the server has answered `requests`, and returns what it
+    /// answered.
+    private static func run(throttle: HostThrottle?, requests: Int) async throws -> [(
+        at: ContinuousClock.Instant, status: Int
+    )] {
+        let limiter = RateLimitedServer()
+        let server = try LoopbackServer { _ in limiter.answer() }
+        defer { server.shutdown() }
+        let client = TransportUnderTest.curl.client {
+            $0.throttle = throttle
+            $0.timeout = 60
+        }
+        await withTaskGroup(of: Void.self) { loops in
+            for _ in 0..<64 {
+                loops.addTask {
+                    while limiter.answers.count < requests {
+                        _ = await client.get(server.clientEndpoint("/api")).outcome()
+                    }
+                }
+            }
+        }
+        return Array(limiter.answers.prefix(requests))
+    }
+
+    @Test("with the throttle on, at most 1% of requests get a 429, at 50 requests per second within 10%")
+    func throttled() async throws {
+        let answers = try await Self.run(throttle: HostThrottle(), requests: 150)
+        let refused = answers.filter { $0.status == 429 }.count
+        #expect(Double(refused) <= 0.01 * Double(answers.count), "\(refused) of \(answers.count) refused")
+        let span = try #require(answers.last).at - (try #require(answers.first)).at
+        let rate = Double(answers.count - 1) / (span / .seconds(1))
+        #expect((45...55).contains(rate), "\(rate) requests per second")
+    }
+
+    @Test("with the throttle off, the loops overrun the limit: most requests get a 429")
+    func unthrottled() async throws {
+        let answers = try await Self.run(throttle: nil, requests: 600)
+        let refused = answers.filter { $0.status == 429 }.count
+        #expect(refused > answers.count / 2, "\(refused) of \(answers.count) refused")
+    }
+}
