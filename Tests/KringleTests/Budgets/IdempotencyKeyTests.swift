@@ -13,8 +13,12 @@ import FoundationNetworking
 /// attempt.
 @Suite("Idempotency keys", .generousTimeLimit)
 struct IdempotencyKeyTests {
-    /// A transport that fails each call's first two attempts with a 503, then answers 200.
-    private static func flakyTransport(clock: ManualClock) -> StubTransport {
+    /// A client with `policy`, on a transport that fails each call's first two attempts with
+    /// a 503, then answers 200.
+    private static func flakyClient(_ policy: RetryPolicy = RetryPolicy(baseDelay: 0, maximumDelay: 0))
+        -> (NetworkClient, StubTransport)
+    {
+        let clock = ManualClock()
         let transport = StubTransport(clock: clock)
         let attempts = Box(0)
         transport.stub { _ in
@@ -24,7 +28,7 @@ struct IdempotencyKeyTests {
             }
             return budgetStub(attempt % 3 == 0 ? 200 : 503)
         }
-        return transport
+        return (budgetClient(transport, clock: clock) { $0.interceptors = [policy] }, transport)
     }
 
     private static func keys(_ transport: StubTransport) -> [String?] {
@@ -33,11 +37,8 @@ struct IdempotencyKeyTests {
 
     @Test("a POST the retry policy opts in is sent with the same key on every attempt, and a new one on the next call")
     func sameKeyAcrossAttempts() async throws {
-        let clock = ManualClock()
-        let transport = Self.flakyTransport(clock: clock)
-        let client = budgetClient(transport, clock: clock) {
-            $0.interceptors = [RetryPolicy(idempotencyKeyMethods: [.post], baseDelay: 0, maximumDelay: 0)]
-        }
+        let (client, transport) = Self.flakyClient(
+            RetryPolicy(idempotencyKeyMethods: [.post], baseDelay: 0, maximumDelay: 0))
         try await client.post(["amount": 10], to: BudgetEndpoint()).valueWithin()
         try await client.post(["amount": 10], to: BudgetEndpoint()).valueWithin()
 
@@ -54,11 +55,7 @@ struct IdempotencyKeyTests {
 
     @Test("an endpoint that sends a key is retried by the default policy, its key unchanged")
     func endpointOptsIn() async throws {
-        let clock = ManualClock()
-        let transport = Self.flakyTransport(clock: clock)
-        let client = budgetClient(transport, clock: clock) {
-            $0.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
-        }
+        let (client, transport) = Self.flakyClient()
         try await client.post(["amount": 10], to: BudgetEndpoint(sendsIdempotencyKey: true)).valueWithin()
         let keys = Self.keys(transport)
         #expect(keys.count == 3)
@@ -67,11 +64,7 @@ struct IdempotencyKeyTests {
 
     @Test("a key the endpoint sets itself is kept")
     func ownKeyKept() async throws {
-        let clock = ManualClock()
-        let transport = Self.flakyTransport(clock: clock)
-        let client = budgetClient(transport, clock: clock) {
-            $0.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
-        }
+        let (client, transport) = Self.flakyClient()
         let endpoint = BudgetEndpoint(headers: ["idempotency-key": "order-42"], sendsIdempotencyKey: true)
         try await client.post(["amount": 10], to: endpoint).valueWithin()
         #expect(Self.keys(transport) == ["order-42", "order-42", "order-42"])
@@ -79,11 +72,7 @@ struct IdempotencyKeyTests {
 
     @Test("without a key a POST is neither given one nor retried")
     func noKeyNoRetry() async throws {
-        let clock = ManualClock()
-        let transport = Self.flakyTransport(clock: clock)
-        let client = budgetClient(transport, clock: clock) {
-            $0.interceptors = [RetryPolicy(baseDelay: 0, maximumDelay: 0)]
-        }
+        let (client, transport) = Self.flakyClient()
         let outcome = await client.post(["amount": 10], to: BudgetEndpoint()).outcome()
         #expect(outcome.rejectedStatus == 503)
         #expect(Self.keys(transport) == [nil])
