@@ -111,6 +111,12 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// for, or the pace), and the call's turn, `wait` seconds away, would come after its
     /// deadline; nothing was sent.
     case throttled(host: String, wait: TimeInterval)
+    /// A walk through pages (``Pages``) met a `next` link to another origin than its first
+    /// page's, which it does not follow unless allowed: the endpoint's headers would go there.
+    case crossOriginPage(from: URL, to: URL)
+    /// A walk through pages (``Pages``) was led back to a page it had walked: a loop, ended
+    /// before the URL was asked for again.
+    case repeatedPage(URL)
     /// The body could not be compressed as the endpoint's ``RequestCompression`` asked:
     /// zlib could not be loaded, or refused. Nothing was sent.
     case compressionFailed(CompressionFailure)
@@ -197,6 +203,11 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return "\(Self.shown(response.url, response.redaction)) did not answer with an event stream: \(reason)"
         case .compressionFailed(let failure):
             return "The body could not be compressed: \(failure)"
+        case .crossOriginPage(let source, let target):
+            return
+                "Refused the next page at \(Self.shown(target)), another origin than the first page's \(Self.shown(source))"
+        case .repeatedPage(let url):
+            return "The next page, \(Self.shown(url)), was walked before: the pages loop"
         case .throttled(let host, let wait):
             return String(
                 format: "Requests to %@ are held by the throttle for another %.2f s, past the call's deadline",
@@ -265,6 +276,10 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .proxyRefused(hidden(url), proxy: proxy, status: status)
         case .notCached(let url):
             return .notCached(hidden(url))
+        case .crossOriginPage(let source, let target):
+            return .crossOriginPage(from: hidden(source), to: hidden(target))
+        case .repeatedPage(let url):
+            return .repeatedPage(hidden(url))
         case .lineTooLong(let url, let limit):
             return .lineTooLong(hidden(url), limit: limit)
         case .lineDecodingFailed(let error, let line, let url):

@@ -51,19 +51,23 @@ enum RequestAssembly {
     /// headers, which win. Each field is checked as it is set, and the method at the end
     /// (``ValidatedRequest``): a request that breaks RFC 9110's grammar fails here.
     ///
-    /// - Parameter callTimeout: The call's own timeout, over the endpoint's.
+    /// - Parameters:
+    ///   - callTimeout: The call's own timeout, over the endpoint's.
+    ///   - addsDefaultQueryItems: Whether the client's default query items go first; not for
+    ///     a URL a server gave (a page's `Link`), which holds the query it wants.
     static func build(
         _ method: HTTPMethod,
         _ endpoint: some Endpoint,
         body: RequestBody?,
         headers: [String: String] = [:],
         callTimeout: TimeInterval? = nil,
+        addsDefaultQueryItems: Bool = true,
         for client: NetworkClient
     ) throws -> Built {
         let timeout = callTimeout ?? endpoint.timeout
         // The configuration is read through the client, never copied: a copy retains and
         // releases every reference it holds.
-        let defaultItems = client.configuration.defaultQueryItems
+        let defaultItems = addsDefaultQueryItems ? client.configuration.defaultQueryItems : []
         let url = try URLAssembly.url(
             base: endpoint.baseURL,
             path: endpoint.path,

@@ -245,6 +245,13 @@ struct ClientErrorTests {
                 .compressionFailed(.zlib(code: -2, message: "stream error")),
                 ["could not be compressed", "zlib failed with code -2", "stream error"]
             )
+        case .crossOriginPage:
+            return (
+                .crossOriginPage(from: url, to: URL(string: "https://elsewhere.example/p2")!),
+                ["Refused the next page", "https://elsewhere.example/p2", "http://h.example/a"]
+            )
+        case .repeatedPage:
+            return (.repeatedPage(url), ["http://h.example/a", "walked before"])
         case .throttled:
             return (
                 .throttled(host: "h.example", wait: 12.5),

@@ -8,7 +8,7 @@ enum KringleErrorKind: String, CaseIterable, Sendable {
     case unacceptableStatusCode, invalidResponse, malformedResponse, incompleteResponse, decodingFailed
     case tooManyRedirects, responseTooLarge, insecureRedirect, proxyRefused, notCached, lineTooLong
     case lineDecodingFailed
-    case eventStreamRefused, compressionFailed, throttled
+    case eventStreamRefused, compressionFailed, throttled, crossOriginPage, repeatedPage
 }
 
 extension KringleError {
@@ -37,6 +37,8 @@ extension KringleError {
         case .eventStreamRefused: .eventStreamRefused
         case .compressionFailed: .compressionFailed
         case .throttled: .throttled
+        case .crossOriginPage: .crossOriginPage
+        case .repeatedPage: .repeatedPage
         }
     }
 }

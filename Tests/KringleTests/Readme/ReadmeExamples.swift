@@ -259,6 +259,22 @@ enum ReadmeExamples {
 
     struct Charge: Codable, Sendable { var cents: Int }
 
+    struct IssuePage: Decodable, Sendable {
+        var issues: [Cat]
+        var nextCursor: String?
+    }
+
+    static func pagedAPIs(client: NetworkClient) async throws {
+        for try await page in client.pages(CatEndpoint.cuddle, as: [Cat].self) {
+            page.forEach(show)
+        }
+
+        let byCursor = client.pages(CatEndpoint.cuddle, as: IssuePage.self, navigation: .cursor { page in
+            page.nextCursor.map { [URLQueryItem(name: "cursor", value: $0)] }
+        })
+        byCursor.collect(upTo: 10).done { pages in print(pages.count) }
+    }
+
     static func deadlinesRetriesAndRateLimits() {
         var budgeted = NetworkClient.Configuration()
         budgeted.timeout = 10                                             // every call, retries included
