@@ -128,6 +128,16 @@ extension NetworkClient {
         /// `429` or `503` with `Retry-After`, `RateLimit` fields): see ``HostThrottle``.
         /// `nil`, the default, sends every request at once.
         public var throttle: HostThrottle?
+        /// Whether identical GET and HEAD requests in flight at once share one exchange: the
+        /// same method, URL and header fields (so different credentials never share), each
+        /// caller with its own deadline, decoded value and cancellation (the exchange stops
+        /// when every caller has cancelled). Never a stream or a download. No by default; an
+        /// endpoint may opt out (``Endpoint/allowsCoalescing``).
+        ///
+        /// ```swift
+        /// configuration.coalescesRequests = true   // 50 views asking for one profile: 1 request
+        /// ```
+        public var coalescesRequests = false
         /// Receives request, response, retry and failure events; none by default.
         public var logger: (any KringleLogger)?
         /// Where the client reads the time: for timeouts, retry delays, cookie expiry, log

@@ -32,6 +32,10 @@ public final class NetworkClient: Sendable {
     let transportKeepsTime: Bool
     /// The configuration's default headers, checked and merged once for every request.
     let defaultFields: RequestAssembly.DefaultFields
+    /// The exchanges identical requests share, for a client that coalesces.
+    let coalescer: RequestCoalescer?
+    /// Whether the client coalesces, looked up without touching ``coalescer``.
+    let isCoalescing: Bool
     /// Whether the configuration has a ``HostThrottle``, looked up once.
     let isThrottled: Bool
     /// The methods the interceptors want an `Idempotency-Key` on, gathered once.
@@ -57,6 +61,8 @@ public final class NetworkClient: Sendable {
         defaultFields = RequestAssembly.DefaultFields(configuration.defaultHeaders)
         isLogging = configuration.logger != nil
         isThrottled = configuration.throttle != nil
+        coalescer = configuration.coalescesRequests ? RequestCoalescer() : nil
+        isCoalescing = configuration.coalescesRequests
         idempotencyKeyMethods = configuration.interceptors.reduce(into: []) { $0.formUnion($1.idempotencyKeyMethods) }
         reportIgnoredSettings()
     }

@@ -66,6 +66,12 @@ public protocol Endpoint: Sendable {
     /// ``RetryPolicy`` whatever its method. `false` by default; a key the endpoint's
     /// ``headers`` set is kept.
     var sendsIdempotencyKey: Bool { get }
+    /// Whether a GET or HEAD to this endpoint may share one exchange with identical requests
+    /// in flight, on a client that coalesces
+    /// (``NetworkClient/Configuration-swift.struct/coalescesRequests``); `true` by default.
+    /// An endpoint whose every answer must be fresh from the server (a poll, a nonce) says
+    /// `false`.
+    var allowsCoalescing: Bool { get }
 }
 
 extension Endpoint {
@@ -83,4 +89,6 @@ extension Endpoint {
     public var timeout: TimeInterval? { nil }
     /// `false`: no key, unless an interceptor asks for one (``RetryPolicy/idempotencyKeyMethods``).
     public var sendsIdempotencyKey: Bool { false }
+    /// `true`: identical requests may share an exchange, on a client that coalesces.
+    public var allowsCoalescing: Bool { true }
 }

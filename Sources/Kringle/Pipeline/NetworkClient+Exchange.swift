@@ -11,8 +11,18 @@ import FoundationNetworking
 extension NetworkClient {
     /// The transport's exchange, logged when there is a logger: the request as sent, and
     /// the response with the time it took; for a client with a ``HostThrottle``, once the
-    /// throttle lets the request go (NetworkClient+Throttle.swift).
+    /// throttle lets the request go (NetworkClient+Throttle.swift); for a client that
+    /// coalesces, shared with identical requests in flight (NetworkClient+Coalescing.swift).
     func loggedExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+        guard isCoalescing, let coalescer, options.coalesces, RequestCoalescer.mayShare(request, options: options)
+        else {
+            return throttledExchange(request, options: options)
+        }
+        return coalesced(request, options: options, by: coalescer)
+    }
+
+    /// The exchange once the client's ``HostThrottle``, if it has one, lets it go.
+    func throttledExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
         guard isThrottled, let throttle = configuration.throttle else { return unthrottled(request, options: options) }
         return throttled(request, options: options, by: throttle) { self.unthrottled(request, options: options) }
     }
@@ -104,7 +114,7 @@ extension NetworkClient {
 extension Promise {
     /// This promise, rejected with `PromiseError.timedOut` unless it settles before
     /// `deadline` on `clock`; this promise itself when there is no limit (`nil`).
-    fileprivate func timeout(at deadline: Deadline?, clock: any KringleClock) -> Promise<Value> {
+    func timeout(at deadline: Deadline?, clock: any KringleClock) -> Promise<Value> {
         guard let deadline else { return self }
         return timeout(deadline.timeLeft(on: clock), clock: clock)
     }

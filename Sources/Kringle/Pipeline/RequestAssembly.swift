@@ -28,6 +28,8 @@ enum RequestAssembly {
         var compressedFrom: CompressedBodySizes.Original?
         /// The call's own timeout, else the endpoint's; `nil` for the client's.
         var timeout: TimeInterval?
+        /// The endpoint's ``Endpoint/allowsCoalescing``.
+        var coalesces = true
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
@@ -40,7 +42,7 @@ enum RequestAssembly {
         func options(cachePolicy callPolicy: CachePolicy?) -> TransferOptions {
             TransferOptions(
                 body: streamedBody, credentialHeaders: credentialHeaders, cachePolicy: callPolicy ?? cachePolicy,
-                timeout: timeout, compressedFrom: compressedFrom)
+                timeout: timeout, coalesces: coalesces, compressedFrom: compressedFrom)
         }
     }
 
@@ -122,7 +124,7 @@ enum RequestAssembly {
                 url: url, method: method, timeout: transportTimeout(client.configuration, timeout: timeout), body: data,
                 fields: fields),
             streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy,
-            compressedFrom: compressedFrom, timeout: timeout)
+            compressedFrom: compressedFrom, timeout: timeout, coalesces: endpoint.allowsCoalescing)
     }
 
     /// The `timeoutInterval` a request gives its transport, which is not the client's deadline

@@ -26,6 +26,9 @@ struct TransferOptions: Sendable {
     /// attempts. `nil` for no limit, and for streamed calls, whose timeout bounds silence
     /// instead.
     var deadline: Deadline?
+    /// Whether the call's endpoint lets it share an exchange with identical requests
+    /// (``Endpoint/allowsCoalescing``), on a client that coalesces.
+    var coalesces = false
     /// For a body in memory that was compressed: its coding and length before, for the log.
     var compressedFrom: CompressedBodySizes.Original?
 

@@ -51,6 +51,8 @@ struct ClientTestEndpoint: Endpoint {
     var queryItems: [URLQueryItem] = []
     var headers: [String: String] = [:]
     var credentialHeaders: Set<String> = []
+    var coalesces = true
+    var allowsCoalescing: Bool { coalesces }
 }
 
 /// A small payload for typed requests and responses.

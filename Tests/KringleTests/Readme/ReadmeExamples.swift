@@ -275,6 +275,14 @@ enum ReadmeExamples {
         byCursor.collect(upTo: 10).done { pages in print(pages.count) }
     }
 
+    static func coalescing() {
+        var sharing = NetworkClient.Configuration()
+        sharing.coalescesRequests = true
+        let sharingClient = NetworkClient(configuration: sharing)
+        let views = (0..<50).map { _ in sharingClient.get(CatEndpoint.pet(catName: "Tom"), as: Cat.self) }
+        _ = views
+    }
+
     static func deadlinesRetriesAndRateLimits() {
         var budgeted = NetworkClient.Configuration()
         budgeted.timeout = 10                                             // every call, retries included

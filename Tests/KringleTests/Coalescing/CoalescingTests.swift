@@ -1,0 +1,127 @@
+import Foundation
+import KringleTestSupport
+import KringleTesting
+import Testing
+
+@testable import Kringle
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Identical requests in flight at once share one exchange, on a client that coalesces; each
+/// caller keeps its value, its deadline and its cancellation.
+@Suite("Coalescing", .generousTimeLimit)
+struct CoalescingTests {
+    /// A server whose answers wait, head sent, until the test opens `gate`.
+    private static func gatedServer(_ gate: LoopbackServer.Gate) throws -> (LoopbackServer, Counter) {
+        let requests = Counter()
+        let server = try LoopbackServer { _ in
+            requests.increment()
+            return LoopbackServer.Response.json(#"{"name": "Tom", "mood": "purring"}"#)
+                .withBehavior(.paced([.init(bytes: 0, then: .until(gate))], afterLast: .sendRest))
+        }
+        return (server, requests)
+    }
+
+    private static func coalescing(_ subject: TransportUnderTest) -> NetworkClient {
+        subject.client { $0.coalescesRequests = true }
+    }
+
+    @Test(
+        "50 concurrent GETs of one URL reach a gated server once, and each gets the value",
+        arguments: TransportUnderTest.allCases)
+    func fiftyShareOne(_ subject: TransportUnderTest) async throws {
+        let gate = LoopbackServer.Gate()
+        let (server, requests) = try Self.gatedServer(gate)
+        defer { server.shutdown() }
+        let client = Self.coalescing(subject)
+        let calls = (0..<50).map { _ in client.get(server.clientEndpoint("/cat"), as: ClientCat.self) }
+        #expect(await eventually { client.coalescer?.waitingCallers == 50 })
+        gate.open()
+        for call in calls {
+            #expect(try await call.valueWithin() == ClientCat(name: "Tom", mood: "purring"))
+        }
+        #expect(requests.value == 1)
+    }
+
+    @Test("cancelling 49 of 50 still gives the 50th its value; the exchange goes on")
+    func cancellingAllButOne() async throws {
+        let gate = LoopbackServer.Gate()
+        let (server, requests) = try Self.gatedServer(gate)
+        defer { server.shutdown() }
+        let client = Self.coalescing(.curl)
+        let calls = (0..<50).map { _ in client.get(server.clientEndpoint("/cat"), as: ClientCat.self) }
+        #expect(await eventually { client.coalescer?.waitingCallers == 50 })
+        for call in calls.dropLast() { call.cancel() }
+        for call in calls.dropLast() { #expect(await call.outcome().isCancellation) }
+        #expect(client.coalescer?.waitingCallers == 1)
+        gate.open()
+        #expect(try await calls[49].valueWithin() == ClientCat(name: "Tom", mood: "purring"))
+        #expect(requests.value == 1)
+        #expect(server.statistics.connectionsClosedByPeer == 0)
+    }
+
+    @Test("cancelling all 50 cancels the exchange: the server sees the connection close")
+    func cancellingAll() async throws {
+        let gate = LoopbackServer.Gate()
+        let (server, requests) = try Self.gatedServer(gate)
+        defer { server.shutdown() }
+        let client = Self.coalescing(.curl)
+        let calls = (0..<50).map { _ in client.get(server.clientEndpoint("/cat"), as: ClientCat.self) }
+        #expect(await eventually { client.coalescer?.waitingCallers == 50 })
+        for call in calls { call.cancel() }
+        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+        #expect(requests.value == 1)
+        #expect(client.coalescer?.waitingCallers == 0)
+    }
+
+    @Test("different Authorization values, an endpoint that opts out and POSTs are never coalesced")
+    func neverShared() async throws {
+        let gate = LoopbackServer.Gate()
+        let (server, requests) = try Self.gatedServer(gate)
+        defer { server.shutdown() }
+        let client = Self.coalescing(.curl)
+        let alice = client.get(server.clientEndpoint("/cat", headers: ["Authorization": "Bearer alice"]))
+        let bob = client.get(server.clientEndpoint("/cat", headers: ["Authorization": "Bearer bob"]))
+        var fresh = server.clientEndpoint("/cat")
+        fresh.coalesces = false
+        let first = client.get(fresh)
+        let second = client.get(fresh)
+        let posts = (0..<2).map { _ in client.post(["n": 1], to: server.clientEndpoint("/cat")) }
+        #expect(await eventually { requests.value == 6 })
+        gate.open()
+        for call in [alice, bob, first, second] + posts { try await call.valueWithin() }
+        #expect(requests.value == 6)
+    }
+
+    @Test("each caller keeps its own deadline: one times out, the other gets the answer of the one exchange")
+    func ownDeadlines() async throws {
+        let clock = ManualClock()
+        let transport = StubTransport(clock: clock)
+        transport.stub(.get, "/thing", with: budgetStub(200, delay: 5))
+        let client = budgetClient(transport, clock: clock, retries: nil) { $0.coalescesRequests = true }
+        let hasty = client.get(BudgetEndpoint(), timeout: 1)
+        let patient = client.get(BudgetEndpoint(), timeout: 10)
+        await clock.untilTimersPending(3)  // the stub's answer and the two deadlines
+        clock.advance(by: 1)
+        try await budgetExpectTimedOut(hasty)
+        #expect(patient.isPending)
+        clock.advance(by: 4)
+        try await patient.valueWithin()
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("a client that does not coalesce sends every request")
+    func offByDefault() async throws {
+        let gate = LoopbackServer.Gate()
+        let (server, requests) = try Self.gatedServer(gate)
+        defer { server.shutdown() }
+        let client = TransportUnderTest.curl.client()
+        let calls = (0..<3).map { _ in client.get(server.clientEndpoint("/cat")) }
+        #expect(await eventually { requests.value == 3 })
+        gate.open()
+        for call in calls { try await call.valueWithin() }
+        #expect(client.coalescer == nil)
+    }
+}
