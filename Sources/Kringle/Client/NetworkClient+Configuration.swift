@@ -138,6 +138,11 @@ extension NetworkClient {
         /// configuration.coalescesRequests = true   // 50 views asking for one profile: 1 request
         /// ```
         public var coalescesRequests = false
+        /// Receives each call's trace context and spans (see ``KringleInstrument``): with one
+        /// that gives a ``TraceContext``, every hop carries `traceparent` and `tracestate`
+        /// (W3C Trace Context), one trace id across redirects and retries and a span id of
+        /// its own per hop. None by default.
+        public var instrument: (any KringleInstrument)?
         /// Receives request, response, retry and failure events; none by default.
         public var logger: (any KringleLogger)?
         /// Where the client reads the time: for timeouts, retry delays, cookie expiry, log

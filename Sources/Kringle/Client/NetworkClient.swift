@@ -36,6 +36,8 @@ public final class NetworkClient: Sendable {
     let coalescer: RequestCoalescer?
     /// Whether the client coalesces, looked up without touching ``coalescer``.
     let isCoalescing: Bool
+    /// Whether the configuration has an instrument, looked up once.
+    let isInstrumented: Bool
     /// Whether the configuration has a ``HostThrottle``, looked up once.
     let isThrottled: Bool
     /// The methods the interceptors want an `Idempotency-Key` on, gathered once.
@@ -63,6 +65,7 @@ public final class NetworkClient: Sendable {
         isThrottled = configuration.throttle != nil
         coalescer = configuration.coalescesRequests ? RequestCoalescer() : nil
         isCoalescing = configuration.coalescesRequests
+        isInstrumented = configuration.instrument != nil
         idempotencyKeyMethods = configuration.interceptors.reduce(into: []) { $0.formUnion($1.idempotencyKeyMethods) }
         reportIgnoredSettings()
     }

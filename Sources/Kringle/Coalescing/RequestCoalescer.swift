@@ -30,9 +30,11 @@ final class RequestCoalescer: Sendable {
 
     private let inFlight = Locked<[String: Shared]>([:])
 
-    /// The key of `request`: method, URL and every header field, names in lower case.
+    /// The key of `request`: method, URL and every header field, names in lower case, but
+    /// the trace context, which names the caller rather than what it asks for.
     static func key(of request: ValidatedRequest) -> String {
-        let fields = (request.urlRequest.allHTTPHeaderFields ?? [:]).map { "\($0.key.lowercased()): \($0.value)" }
+        let fields = (request.urlRequest.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }
+            .filter { $0.0 != "traceparent" && $0.0 != "tracestate" }.map { "\($0.0): \($0.1)" }
         return ([request.method, request.url?.absoluteString ?? ""] + fields.sorted()).joined(separator: "\n")
     }
 

@@ -81,6 +81,8 @@ extension Attempt {
             guard !error.isCancellation, client.configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
                 throw error
             }
+            let trace = options.trace
+            let deciding = trace?.now()
             // An attempt that got an answer passes its exchanges on; one that got none
             // (refused, timed out) has none to add.
             let carried = (error as? KringleError)?.response?.metrics?.exchanges ?? earlier
@@ -99,7 +101,15 @@ extension Attempt {
                 case .retry: delay = 0
                 case .retryAfter(let seconds): delay = seconds
                 }
-                if let denial = self.denial(ofRetryAfter: delay, to: sent, dueTo: error) {
+                let denial = self.denial(ofRetryAfter: delay, to: sent, dueTo: error)
+                if let trace, let deciding {
+                    var attributes = CallTrace.attributes(
+                        trace.attributes(of: sent), adding: Result<Void, any Error>.failure(error))
+                    attributes["http.request.resend_count"] = String(number)
+                    attributes["kringle.retry.denied"] = denial.map(String.init(describing:))
+                    trace.record(.retry, from: deciding, attributes: attributes)
+                }
+                if let denial {
                     self.client.logRetryDenied(sent.urlRequest, attempt: number, reason: error, denial: denial)
                     throw error
                 }
@@ -111,7 +121,12 @@ extension Attempt {
                     ).response
                 }
                 guard delay > 0 else { return next() }
-                return Promise(()).delay(delay, clock: self.client.configuration.clock).then { _ in next() }
+                var backoff = Promise(()).delay(delay, clock: self.client.configuration.clock)
+                if let trace {
+                    let start = trace.now()
+                    backoff = trace.spanning(backoff) { _ in trace.record(.backoff, from: start) }
+                }
+                return backoff.then { _ in next() }
             }
         }
 

@@ -66,13 +66,51 @@ enum Attempt: Sendable {
     /// cancelled when the call's deadline passes: for a client with interceptors, whose
     /// `adapt` and `retry` are the user's promises, which no transport's limit bounds. A
     /// client without interceptors has only hops, each bounded by the deadline already.
+    ///
+    /// For a traced call, the call's span is recorded as it settles.
     @usableFromInline
     func bounded<Value: Sendable>(_ call: Promise<Value>) -> Promise<Value> {
-        guard case .intercepted(let attempt) = self, let deadline = attempt.options.deadline else { return call }
-        let clock = attempt.client.configuration.clock
-        return call.timeout(deadline.timeLeft(on: clock), clock: clock).mapResultInline { result in
-            if case .failure(PromiseError.timedOut) = result { throw KringleError.timedOut(.total) }
-            return try result.get()
+        var bounded = call
+        if case .intercepted(let attempt) = self, let deadline = attempt.options.deadline {
+            let clock = attempt.client.configuration.clock
+            bounded = call.timeout(deadline.timeLeft(on: clock), clock: clock).mapResultInline { result in
+                if case .failure(PromiseError.timedOut) = result { throw KringleError.timedOut(.total) }
+                return try result.get()
+            }
+        }
+        guard let trace else { return bounded }
+        let attributes = trace.attributes(of: request)
+        return trace.spanning(bounded) { result in
+            trace.record(
+                .call, spanID: trace.callSpanID, from: trace.callStart,
+                attributes: CallTrace.attributes(attributes, adding: result))
+        }
+    }
+
+    /// Whether the call is traced: its decode is then a span.
+    @usableFromInline
+    var isTraced: Bool { trace != nil }
+
+    /// `decode`'s value, recorded as the call's decode span.
+    @usableFromInline
+    func tracingDecode<Value>(_ decode: () throws -> Value) rethrows -> Value {
+        guard let trace else { return try decode() }
+        let start = trace.now()
+        defer { trace.record(.decode, from: start) }
+        return try decode()
+    }
+
+    private var trace: CallTrace? {
+        switch self {
+        case .direct(let hop): hop.options.trace
+        case .intercepted(let attempt): attempt.options.trace
+        }
+    }
+
+    private var request: ValidatedRequest {
+        switch self {
+        case .direct(let hop): hop.request
+        case .intercepted(let attempt): attempt.request
         }
     }
 

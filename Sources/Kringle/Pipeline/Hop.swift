@@ -60,9 +60,36 @@ extension NetworkClient {
             } catch {
                 return Promise(error: error)
             }
-            // The cache is a branch of its own: a client without one never goes near it.
+            guard let trace = options.trace else { return exchange(sent, options: options) }
+            return traced(sent, by: trace)
+        }
+
+        /// The answer to `sent`: from the cache, a branch of its own (a client without one never
+        /// goes near it), else from the transport.
+        private func exchange(_ sent: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
             guard let cache = client.configuration.cache else { return client.loggedExchange(sent, options: options) }
             return client.answer(sent, options: options, from: cache)
+        }
+
+        /// The exchange of a traced call: the request carries the trace (W3C Trace Context
+        /// §3.2 and §3.3), with this hop's own span as the parent, and the hop is a span.
+        private func traced(_ request: ValidatedRequest, by trace: CallTrace) -> Promise<HTTPResponse> {
+            let spanID = TraceContext.randomHex(bytes: 8)
+            let sent: ValidatedRequest
+            do {
+                let withParent = try request.setting(trace.context.traceparent(spanID: spanID), forField: "traceparent")
+                sent = try withParent.setting(trace.context.state, forField: "tracestate")
+            } catch {
+                return Promise(error: error)
+            }
+            var options = options
+            let start = trace.now()
+            options.hopSpan = (spanID, start)
+            let attributes = trace.attributes(of: sent)
+            return trace.spanning(exchange(sent, options: options)) { result in
+                trace.record(
+                    .hop, spanID: spanID, from: start, attributes: CallTrace.attributes(attributes, adding: result))
+            }
         }
 
         /// The request with the jar's cookies for its URL, after the caller's own.

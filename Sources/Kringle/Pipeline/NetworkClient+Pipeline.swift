@@ -111,7 +111,7 @@ extension NetworkClient {
     ) -> Promise<Output> {
         // 7. decode. A failure passes on at once, so that a time-out or a cancellation is
         // never held up behind busy decoders.
-        let attempt = Attempt(client: self, request: request, options: timed(options))
+        let attempt = Attempt(client: self, request: request, options: started(options))
         let decoded = attempt.bounded(
             attempt.start().mapSuccess(
                 DecodeStep(attempt: attempt, writesBodyToFile: options.writesBodyToFile, output: output),
@@ -171,7 +171,8 @@ extension NetworkClient {
 
         @inlinable
         func run(_ response: HTTPResponse) throws -> Output {
-            try output(response)
+            guard attempt.isTraced else { return try output(response) }
+            return try attempt.tracingDecode { try output(response) }
         }
     }
 
@@ -181,14 +182,20 @@ extension NetworkClient {
         options.timeout ?? configuration.timeout
     }
 
-    /// `options` with the deadline of a call starting now: its timeout runs from here
-    /// across its every attempt, hop, wait for a connection and wait between attempts.
+    /// `options` for a call starting now: with its deadline, its timeout running from here
+    /// across its every attempt, hop, wait for a connection and wait between attempts; and
+    /// with its trace, when the client's instrument traces it.
     @usableFromInline
-    func timed(_ options: TransferOptions) -> TransferOptions {
-        guard !options.isStreaming, let deadline = Deadline(after: timeout(of: options), on: configuration.clock)
-        else { return options }
-        var timed = options
-        timed.deadline = deadline
-        return timed
+    func started(_ options: TransferOptions) -> TransferOptions {
+        var started = options
+        if !options.isStreaming, let deadline = Deadline(after: timeout(of: options), on: configuration.clock) {
+            started.deadline = deadline
+        }
+        if isInstrumented, let instrument = configuration.instrument, let context = instrument.traceContext() {
+            started.trace = CallTrace(
+                context: context, instrument: instrument, clock: configuration.clock, redaction: configuration.redaction
+            )
+        }
+        return started
     }
 }

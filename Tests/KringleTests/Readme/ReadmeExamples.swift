@@ -275,6 +275,18 @@ enum ReadmeExamples {
         byCursor.collect(upTo: 10).done { pages in print(pages.count) }
     }
 
+    struct SpanPrinter: KringleInstrument {
+        func traceContext() -> TraceContext? { .newTrace() }   // or your tracer's current context
+        func record(_ span: KringleSpan) { print(span.kind, span.spanID, span.duration) }
+    }
+
+    static func tracing() {
+        var traced = NetworkClient.Configuration()
+        traced.instrument = SpanPrinter()
+        let tracedClient = NetworkClient(configuration: traced)
+        _ = tracedClient
+    }
+
     static func coalescing() {
         var sharing = NetworkClient.Configuration()
         sharing.coalescesRequests = true
