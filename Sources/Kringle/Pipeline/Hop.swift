@@ -82,9 +82,8 @@ extension NetworkClient {
             } catch {
                 return Promise(error: error)
             }
-            var options = options
             let start = trace.now()
-            options.hopSpan = (spanID, start)
+            trace.hopStart = start
             let attributes = trace.attributes(of: sent)
             return trace.spanning(exchange(sent, options: options)) { result in
                 trace.record(

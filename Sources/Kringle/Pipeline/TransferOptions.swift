@@ -31,9 +31,6 @@ struct TransferOptions: Sendable {
     var coalesces = false
     /// The call's trace, when the client's instrument traces it.
     var trace: CallTrace?
-    /// The hop's own span, on the options a hop hands its exchange: its id (the parent id of
-    /// the `traceparent` it sends) and its start.
-    var hopSpan: (id: String, start: CallTrace.Start)?
     /// For a body in memory that was compressed: its coding and length before, for the log.
     var compressedFrom: CompressedBodySizes.Original?
 

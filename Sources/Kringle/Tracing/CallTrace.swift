@@ -14,6 +14,13 @@ final class CallTrace: Sendable {
     /// The call's own span, every other span's parent.
     let callSpanID = TraceContext.randomHex(bytes: 8)
     let callStart: Start
+    /// When the hop in flight began: a call's hops run one after the other, so one is
+    /// enough (its queue span ends as the transport takes it).
+    var hopStart: Start? {
+        get { currentHop.withLock { $0 } }
+        set { currentHop.withLock { $0 = newValue } }
+    }
+    private let currentHop = Locked<Start?>(nil)
     private let instrument: any KringleInstrument
     private let clock: any KringleClock
     private let redaction: Redaction
