@@ -47,6 +47,15 @@ struct CurlAdmission {
     /// How many requests wait.
     var waitingCount: Int { waiting.count }
 
+    /// Per host (its key, the scheme, host and port as the request URL spells them), the
+    /// transfers running and the requests waiting; hosts with neither are left out.
+    var hostCounts: [(host: Substring, running: Int, queued: Int)] {
+        hosts.compactMap { key, host in
+            let queued = host.queue[host.head...].count { waiting[$0] != nil }
+            return host.running == 0 && queued == 0 ? nil : (key, host.running, queued)
+        }
+    }
+
     /// Whether nothing runs and nothing waits.
     var isIdle: Bool { running == 0 && waiting.isEmpty }
 

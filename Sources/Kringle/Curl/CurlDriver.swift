@@ -54,6 +54,7 @@ final class CurlDriver {
                 case .cancel(let id): cancel(id)
                 case .expire(let id): expire(id)
                 case .resume(let id): resume(id)
+                case .report(let answer): answer.fulfill(poolStatistics())
                 }
             }
             if isShuttingDown, admission.isIdle {
@@ -78,6 +79,14 @@ final class CurlDriver {
         // The multi handle itself is freed by the engine's deinit.
         idleHandles.removeAll()
         engine.seat.close()
+    }
+
+    /// The running and waiting requests per host. libcurl 7.88 has no way to tell how many
+    /// connections its cache holds, so those counts are `nil`.
+    private func poolStatistics() -> [HostPoolStatistics] {
+        admission.hostCounts.map { entry in
+            HostPoolStatistics(host: String(entry.host), inUse: entry.running, queued: entry.queued)
+        }.sorted { $0.host < $1.host }
     }
 
     /// Starts a new request, or queues it behind the connection limits until a transfer

@@ -22,6 +22,8 @@ final class CurlEngine: Sendable {
         case expire(UInt64)
         /// Go on with a transfer its body's reader paused.
         case resume(UInt64)
+        /// Tell what runs and waits, per host (``CurlTransport/poolStatistics()``).
+        case report(Promise<[HostPoolStatistics]>)
     }
 
     struct Inbox {
@@ -145,6 +147,14 @@ final class CurlEngine: Sendable {
     /// Tells the driving thread that the waiting request `id` is out of time (from a timer).
     func expire(_ id: UInt64) {
         enqueue(.expire(id))
+    }
+
+    /// What runs and waits per host, as the driving thread sees it between two turns.
+    func poolStatistics() -> Promise<[HostPoolStatistics]> {
+        let answer = Promise<[HostPoolStatistics]>.pending()
+        // A transport shut down has nothing running.
+        if !enqueue(.report(answer)) { answer.fulfill([]) }
+        return answer
     }
 
     /// Lets the driving thread exit once the transfers in flight have finished.

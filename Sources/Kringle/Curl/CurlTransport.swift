@@ -62,7 +62,7 @@ public final class CurlTransport: Transport, ClientSending {
     public let configuration: Configuration
 
     /// The engine, or why there is none.
-    private let engine: Result<CurlEngine, CurlError>
+    let engine: Result<CurlEngine, CurlError>
 
     /// Creates a transport with the default ``Configuration``.
     public convenience init() {

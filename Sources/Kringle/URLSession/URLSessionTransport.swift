@@ -59,7 +59,7 @@ import FoundationNetworking
 /// let client = NetworkClient(transport: URLSessionTransport())
 /// ```
 public final class URLSessionTransport: Transport, ClientSending {
-    private let session: URLSession
+    let session: URLSession
     private let delegate: URLSessionTransportDelegate
     /// Where the delegate's callbacks run; internal so that tests can see how far it fell behind.
     let delegateQueue: PacedDelegateQueue

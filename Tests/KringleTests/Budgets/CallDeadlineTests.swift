@@ -107,8 +107,11 @@ struct CallDeadlineTests {
 
     @Test("an interceptor's own promise that never settles is still bounded by the call's deadline")
     func hangingInterceptor() async throws {
+        // Its promise is kept, as whatever would settle it keeps it: a pending promise nobody
+        // holds is dropped, and its chain with it (KringlePromise frees dropped chains).
         struct Hanging: RequestInterceptor {
-            func adapt(_ request: URLRequest) -> Promise<URLRequest> { .pending() }
+            let adapted = Promise<URLRequest>.pending()
+            func adapt(_ request: URLRequest) -> Promise<URLRequest> { adapted }
         }
         let clock = ManualClock()
         let transport = StubTransport(clock: clock)

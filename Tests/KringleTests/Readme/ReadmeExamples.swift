@@ -327,6 +327,9 @@ enum ReadmeExamples {
         pool.idleConnectionTimeout = 50        // close idle connections before the server does (118 s)
         pool.maximumConnectionLifetime = 60    // then reconnect: follow DNS, see rotated certificates (300 s)
         let pooled = NetworkClient(transport: CurlTransport(configuration: pool))
+        pooled.poolStatistics().done { hosts in
+            for host in hosts { print(host.host, host.inUse, host.queued ?? -1) }
+        }
         _ = pooled
     }
 
