@@ -28,52 +28,60 @@ struct CoalescingTests {
         subject.client { $0.coalescesRequests = true }
     }
 
+    /// 50 GETs of one URL on a coalescing client, sharing one exchange the gated server
+    /// holds.
+    private struct FanOut {
+        let gate = LoopbackServer.Gate()
+        let server: LoopbackServer
+        let requests: Counter
+        let client: NetworkClient
+        let calls: [Promise<ClientCat>]
+
+        init(_ subject: TransportUnderTest = .curl) async throws {
+            (server, requests) = try CoalescingTests.gatedServer(gate)
+            let client = CoalescingTests.coalescing(subject)
+            let endpoint = server.clientEndpoint("/cat")
+            calls = (0..<50).map { _ in client.get(endpoint, as: ClientCat.self) }
+            self.client = client
+            let requests = requests
+            #expect(await eventually { client.coalescer?.waitingCallers == 50 && requests.value == 1 })
+        }
+    }
+
     @Test(
         "50 concurrent GETs of one URL reach a gated server once, and each gets the value",
         arguments: TransportUnderTest.allCases)
     func fiftyShareOne(_ subject: TransportUnderTest) async throws {
-        let gate = LoopbackServer.Gate()
-        let (server, requests) = try Self.gatedServer(gate)
-        defer { server.shutdown() }
-        let client = Self.coalescing(subject)
-        let calls = (0..<50).map { _ in client.get(server.clientEndpoint("/cat"), as: ClientCat.self) }
-        #expect(await eventually { client.coalescer?.waitingCallers == 50 && requests.value == 1 })
-        gate.open()
-        for call in calls {
+        let fanOut = try await FanOut(subject)
+        defer { fanOut.server.shutdown() }
+        fanOut.gate.open()
+        for call in fanOut.calls {
             #expect(try await call.valueWithin() == ClientCat(name: "Tom", mood: "purring"))
         }
-        #expect(requests.value == 1)
+        #expect(fanOut.requests.value == 1)
     }
 
     @Test("cancelling 49 of 50 still gives the 50th its value; the exchange goes on")
     func cancellingAllButOne() async throws {
-        let gate = LoopbackServer.Gate()
-        let (server, requests) = try Self.gatedServer(gate)
-        defer { server.shutdown() }
-        let client = Self.coalescing(.curl)
-        let calls = (0..<50).map { _ in client.get(server.clientEndpoint("/cat"), as: ClientCat.self) }
-        #expect(await eventually { client.coalescer?.waitingCallers == 50 && requests.value == 1 })
-        for call in calls.dropLast() { call.cancel() }
-        for call in calls.dropLast() { #expect(await call.outcome().isCancellation) }
-        #expect(client.coalescer?.waitingCallers == 1)
-        gate.open()
-        #expect(try await calls[49].valueWithin() == ClientCat(name: "Tom", mood: "purring"))
-        #expect(requests.value == 1)
-        #expect(server.statistics.connectionsClosedByPeer == 0)
+        let fanOut = try await FanOut()
+        defer { fanOut.server.shutdown() }
+        for call in fanOut.calls.dropLast() { call.cancel() }
+        for call in fanOut.calls.dropLast() { #expect(await call.outcome().isCancellation) }
+        #expect(fanOut.client.coalescer?.waitingCallers == 1)
+        fanOut.gate.open()
+        #expect(try await fanOut.calls[49].valueWithin() == ClientCat(name: "Tom", mood: "purring"))
+        #expect(fanOut.requests.value == 1)
+        #expect(fanOut.server.statistics.connectionsClosedByPeer == 0)
     }
 
     @Test("cancelling all 50 cancels the exchange: the server sees the connection close")
     func cancellingAll() async throws {
-        let gate = LoopbackServer.Gate()
-        let (server, requests) = try Self.gatedServer(gate)
-        defer { server.shutdown() }
-        let client = Self.coalescing(.curl)
-        let calls = (0..<50).map { _ in client.get(server.clientEndpoint("/cat"), as: ClientCat.self) }
-        #expect(await eventually { client.coalescer?.waitingCallers == 50 && requests.value == 1 })
-        for call in calls { call.cancel() }
-        #expect(await server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
-        #expect(requests.value == 1)
-        #expect(client.coalescer?.waitingCallers == 0)
+        let fanOut = try await FanOut()
+        defer { fanOut.server.shutdown() }
+        for call in fanOut.calls { call.cancel() }
+        #expect(await fanOut.server.awaitStatistics { $0.connectionsClosedByPeer >= 1 })
+        #expect(fanOut.requests.value == 1)
+        #expect(fanOut.client.coalescer?.waitingCallers == 0)
     }
 
     @Test("different Authorization values, an endpoint that opts out and POSTs are never coalesced")
