@@ -82,7 +82,6 @@ extension Attempt {
                 throw error
             }
             let trace = options.trace
-            let deciding = trace?.now()
             // An attempt that got an answer passes its exchanges on; one that got none
             // (refused, timed out) has none to add.
             let carried = (error as? KringleError)?.response?.metrics?.exchanges ?? earlier
@@ -94,22 +93,14 @@ extension Attempt {
                         ? interceptor.retry(sent.urlRequest, dueTo: error, attempt: number) : Promise(decision)
                 }
             }
-            return decision.then { decision in
+            return spanningRetry(decision, of: sent, dueTo: error).then { decision in
                 let delay: TimeInterval
                 switch decision {
                 case .doNotRetry: throw error
                 case .retry: delay = 0
                 case .retryAfter(let seconds): delay = seconds
                 }
-                let denial = self.denial(ofRetryAfter: delay, to: sent, dueTo: error)
-                if let trace, let deciding {
-                    var attributes = CallTrace.attributes(
-                        trace.attributes(of: sent), adding: Result<Void, any Error>.failure(error))
-                    attributes["http.request.resend_count"] = String(number)
-                    attributes["kringle.retry.denied"] = denial.map(String.init(describing:))
-                    trace.record(.retry, from: deciding, attributes: attributes)
-                }
-                if let denial {
+                if let denial = self.denial(ofRetryAfter: delay, to: sent, dueTo: error) {
                     self.client.logRetryDenied(sent.urlRequest, attempt: number, reason: error, denial: denial)
                     throw error
                 }
@@ -123,10 +114,27 @@ extension Attempt {
                 guard delay > 0 else { return next() }
                 var backoff = Promise(()).delay(delay, clock: self.client.configuration.clock)
                 if let trace {
-                    let start = trace.now()
-                    backoff = trace.spanning(backoff) { _ in trace.record(.backoff, from: start) }
+                    let span = trace.begin(.backoff)
+                    backoff = trace.spanning(backoff) { _ in trace.end(span) }
                 }
                 return backoff.then { _ in next() }
+            }
+        }
+
+        /// `decision`, the interceptors' decision after `error`, as the call's retry span for
+        /// a traced call.
+        private func spanningRetry(
+            _ decision: Promise<RetryDecision>, of sent: ValidatedRequest, dueTo error: any Error
+        ) -> Promise<RetryDecision> {
+            guard let trace = options.trace else { return decision }
+            let span = trace.begin(.retry)
+            let number = number
+            return trace.spanning(decision) { result in
+                var attributes = CallTrace.attributes(
+                    trace.attributes(of: sent), adding: Result<Void, any Error>.failure(error))
+                attributes["http.request.resend_count"] = String(number)
+                if case .success(let decision) = result { attributes["kringle.retry.decision"] = "\(decision)" }
+                trace.end(span, attributes: attributes)
             }
         }
 

@@ -81,9 +81,7 @@ enum Attempt: Sendable {
         guard let trace else { return bounded }
         let attributes = trace.attributes(of: request)
         return trace.spanning(bounded) { result in
-            trace.record(
-                .call, spanID: trace.callSpanID, from: trace.callStart,
-                attributes: CallTrace.attributes(attributes, adding: result))
+            trace.end(trace.call, attributes: CallTrace.attributes(attributes, adding: result))
         }
     }
 
@@ -95,8 +93,8 @@ enum Attempt: Sendable {
     @usableFromInline
     func tracingDecode<Value>(_ decode: () throws -> Value) rethrows -> Value {
         guard let trace else { return try decode() }
-        let start = trace.now()
-        defer { trace.record(.decode, from: start) }
+        let span = trace.begin(.decode)
+        defer { trace.end(span) }
         return try decode()
     }
 

@@ -74,20 +74,20 @@ extension NetworkClient {
         /// The exchange of a traced call: the request carries the trace (W3C Trace Context
         /// §3.2 and §3.3), with this hop's own span as the parent, and the hop is a span.
         private func traced(_ request: ValidatedRequest, by trace: CallTrace) -> Promise<HTTPResponse> {
-            let spanID = TraceContext.randomHex(bytes: 8)
+            let hop = trace.begin(.hop)
             let sent: ValidatedRequest
             do {
-                let withParent = try request.setting(trace.context.traceparent(spanID: spanID), forField: "traceparent")
+                let withParent = try request.setting(trace.context.traceparent(spanID: hop.id), forField: "traceparent")
                 sent = try withParent.setting(trace.context.state, forField: "tracestate")
             } catch {
+                trace.end(hop, attributes: CallTrace.attributes([:], adding: Result<Void, any Error>.failure(error)))
                 return Promise(error: error)
             }
-            let start = trace.now()
-            trace.hopStart = start
+            trace.beginQueue()
             let attributes = trace.attributes(of: sent)
             return trace.spanning(exchange(sent, options: options)) { result in
-                trace.record(
-                    .hop, spanID: spanID, from: start, attributes: CallTrace.attributes(attributes, adding: result))
+                trace.endQueue()
+                trace.end(hop, attributes: CallTrace.attributes(attributes, adding: result))
             }
         }
 

@@ -4,51 +4,71 @@ import Foundation
 /// One traced call: its context, its span, and where its spans go. Made as the call starts,
 /// for a client with an instrument that traces it; carried in ``TransferOptions/trace``.
 final class CallTrace: Sendable {
-    /// When a span began.
-    struct Start: Sendable {
+    /// A span begun and not yet ended.
+    struct Span: Sendable {
+        let kind: KringleSpan.Kind
+        /// Its id: the instrument's, or one of Kringle's when the instrument gave none.
+        let id: String
+        let parentID: String?
         let date: Date
         let uptime: UInt64
     }
 
     let context: TraceContext
     /// The call's own span, every other span's parent.
-    let callSpanID = TraceContext.randomHex(bytes: 8)
-    let callStart: Start
-    /// When the hop in flight began: a call's hops run one after the other, so one is
-    /// enough (its queue span ends as the transport takes it).
-    var hopStart: Start? {
-        get { currentHop.withLock { $0 } }
-        set { currentHop.withLock { $0 = newValue } }
-    }
-    private let currentHop = Locked<Start?>(nil)
+    let call: Span
     private let instrument: any KringleInstrument
     private let clock: any KringleClock
     private let redaction: Redaction
+    /// The queue span of the hop in flight, until its transport takes it: a call's hops run
+    /// one at a time, so one is enough.
+    private let queue = Locked<Span?>(nil)
 
     init(context: TraceContext, instrument: any KringleInstrument, clock: any KringleClock, redaction: Redaction) {
         self.context = context
         self.instrument = instrument
         self.clock = clock
         self.redaction = redaction
-        callStart = Start(date: clock.now, uptime: clock.uptimeNanoseconds)
+        call = Self.begin(.call, parentID: context.parentSpanID, context: context, instrument: instrument, clock: clock)
     }
 
-    /// Now, as a span's start.
-    func now() -> Start {
-        Start(date: clock.now, uptime: clock.uptimeNanoseconds)
+    /// Begins a span of `kind` within the call's, telling the instrument.
+    func begin(_ kind: KringleSpan.Kind) -> Span {
+        Self.begin(kind, parentID: call.id, context: context, instrument: instrument, clock: clock)
     }
 
-    /// Records a span of `kind` from `start` to now, within the call's span (the call's own
-    /// within the caller's).
-    func record(
-        _ kind: KringleSpan.Kind, spanID: String = TraceContext.randomHex(bytes: 8), from start: Start,
-        attributes: [String: String] = [:]
-    ) {
-        instrument.record(
+    private static func begin(
+        _ kind: KringleSpan.Kind, parentID: String?, context: TraceContext, instrument: any KringleInstrument,
+        clock: any KringleClock
+    ) -> Span {
+        let date = clock.now
+        let ours = TraceContext.randomHex(bytes: 8)
+        let started = KringleSpan(
+            kind: kind, traceID: context.traceID, spanID: ours, parentSpanID: parentID, start: date, duration: 0,
+            attributes: [:])
+        let id = instrument.spanStarted(started).flatMap(TraceContext.spanID) ?? ours
+        return Span(kind: kind, id: id, parentID: parentID, date: date, uptime: clock.uptimeNanoseconds)
+    }
+
+    /// Ends `span` now, with `attributes`.
+    func end(_ span: Span, attributes: [String: String] = [:]) {
+        instrument.spanEnded(
             KringleSpan(
-                kind: kind, traceID: context.traceID, spanID: spanID,
-                parentSpanID: kind == .call ? context.parentSpanID : callSpanID, start: start.date,
-                duration: Double(clock.uptimeNanoseconds &- start.uptime) / 1e9, attributes: attributes))
+                kind: span.kind, traceID: context.traceID, spanID: span.id, parentSpanID: span.parentID,
+                start: span.date, duration: Double(clock.uptimeNanoseconds &- span.uptime) / 1e9,
+                attributes: attributes))
+    }
+
+    /// Begins the queue span of a hop starting now.
+    func beginQueue() {
+        let span = begin(.queue)
+        queue.withLock { $0 = span }
+    }
+
+    /// Ends the queue span of the hop in flight, if it is still open: as its transport takes
+    /// the request, or as the hop ends without one taking it (a cached answer, a refusal).
+    func endQueue() {
+        if let span = queue.withLock({ $0.take() }) { end(span) }
     }
 
     /// `promise`, with `end` called once as it settles, cancelled included.

@@ -50,6 +50,11 @@ public struct TraceContext: Sendable, Hashable {
         "00-\(traceID)-\(spanID)-\(isSampled ? "01" : "00")"
     }
 
+    /// `id` when it is a span id (16 lowercase hex digits, not all zero), else `nil`.
+    static func spanID(_ id: String) -> String? {
+        isHex(Substring(id), count: 16) && id.contains { $0 != "0" } ? id : nil
+    }
+
     /// `bytes` random bytes as lowercase hex, never all zero.
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()

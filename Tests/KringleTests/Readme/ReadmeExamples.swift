@@ -277,7 +277,7 @@ enum ReadmeExamples {
 
     struct SpanPrinter: KringleInstrument {
         func traceContext() -> TraceContext? { .newTrace() }   // or your tracer's current context
-        func record(_ span: KringleSpan) { print(span.kind, span.spanID, span.duration) }
+        func spanEnded(_ span: KringleSpan) { print(span.kind, span.spanID, span.duration) }
     }
 
     static func tracing() {
@@ -640,18 +640,25 @@ struct ReadmeSyncTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The README's Swift code: every line of its `swift` blocks and of the inline examples in
-    /// its chaining table, trimmed. Imports aside (the examples file has its own), and the
-    /// library's own declarations that the README quotes (`public …`, and their members).
+    /// its chaining table, trimmed. Imports aside (the examples file has its own), the
+    /// library's own declarations that the README quotes (`public …`, and their members), and
+    /// the adapter to swift-distributed-tracing (the block that imports `Tracing`), which
+    /// needs that package: Kringle depends on nothing, so it is compiled against it by hand.
     private static func readmeCodeLines() throws -> [String] {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         var lines: [String] = []
         var block: [String]?
+        var importsTracing = false
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("```") {
-                if let finished = block, !(finished.first?.hasPrefix("public ") ?? false) { lines += finished }
+                if let finished = block, !(finished.first?.hasPrefix("public ") ?? false), !importsTracing {
+                    lines += finished
+                }
                 block = block == nil && trimmed == "```swift" ? [] : nil
+                importsTracing = false
             } else if block != nil {
+                if trimmed == "import Tracing" { importsTracing = true }
                 if !trimmed.isEmpty, !trimmed.hasPrefix("import ") { block?.append(trimmed) }
             } else if trimmed.hasPrefix("| "), trimmed.contains("| `.") {
                 // A chaining-table row: its example is the last code span.

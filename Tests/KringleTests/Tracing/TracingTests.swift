@@ -12,18 +12,30 @@ import FoundationNetworking
 /// W3C Trace Context on every hop, and the spans an instrument receives.
 @Suite("Tracing", .generousTimeLimit)
 struct TracingTests {
-    /// An instrument that puts every call in one trace and keeps the spans.
+    /// An instrument that puts every call in one trace and keeps the spans; with
+    /// `numbersSpans`, it gives each span an id of its own, as a tracer does.
     final class SpanRecorder: KringleInstrument {
         let context: TraceContext?
+        let numbersSpans: Bool
+        let started = Recorder<KringleSpan>()
         let spans = Recorder<KringleSpan>()
+        private let numbers = Counter()
 
-        init(_ context: TraceContext?) {
+        init(_ context: TraceContext?, numbersSpans: Bool = false) {
             self.context = context
+            self.numbersSpans = numbersSpans
         }
 
         func traceContext() -> TraceContext? { context }
 
-        func record(_ span: KringleSpan) {
+        func spanStarted(_ span: KringleSpan) -> String? {
+            started.append(span)
+            guard numbersSpans else { return nil }
+            let number = String(numbers.increment(), radix: 16)
+            return String(repeating: "a", count: 16 - number.count) + number
+        }
+
+        func spanEnded(_ span: KringleSpan) {
             spans.append(span)
         }
     }
@@ -89,6 +101,25 @@ struct TracingTests {
         #expect(spans.first { $0.kind == .hop }?.attributes["http.response.status_code"] == "503")
         #expect(spans.first { $0.kind == .retry }?.attributes["http.request.resend_count"] == "1")
         #expect((spans.first { $0.kind == .backoff }?.duration ?? 0) >= 0.01)
+    }
+
+    @Test("a tracer's own span ids: each hop's traceparent names the span the tracer started; every span started ends")
+    func tracerSpanIDs() async throws {
+        let (server, received) = try Self.server { _ in .json(#"{"name": "Tom", "mood": "purring"}"#) }
+        defer { server.shutdown() }
+        let recorder = SpanRecorder(Self.caller, numbersSpans: true)
+        let client = TransportUnderTest.curl.client { $0.instrument = recorder }
+        _ = try await client.get(server.clientEndpoint("/cat"), as: ClientCat.self).valueWithin()
+        #expect(await eventually { recorder.spans.elements.count == recorder.started.elements.count })
+        let spans = recorder.spans.elements
+        let hop = try #require(spans.first { $0.kind == .hop })
+        #expect(hop.spanID.hasPrefix("aaaa"))
+        let header = try #require(received.elements.first?.header("traceparent"))
+        #expect(TraceContext(traceparent: header)?.parentSpanID == hop.spanID)
+        let call = try #require(spans.first { $0.kind == .call })
+        #expect(hop.parentSpanID == call.spanID)
+        #expect(spans.allSatisfy { $0.spanID.hasPrefix("aaaa") }, "every span has the tracer's id")
+        #expect(Set(spans.map(\.spanID)).count == spans.count)
     }
 
     @Test("an instrument that gives no context leaves the call untraced; no instrument, no header")
