@@ -78,7 +78,7 @@ enum Attempt: Sendable {
                 return try result.get()
             }
         }
-        guard let trace else { return bounded }
+        guard client.isInstrumented, let trace else { return bounded }
         let attributes = trace.attributes(of: request)
         return trace.spanning(bounded) { result in
             trace.end(trace.call, attributes: CallTrace.attributes(attributes, adding: result))
@@ -87,7 +87,7 @@ enum Attempt: Sendable {
 
     /// Whether the call is traced: its decode is then a span.
     @usableFromInline
-    var isTraced: Bool { trace != nil }
+    var isTraced: Bool { client.isInstrumented && trace != nil }
 
     /// `decode`'s value, recorded as the call's decode span.
     @usableFromInline
@@ -96,6 +96,13 @@ enum Attempt: Sendable {
         let span = trace.begin(.decode)
         defer { trace.end(span) }
         return try decode()
+    }
+
+    private var client: NetworkClient {
+        switch self {
+        case .direct(let hop): hop.client
+        case .intercepted(let attempt): attempt.client
+        }
     }
 
     private var trace: CallTrace? {

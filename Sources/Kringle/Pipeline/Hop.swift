@@ -60,7 +60,8 @@ extension NetworkClient {
             } catch {
                 return Promise(error: error)
             }
-            guard let trace = options.trace else { return exchange(sent, options: options) }
+            // The client's flag first: reading the options' trace costs a retain and a release.
+            guard client.isInstrumented, let trace = options.trace else { return exchange(sent, options: options) }
             return traced(sent, by: trace)
         }
 

@@ -28,7 +28,7 @@ extension NetworkClient {
     }
 
     private func unthrottled(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        options.trace?.endQueue()
+        if isInstrumented { options.trace?.endQueue() }
         guard isLogging else { return exchange(request, options: options) }
         // Events go to the logger off this thread (NetworkClient+Logging.swift).
         return logging(request, options: options) { self.exchange(request, options: options) }
