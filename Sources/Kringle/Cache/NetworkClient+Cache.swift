@@ -17,7 +17,11 @@ extension NetworkClient {
     /// Only GET is answered from the cache. Downloads and uploads (anything streamed) go
     /// past it, though an unsafe one still invalidates (§4.4). Under
     /// ``CachePolicy/cacheOnly`` nothing the cache cannot answer reaches the network.
-    func answer(_ request: ValidatedRequest, options: TransferOptions, from cache: HTTPCache) -> Promise<HTTPResponse> {
+    ///
+    /// - Parameter trace: The call's trace, for the exchange (``loggedExchange(_:options:trace:)``).
+    func answer(_ request: ValidatedRequest, options: TransferOptions, from cache: HTTPCache, trace: CallTrace?)
+        -> Promise<HTTPResponse>
+    {
         let method = request.method
         var resolved = options
         if options.cachePolicy == .useProtocol { resolved.cachePolicy = CachePolicy(request.urlRequest.cachePolicy) }
@@ -28,14 +32,14 @@ extension NetworkClient {
         if CacheStorability.isUnsafe(method) {
             // Inline, on the thread the response arrives on: a cancellation a moment later
             // must not leave the old responses in place.
-            return loggedExchange(request, options: options).mapResultInline { result in
+            return loggedExchange(request, options: options, trace: trace).mapResultInline { result in
                 let response = try result.get()
                 cache.invalidate(after: response, to: request.urlRequest)
                 return response
             }
         }
         guard !options.isStreaming, method == "GET" || method == "HEAD" else {
-            return loggedExchange(request, options: options)
+            return loggedExchange(request, options: options, trace: trace)
         }
         guard cache.answersWithoutBlocking else {
             // A storage that may block (files) is used on the coding queue, never on the
@@ -141,7 +145,8 @@ extension NetworkClient {
         _ request: ValidatedRequest, options: TransferOptions, cache: HTTPCache,
         _ settle: @escaping @Sendable (Result<HTTPResponse, any Error>) throws -> Promise<HTTPResponse>
     ) -> Promise<HTTPResponse> {
-        let exchanged = loggedExchange(request, options: options)
+        // A revalidation's queue span ends with its hop (Hop.swift), not as the transport takes it.
+        let exchanged = loggedExchange(request, options: options, trace: nil)
         guard !cache.answersWithoutBlocking else { return exchanged.flatMapResultInline(settle) }
         return exchanged.flatMapResultInline { result in
             Promise(()).then(on: Self.codingQueue) { _ in try settle(result) }

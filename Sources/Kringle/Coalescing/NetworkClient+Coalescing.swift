@@ -7,15 +7,15 @@ import Foundation
 extension NetworkClient {
     /// The answer to `request` from the identical exchange in flight, or from a new one that
     /// identical requests may share; within this call's own deadline, whatever the others'.
-    func coalesced(_ request: ValidatedRequest, options: TransferOptions, by coalescer: RequestCoalescer)
-        -> Promise<HTTPResponse>
-    {
+    func coalesced(
+        _ request: ValidatedRequest, options: TransferOptions, trace: CallTrace?, by coalescer: RequestCoalescer
+    ) -> Promise<HTTPResponse> {
         // The shared exchange keeps no caller's deadline: each caller keeps its own, below,
         // and the last to leave (or to time out) cancels it.
         var shared = options
         shared.deadline = nil
         let answer = coalescer.join(RequestCoalescer.key(of: request)) {
-            self.throttledExchange(request, options: shared)
+            self.throttledExchange(request, options: shared, trace: trace)
         }
         return answer.timeout(at: options.deadline, clock: configuration.clock)
     }

@@ -18,6 +18,8 @@ extension Attempt {
         let number: Int
         /// The exchanges of the attempts before, for the call's metrics.
         let earlier: [RequestMetrics.Exchange]
+        /// The call's trace, when it is traced.
+        let trace: CallTrace?
         /// The first hop, made once the interceptors have adapted the request: set before
         /// that hop starts, so before ``decide(_:)`` can read it; `nil` there when adapting
         /// failed.
@@ -25,13 +27,14 @@ extension Attempt {
 
         init(
             client: NetworkClient, request: ValidatedRequest, options: TransferOptions, number: Int,
-            earlier: [RequestMetrics.Exchange]
+            earlier: [RequestMetrics.Exchange], trace: CallTrace?
         ) {
             self.client = client
             self.request = request
             self.options = options
             self.number = number
             self.earlier = earlier
+            self.trace = trace
         }
 
         /// The first hop's answer as it came, after 2. adapt: each interceptor's `adapt`, in
@@ -49,7 +52,7 @@ extension Attempt {
                 // What an interceptor returns is a new request, to be checked like any other.
                 let hop = NetworkClient.Hop(
                     client: self.client, request: try ValidatedRequest(adapted.get()),
-                    options: self.options, attempt: self.number, earlier: self.earlier)
+                    options: self.options, attempt: self.number, earlier: self.earlier, trace: self.trace)
                 if self.number == 1, let budget = self.client.configuration.retryBudget {
                     budget.recordFirstAttempt(
                         to: hop.request.url?.hostKey ?? "", now: self.client.configuration.clock.uptimeNanoseconds)
@@ -81,7 +84,6 @@ extension Attempt {
             guard !error.isCancellation, client.configuration.maxRetryCount.map({ number <= $0 }) ?? true else {
                 throw error
             }
-            let trace = options.trace
             // An attempt that got an answer passes its exchanges on; one that got none
             // (refused, timed out) has none to add.
             let carried = (error as? KringleError)?.response?.metrics?.exchanges ?? earlier
@@ -108,12 +110,12 @@ extension Attempt {
                 let next = { @Sendable in
                     Attempt(
                         client: self.client, request: self.request, options: self.options, number: number + 1,
-                        earlier: carried
+                        earlier: carried, trace: self.trace
                     ).response
                 }
                 guard delay > 0 else { return next() }
                 var backoff = Promise(()).delay(delay, clock: self.client.configuration.clock)
-                if let trace {
+                if let trace = self.trace {
                     let span = trace.begin(.backoff)
                     backoff = trace.spanning(backoff) { _ in trace.end(span) }
                 }
@@ -126,7 +128,7 @@ extension Attempt {
         private func spanningRetry(
             _ decision: Promise<RetryDecision>, of sent: ValidatedRequest, dueTo error: any Error
         ) -> Promise<RetryDecision> {
-            guard let trace = options.trace else { return decision }
+            guard let trace else { return decision }
             let span = trace.begin(.retry)
             let number = number
             return trace.spanning(decision) { result in

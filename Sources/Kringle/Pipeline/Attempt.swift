@@ -30,16 +30,19 @@ enum Attempt: Sendable {
     @usableFromInline
     init(
         client: NetworkClient, request: ValidatedRequest, options: TransferOptions, number: Int = 1,
-        earlier: [RequestMetrics.Exchange] = []
+        earlier: [RequestMetrics.Exchange] = [], trace: CallTrace? = nil
     ) {
+        // A first attempt starts the call's trace; a later one carries it.
+        let trace = number == 1 ? client.startTrace() : trace
         guard client.configuration.interceptors.isEmpty else {
             self = .intercepted(
-                Intercepted(client: client, request: request, options: options, number: number, earlier: earlier))
+                Intercepted(
+                    client: client, request: request, options: options, number: number, earlier: earlier, trace: trace))
             return
         }
         self = .direct(
             NetworkClient.Hop(
-                client: client, request: request, options: options, attempt: number, earlier: earlier)
+                client: client, request: request, options: options, attempt: number, earlier: earlier, trace: trace)
         )
     }
 
@@ -78,7 +81,7 @@ enum Attempt: Sendable {
                 return try result.get()
             }
         }
-        guard client.isInstrumented, let trace else { return bounded }
+        guard let trace else { return bounded }
         let attributes = trace.attributes(of: request)
         return trace.spanning(bounded) { result in
             trace.end(trace.call, attributes: CallTrace.attributes(attributes, adding: result))
@@ -87,7 +90,7 @@ enum Attempt: Sendable {
 
     /// Whether the call is traced: its decode is then a span.
     @usableFromInline
-    var isTraced: Bool { client.isInstrumented && trace != nil }
+    var isTraced: Bool { trace != nil }
 
     /// `decode`'s value, recorded as the call's decode span.
     @usableFromInline
@@ -98,17 +101,10 @@ enum Attempt: Sendable {
         return try decode()
     }
 
-    private var client: NetworkClient {
-        switch self {
-        case .direct(let hop): hop.client
-        case .intercepted(let attempt): attempt.client
-        }
-    }
-
     private var trace: CallTrace? {
         switch self {
-        case .direct(let hop): hop.options.trace
-        case .intercepted(let attempt): attempt.options.trace
+        case .direct(let hop): hop.trace
+        case .intercepted(let attempt): attempt.trace
         }
     }
 

@@ -34,10 +34,13 @@ extension NetworkClient {
         let attempt: Int
         /// The call's exchanges before this hop, for its metrics.
         let earlier: [RequestMetrics.Exchange]
+        /// The call's trace, when it is traced.
+        let trace: CallTrace?
 
         init(
             client: NetworkClient, request: ValidatedRequest, options: TransferOptions, userCookie: String? = nil,
-            redirectsFollowed: Int = 0, attempt: Int, earlier: [RequestMetrics.Exchange]
+            redirectsFollowed: Int = 0, attempt: Int, earlier: [RequestMetrics.Exchange],
+            trace: CallTrace?
         ) {
             self.client = client
             self.request = request
@@ -46,6 +49,7 @@ extension NetworkClient {
             self.redirectsFollowed = redirectsFollowed
             self.attempt = attempt
             self.earlier = earlier
+            self.trace = trace
         }
 
         /// The hop's final response, as decided, on its own promise.
@@ -60,16 +64,19 @@ extension NetworkClient {
             } catch {
                 return Promise(error: error)
             }
-            // The client's flag first: reading the options' trace costs a retain and a release.
-            guard client.isInstrumented, let trace = options.trace else { return exchange(sent, options: options) }
+            guard let trace else { return exchange(sent, options: options, trace: nil) }
             return traced(sent, by: trace)
         }
 
         /// The answer to `sent`: from the cache, a branch of its own (a client without one never
         /// goes near it), else from the transport.
-        private func exchange(_ sent: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-            guard let cache = client.configuration.cache else { return client.loggedExchange(sent, options: options) }
-            return client.answer(sent, options: options, from: cache)
+        private func exchange(_ sent: ValidatedRequest, options: TransferOptions, trace: CallTrace?)
+            -> Promise<HTTPResponse>
+        {
+            guard let cache = client.configuration.cache else {
+                return client.loggedExchange(sent, options: options, trace: trace)
+            }
+            return client.answer(sent, options: options, from: cache, trace: trace)
         }
 
         /// The exchange of a traced call: the request carries the trace (W3C Trace Context
@@ -86,7 +93,7 @@ extension NetworkClient {
             }
             trace.beginQueue()
             let attributes = trace.attributes(of: sent)
-            return trace.spanning(exchange(sent, options: options)) { result in
+            return trace.spanning(exchange(sent, options: options, trace: trace)) { result in
                 trace.endQueue()
                 trace.end(hop, attributes: CallTrace.attributes(attributes, adding: result))
             }
@@ -174,7 +181,7 @@ extension NetworkClient {
                 userCookie: redirect.keepsUserCookie ? callerCookie : nil,
                 redirectsFollowed: redirectsFollowed + 1,
                 attempt: attempt,
-                earlier: earlier + [response.exchange])
+                earlier: earlier + [response.exchange], trace: trace)
         }
 
         /// The error for a response whose status is not acceptable, with the start of its

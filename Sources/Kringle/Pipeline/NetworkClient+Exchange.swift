@@ -13,22 +13,35 @@ extension NetworkClient {
     /// the response with the time it took; for a client with a ``HostThrottle``, once the
     /// throttle lets the request go (NetworkClient+Throttle.swift); for a client that
     /// coalesces, shared with identical requests in flight (NetworkClient+Coalescing.swift).
-    func loggedExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
+    ///
+    /// - Parameter trace: The call's trace, whose hop's queue span ends as the transport
+    ///   takes the request.
+    func loggedExchange(_ request: ValidatedRequest, options: TransferOptions, trace: CallTrace?)
+        -> Promise<HTTPResponse>
+    {
         guard isCoalescing, let coalescer, options.coalesces, RequestCoalescer.mayShare(request, options: options)
         else {
-            return throttledExchange(request, options: options)
+            return throttledExchange(request, options: options, trace: trace)
         }
-        return coalesced(request, options: options, by: coalescer)
+        return coalesced(request, options: options, trace: trace, by: coalescer)
     }
 
     /// The exchange once the client's ``HostThrottle``, if it has one, lets it go.
-    func throttledExchange(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        guard isThrottled, let throttle = configuration.throttle else { return unthrottled(request, options: options) }
-        return throttled(request, options: options, by: throttle) { self.unthrottled(request, options: options) }
+    func throttledExchange(_ request: ValidatedRequest, options: TransferOptions, trace: CallTrace?)
+        -> Promise<HTTPResponse>
+    {
+        guard isThrottled, let throttle = configuration.throttle else {
+            return unthrottled(request, options: options, trace: trace)
+        }
+        return throttled(request, options: options, by: throttle) {
+            self.unthrottled(request, options: options, trace: trace)
+        }
     }
 
-    private func unthrottled(_ request: ValidatedRequest, options: TransferOptions) -> Promise<HTTPResponse> {
-        if isInstrumented { options.trace?.endQueue() }
+    private func unthrottled(_ request: ValidatedRequest, options: TransferOptions, trace: CallTrace?)
+        -> Promise<HTTPResponse>
+    {
+        trace?.endQueue()
         guard isLogging else { return exchange(request, options: options) }
         // Events go to the logger off this thread (NetworkClient+Logging.swift).
         return logging(request, options: options) { self.exchange(request, options: options) }

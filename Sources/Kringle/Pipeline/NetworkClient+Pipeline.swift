@@ -183,19 +183,23 @@ extension NetworkClient {
     }
 
     /// `options` for a call starting now: with its deadline, its timeout running from here
-    /// across its every attempt, hop, wait for a connection and wait between attempts; and
-    /// with its trace, when the client's instrument traces it.
+    /// across its every attempt, hop, wait for a connection and wait between attempts.
     @usableFromInline
     func started(_ options: TransferOptions) -> TransferOptions {
+        guard !options.isStreaming, let deadline = Deadline(after: timeout(of: options), on: configuration.clock)
+        else { return options }
         var started = options
-        if !options.isStreaming, let deadline = Deadline(after: timeout(of: options), on: configuration.clock) {
-            started.deadline = deadline
-        }
-        if isInstrumented, let instrument = configuration.instrument, let context = instrument.traceContext() {
-            started.trace = CallTrace(
-                context: context, instrument: instrument, clock: configuration.clock, redaction: configuration.redaction
-            )
-        }
+        started.deadline = deadline
         return started
+    }
+
+    /// The trace of a call starting now, when the client's instrument traces it. Kept out of
+    /// ``TransferOptions``, which every request copies several times: the attempts and hops
+    /// of a traced call hold it.
+    func startTrace() -> CallTrace? {
+        guard isInstrumented, let instrument = configuration.instrument, let context = instrument.traceContext()
+        else { return nil }
+        return CallTrace(
+            context: context, instrument: instrument, clock: configuration.clock, redaction: configuration.redaction)
     }
 }

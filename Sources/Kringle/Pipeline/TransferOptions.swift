@@ -29,8 +29,6 @@ struct TransferOptions: Sendable {
     /// Whether the call's endpoint lets it share an exchange with identical requests
     /// (``Endpoint/allowsCoalescing``), on a client that coalesces.
     var coalesces = false
-    /// The call's trace, when the client's instrument traces it.
-    var trace: CallTrace?
     /// For a body in memory that was compressed: its coding and length before, for the log.
     var compressedFrom: CompressedBodySizes.Original?
 

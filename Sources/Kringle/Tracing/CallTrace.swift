@@ -3,6 +3,7 @@ import Foundation
 
 /// One traced call: its context, its span, and where its spans go. Made as the call starts,
 /// for a client with an instrument that traces it; carried in ``TransferOptions/trace``.
+@usableFromInline
 final class CallTrace: Sendable {
     /// A span begun and not yet ended.
     struct Span: Sendable {
