@@ -19,7 +19,7 @@ extension Attempt {
         /// The exchanges of the attempts before, for the call's metrics.
         let earlier: [RequestMetrics.Exchange]
         /// The call's trace, when it is traced.
-        let trace: CallTrace?
+        @usableFromInline let trace: CallTrace?
         /// The first hop, made once the interceptors have adapted the request: set before
         /// that hop starts, so before ``decide(_:)`` can read it; `nil` there when adapting
         /// failed.

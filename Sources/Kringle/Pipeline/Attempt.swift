@@ -73,24 +73,43 @@ enum Attempt: Sendable {
     /// For a traced call, the call's span is recorded as it settles.
     @usableFromInline
     func bounded<Value: Sendable>(_ call: Promise<Value>) -> Promise<Value> {
-        var bounded = call
-        if case .intercepted(let attempt) = self, let deadline = attempt.options.deadline {
-            let clock = attempt.client.configuration.clock
-            bounded = call.timeout(deadline.timeLeft(on: clock), clock: clock).mapResultInline { result in
-                if case .failure(PromiseError.timedOut) = result { throw KringleError.timedOut(.total) }
-                return try result.get()
+        switch self {
+        case .direct(let hop):
+            // Every request of a client without interceptors comes this way: it returns at once.
+            guard let trace = hop.trace else { return call }
+            return Self.spanningCall(call, of: hop.request, trace: trace)
+        case .intercepted(let attempt):
+            var bounded = call
+            if let deadline = attempt.options.deadline {
+                let clock = attempt.client.configuration.clock
+                bounded = call.timeout(deadline.timeLeft(on: clock), clock: clock).mapResultInline { result in
+                    if case .failure(PromiseError.timedOut) = result { throw KringleError.timedOut(.total) }
+                    return try result.get()
+                }
             }
+            guard let trace = attempt.trace else { return bounded }
+            return Self.spanningCall(bounded, of: attempt.request, trace: trace)
         }
-        guard let trace else { return bounded }
+    }
+
+    /// `call`, ending the call's span as it settles.
+    private static func spanningCall<Value: Sendable>(
+        _ call: Promise<Value>, of request: ValidatedRequest, trace: CallTrace
+    ) -> Promise<Value> {
         let attributes = trace.attributes(of: request)
-        return trace.spanning(bounded) { result in
+        return trace.spanning(call) { result in
             trace.end(trace.call, attributes: CallTrace.attributes(attributes, adding: result))
         }
     }
 
     /// Whether the call is traced: its decode is then a span.
-    @usableFromInline
-    var isTraced: Bool { trace != nil }
+    @inlinable
+    var isTraced: Bool {
+        switch self {
+        case .direct(let hop): hop.trace != nil
+        case .intercepted(let attempt): attempt.trace != nil
+        }
+    }
 
     /// `decode`'s value, recorded as the call's decode span.
     @usableFromInline
@@ -105,13 +124,6 @@ enum Attempt: Sendable {
         switch self {
         case .direct(let hop): hop.trace
         case .intercepted(let attempt): attempt.trace
-        }
-    }
-
-    private var request: ValidatedRequest {
-        switch self {
-        case .direct(let hop): hop.request
-        case .intercepted(let attempt): attempt.request
         }
     }
 

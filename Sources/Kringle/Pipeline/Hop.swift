@@ -35,7 +35,7 @@ extension NetworkClient {
         /// The call's exchanges before this hop, for its metrics.
         let earlier: [RequestMetrics.Exchange]
         /// The call's trace, when it is traced.
-        let trace: CallTrace?
+        @usableFromInline let trace: CallTrace?
 
         init(
             client: NetworkClient, request: ValidatedRequest, options: TransferOptions, userCookie: String? = nil,
