@@ -42,6 +42,8 @@ public final class NetworkClient: Sendable {
     let isThrottled: Bool
     /// The methods the interceptors want an `Idempotency-Key` on, gathered once.
     let idempotencyKeyMethods: Set<HTTPMethod>
+    /// Whether ``idempotencyKeyMethods`` names any.
+    let sendsIdempotencyKeys: Bool
     /// Whether the configuration has a logger, looked up once: asking the optional
     /// existential copies it (and retains what it holds) every time.
     @usableFromInline let isLogging: Bool
@@ -67,6 +69,7 @@ public final class NetworkClient: Sendable {
         isCoalescing = configuration.coalescesRequests
         isInstrumented = configuration.instrument != nil
         idempotencyKeyMethods = configuration.interceptors.reduce(into: []) { $0.formUnion($1.idempotencyKeyMethods) }
+        sendsIdempotencyKeys = !idempotencyKeyMethods.isEmpty
         reportIgnoredSettings()
     }
 }

@@ -113,8 +113,9 @@ enum RequestAssembly {
             try fields.set(value, for: name)
         }
         // One key per call: the attempts reuse this request, key and all.
-        let keyMethods = client.idempotencyKeyMethods
-        if endpoint.sendsIdempotencyKey || (!keyMethods.isEmpty && keyMethods.contains(method)),
+        // The client's flag first: loading its set of methods costs a retain and a release.
+        if endpoint.sendsIdempotencyKey
+            || (client.sendsIdempotencyKeys && client.idempotencyKeyMethods.contains(method)),
             !fields.contains(IdempotencyKey.field)
         {
             try fields.set(IdempotencyKey.make(), for: IdempotencyKey.field)
