@@ -40,8 +40,8 @@ struct kcurl_message {
     } data;
 };
 
-/// multi.h: CURLMSG_DONE and CURL_WAIT_POLLIN.
-enum { KCURLMSG_DONE = 1, KCURL_WAIT_POLLIN = 0x0001 };
+/// multi.h: CURLMSG_DONE.
+enum { KCURLMSG_DONE = 1 };
 
 /// curl.h: CURL_GLOBAL_DEFAULT (CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32).
 enum { KCURL_GLOBAL_DEFAULT = 3 };
@@ -71,6 +71,13 @@ struct kcurl_api {
     // Optional: curl 7.66 (poll) and 7.68 (wakeup).
     int (*multi_poll)(void *multi, struct kcurl_waitfd *extra, unsigned int count, int timeout_ms, int *ready);
     int (*multi_wakeup)(void *multi);
+    // Optional, for WebSockets over a connection of the application's own (CONNECT_ONLY):
+    // present in every curl since 7.18, resolved optionally so that HTTP never depends on them.
+    int (*easy_send)(void *easy, const void *buffer, size_t length, size_t *sent);
+    int (*easy_recv)(void *easy, void *buffer, size_t length, size_t *received);
+    void *(*share_init)(void);
+    int (*share_setopt)(void *share, int option, ...);
+    int (*share_cleanup)(void *share);
 };
 
 /// The loaded table (kept in kcurl_handles.c). Only valid after kcurl_load() returned 1;

@@ -191,15 +191,46 @@ int kcurl_multi_perform(kcurl_multi *multi, int *running) {
 }
 
 int kcurl_multi_poll(kcurl_multi *multi, int timeout_ms) {
+    return kcurl_multi_poll_with(multi, NULL, 0, timeout_ms);
+}
+
+// kcurl_watched_socket has the layout of struct curl_waitfd, so the caller's array is passed
+// to curl as it is.
+_Static_assert(sizeof(kcurl_watched_socket) == sizeof(struct kcurl_waitfd), "curl_waitfd layout");
+
+int kcurl_multi_poll_with(kcurl_multi *multi, kcurl_watched_socket *sockets, unsigned int count, int timeout_ms) {
     const struct kcurl_api *api = kcurl_api();
     int ready = 0;
-    if (!multi->uses_pipe) {
-        return api->multi_poll(multi->handle, NULL, 0, timeout_ms, &ready);
+    // curl writes revents only for descriptors poll reported.
+    for (unsigned int index = 0; index < count; index++) {
+        sockets[index].revents = 0;
     }
-    struct kcurl_waitfd wake = {multi->wake_read, KCURL_WAIT_POLLIN, 0};
-    int code = api->multi_wait(multi->handle, &wake, 1, timeout_ms, &ready);
-    // multi.h documents curl_waitfd.revents as unsupported, so drain unconditionally; the
-    // pipe is non-blocking, and a byte written after this point wakes the next wait.
+    struct kcurl_waitfd *extra = (struct kcurl_waitfd *)sockets;
+    if (!multi->uses_pipe) {
+        return api->multi_poll(multi->handle, extra, count, timeout_ms, &ready);
+    }
+    // The self-pipe goes last, after the caller's descriptors.
+    struct kcurl_waitfd on_stack[9];
+    struct kcurl_waitfd *all = on_stack;
+    if (count + 1 > sizeof(on_stack) / sizeof(on_stack[0])) {
+        all = malloc((count + 1) * sizeof(struct kcurl_waitfd));
+        if (all == NULL) {
+            return 3;  // CURLM_OUT_OF_MEMORY
+        }
+    }
+    for (unsigned int index = 0; index < count; index++) {
+        all[index] = extra[index];
+    }
+    all[count] = (struct kcurl_waitfd){multi->wake_read, KCURL_WAIT_POLLIN, 0};
+    int code = api->multi_wait(multi->handle, all, count + 1, timeout_ms, &ready);
+    for (unsigned int index = 0; index < count; index++) {
+        extra[index].revents = all[index].revents;
+    }
+    if (all != on_stack) {
+        free(all);
+    }
+    // Drain unconditionally: the pipe is non-blocking, and a byte written after this point
+    // wakes the next wait.
     char sink[64];
     while (read(multi->wake_read, sink, sizeof(sink)) > 0) {
     }

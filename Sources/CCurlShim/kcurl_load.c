@@ -62,6 +62,11 @@ static int resolve_all(void *library, struct kcurl_api *table, char *missing, si
     ok &= kdl_resolve(library, "curl_multi_strerror", &table->multi_strerror, 1, missing, capacity);
     kdl_resolve(library, "curl_multi_poll", &table->multi_poll, 0, missing, capacity);
     kdl_resolve(library, "curl_multi_wakeup", &table->multi_wakeup, 0, missing, capacity);
+    kdl_resolve(library, "curl_easy_send", &table->easy_send, 0, missing, capacity);
+    kdl_resolve(library, "curl_easy_recv", &table->easy_recv, 0, missing, capacity);
+    kdl_resolve(library, "curl_share_init", &table->share_init, 0, missing, capacity);
+    kdl_resolve(library, "curl_share_setopt", &table->share_setopt, 0, missing, capacity);
+    kdl_resolve(library, "curl_share_cleanup", &table->share_cleanup, 0, missing, capacity);
     return ok;
 }
 

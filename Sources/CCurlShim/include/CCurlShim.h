@@ -56,6 +56,7 @@ typedef int (*kcurl_seek_callback)(void *userdata, int64_t offset, int origin);
 #define KCURLINFO_STRING 0x100000
 #define KCURLINFO_LONG 0x200000
 #define KCURLINFO_OFF_T 0x600000
+#define KCURLINFO_SOCKET 0x500000
 
 /// One option, written as curl.h writes it (CURLOPT(name, type, number)), so that the list
 /// reads against curl's own.
@@ -139,6 +140,10 @@ typedef enum kcurl_option {
     KCURLOPT(KCURLOPT_FORBID_REUSE, KCURLOPTTYPE_LONG, 75),
     // Unix domain sockets (issue 32): curl 7.40+, when built with UnixSockets.
     KCURLOPT(KCURLOPT_UNIX_SOCKET_PATH, KCURLOPTTYPE_OBJECTPOINT, 231),
+    // WebSockets: connect (TCP, proxy tunnel, TLS) and stop there, leaving the connection to
+    // curl_easy_send and curl_easy_recv; the share holds that connection (kcurl_sockets.c).
+    KCURLOPT(KCURLOPT_CONNECT_ONLY, KCURLOPTTYPE_LONG, 141),
+    KCURLOPT(KCURLOPT_SHARE, KCURLOPTTYPE_OBJECTPOINT, 100),
 } kcurl_option;
 
 #undef KCURLOPT
@@ -169,6 +174,7 @@ typedef enum kcurl_info {
     KCURLINFO_PRETRANSFER_TIME_T = KCURLINFO_OFF_T + 53,
     KCURLINFO_STARTTRANSFER_TIME_T = KCURLINFO_OFF_T + 54,
     KCURLINFO_APPCONNECT_TIME_T = KCURLINFO_OFF_T + 56,
+    KCURLINFO_ACTIVESOCKET = KCURLINFO_SOCKET + 44,
 } kcurl_info;
 
 /// Result codes CurlTransport looks at (curl.h, CURLcode).
@@ -298,6 +304,46 @@ int kcurl_multi_wakeup(kcurl_multi *multi);
 /// there is none.
 int kcurl_multi_next_done(kcurl_multi *multi, kcurl_easy **easy, int *result);
 const char *kcurl_multi_strerror(int code);
+
+// MARK: - Connections of the application's own (WebSockets; kcurl_sockets.c)
+
+/// A connection cache of its own (a share handle sharing CURL_LOCK_DATA_CONNECT), for one
+/// CONNECT_ONLY handle: its connection then lives apart from the multi handle's cache, where
+/// curl would prune it as idle, and curl_easy_send finds it without searching a full cache.
+typedef struct kcurl_share kcurl_share;
+
+/// 1 when libcurl has curl_easy_send, curl_easy_recv and the share functions.
+int kcurl_has_connect_only(void);
+/// A new share handle that shares connections, or NULL.
+kcurl_share *kcurl_connection_share_create(void);
+/// Frees a share; call after the easy handles using it were cleaned up.
+void kcurl_connection_share_destroy(kcurl_share *share);
+/// Hands `share` to `easy` (CURLOPT_SHARE); NULL takes it away.
+int kcurl_easy_setopt_share(kcurl_easy *easy, kcurl_share *share);
+/// curl_easy_send: 0 with `sent` filled, KCURLE_AGAIN when the socket is full, or an error.
+int kcurl_easy_send(kcurl_easy *easy, const void *buffer, size_t length, size_t *sent);
+/// curl_easy_recv: 0 with `received` filled (0 bytes: the peer closed), KCURLE_AGAIN when
+/// nothing is waiting, or an error.
+int kcurl_easy_recv(kcurl_easy *easy, void *buffer, size_t length, size_t *received);
+/// The connected socket of a CONNECT_ONLY handle (CURLINFO_ACTIVESOCKET), or -1.
+int kcurl_easy_active_socket(kcurl_easy *easy);
+
+/// curl.h: CURLE_AGAIN, the socket is not ready.
+enum { KCURLE_AGAIN = 81 };
+/// multi.h: what an extra descriptor waits for (CURL_WAIT_POLLIN, CURL_WAIT_POLLOUT).
+enum { KCURL_WAIT_POLLIN = 0x0001, KCURL_WAIT_POLLOUT = 0x0004 };
+
+/// One extra descriptor for kcurl_multi_poll_with: `events` of KCURL_WAIT_POLLIN and
+/// KCURL_WAIT_POLLOUT; `revents` says which happened.
+typedef struct kcurl_watched_socket {
+    int fd;
+    short events;
+    short revents;
+} kcurl_watched_socket;
+
+/// kcurl_multi_poll that also wakes up for `count` descriptors of the application's own;
+/// clears and then fills their `revents`.
+int kcurl_multi_poll_with(kcurl_multi *multi, kcurl_watched_socket *sockets, unsigned int count, int timeout_ms);
 
 // MARK: - Threads
 
