@@ -41,7 +41,7 @@ struct kz_stream {
 
 /// zlib.h: Z_DEFLATED, Z_DEFAULT_STRATEGY, Z_NO_FLUSH and Z_FINISH; memLevel 8 is
 /// deflateInit's default (DEF_MEM_LEVEL).
-enum { KZ_DEFLATED = 8, KZ_DEFAULT_STRATEGY = 0, KZ_NO_FLUSH = 0, KZ_FINISH = 4, KZ_MEM_LEVEL = 8 };
+enum { KZ_DEFLATED = 8, KZ_DEFAULT_STRATEGY = 0, KZ_NO_FLUSH = 0, KZ_SYNC_FLUSH = 2, KZ_FINISH = 4, KZ_MEM_LEVEL = 8 };
 
 /// The version handed to deflateInit2_: zlib compares only its first character with its
 /// own, so this says "the 1.x ABI", which the layout above follows.
@@ -52,10 +52,19 @@ struct kzlib_api {
                          int strategy, const char *version, int stream_size);
     int (*deflate)(struct kz_stream *stream, int flush);
     int (*deflate_end)(struct kz_stream *stream);
+    int (*deflate_reset)(struct kz_stream *stream);
+    int (*inflate_init2)(struct kz_stream *stream, int window_bits, const char *version, int stream_size);
+    int (*inflate)(struct kz_stream *stream, int flush);
+    int (*inflate_end)(struct kz_stream *stream);
+    int (*inflate_reset)(struct kz_stream *stream);
     const char *(*version)(void);
 };
 
 struct kzlib_deflater {
+    struct kz_stream stream;
+};
+
+struct kzlib_inflater {
     struct kz_stream stream;
 };
 
@@ -83,6 +92,11 @@ static int accept_zlib(void *library, const char *name, void *context, char *err
     int ok = kdl_resolve(library, "deflateInit2_", &table.deflate_init2, 1, missing, sizeof(missing));
     ok &= kdl_resolve(library, "deflate", &table.deflate, 1, missing, sizeof(missing));
     ok &= kdl_resolve(library, "deflateEnd", &table.deflate_end, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "deflateReset", &table.deflate_reset, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "inflateInit2_", &table.inflate_init2, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "inflate", &table.inflate, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "inflateEnd", &table.inflate_end, 1, missing, sizeof(missing));
+    ok &= kdl_resolve(library, "inflateReset", &table.inflate_reset, 1, missing, sizeof(missing));
     ok &= kdl_resolve(library, "zlibVersion", &table.version, 1, missing, sizeof(missing));
     if (!ok) {
         kdl_append(error, capacity, missing);
@@ -152,7 +166,7 @@ kzlib_deflater *kzlib_deflater_create(int level, int window_bits, int *code) {
 }
 
 int kzlib_deflate(kzlib_deflater *deflater, const uint8_t *input, size_t input_count, size_t *consumed,
-                  uint8_t *output, size_t output_capacity, size_t *produced, int finish) {
+                  uint8_t *output, size_t output_capacity, size_t *produced, int flush_mode) {
     // avail_in and avail_out are 32-bit: larger spans are offered a part at a time.
     unsigned int in = input_count > 0x40000000u ? 0x40000000u : (unsigned int)input_count;
     unsigned int out = output_capacity > 0x40000000u ? 0x40000000u : (unsigned int)output_capacity;
@@ -161,8 +175,14 @@ int kzlib_deflate(kzlib_deflater *deflater, const uint8_t *input, size_t input_c
     stream->avail_in = in;
     stream->next_out = output;
     stream->avail_out = out;
-    // Z_FINISH only once all input is offered; otherwise zlib would end the stream early.
-    int flush = finish && in == input_count ? KZ_FINISH : KZ_NO_FLUSH;
+    // Z_FINISH (or Z_SYNC_FLUSH) only once all input is offered; otherwise zlib would end
+    // the stream (or flush) early.
+    int flush = KZ_NO_FLUSH;
+    if (in == input_count && flush_mode == KZLIB_FLUSH_FINISH) {
+        flush = KZ_FINISH;
+    } else if (in == input_count && flush_mode == KZLIB_FLUSH_SYNC) {
+        flush = KZ_SYNC_FLUSH;
+    }
     int code = api.deflate(stream, flush);
     *consumed = in - stream->avail_in;
     *produced = out - stream->avail_out;
@@ -181,4 +201,60 @@ void kzlib_deflater_destroy(kzlib_deflater *deflater) {
     }
     api.deflate_end(&deflater->stream);
     free(deflater);
+}
+
+int kzlib_deflater_reset(kzlib_deflater *deflater) {
+    return api.deflate_reset(&deflater->stream);
+}
+
+kzlib_inflater *kzlib_inflater_create(int window_bits, int *code) {
+    if (!kzlib_load()) {
+        *code = KZ_VERSION_ERROR;
+        return NULL;
+    }
+    kzlib_inflater *inflater = calloc(1, sizeof(kzlib_inflater));
+    if (inflater == NULL) {
+        *code = KZ_MEM_ERROR;
+        return NULL;
+    }
+    // next_in and avail_in are 0 (calloc), as inflateInit2 requires.
+    *code = api.inflate_init2(&inflater->stream, window_bits, header_version, (int)sizeof(struct kz_stream));
+    if (*code != KZ_OK) {
+        free(inflater);
+        return NULL;
+    }
+    return inflater;
+}
+
+int kzlib_inflate(kzlib_inflater *inflater, const uint8_t *input, size_t input_count, size_t *consumed,
+                  uint8_t *output, size_t output_capacity, size_t *produced) {
+    unsigned int in = input_count > 0x40000000u ? 0x40000000u : (unsigned int)input_count;
+    unsigned int out = output_capacity > 0x40000000u ? 0x40000000u : (unsigned int)output_capacity;
+    struct kz_stream *stream = &inflater->stream;
+    stream->next_in = input;
+    stream->avail_in = in;
+    stream->next_out = output;
+    stream->avail_out = out;
+    int code = api.inflate(stream, KZ_SYNC_FLUSH);
+    *consumed = in - stream->avail_in;
+    *produced = out - stream->avail_out;
+    stream->next_in = NULL;
+    stream->next_out = NULL;
+    return code;
+}
+
+int kzlib_inflater_reset(kzlib_inflater *inflater) {
+    return api.inflate_reset(&inflater->stream);
+}
+
+const char *kzlib_inflater_message(const kzlib_inflater *inflater) {
+    return inflater->stream.msg != NULL ? inflater->stream.msg : "";
+}
+
+void kzlib_inflater_destroy(kzlib_inflater *inflater) {
+    if (inflater == NULL) {
+        return;
+    }
+    api.inflate_end(&inflater->stream);
+    free(inflater);
 }
