@@ -124,6 +124,15 @@ extension TestTool {
             check: { python in (try? ChildProcess.run(python, ["-c", "import haralyzer"]).status) == 0 })
     }()
 
+    /// A `python3` that can import websockets (PyPI), the WebSocket server the interop tests
+    /// talk to.
+    public static let websockets: TestTool = {
+        let onPath = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
+        return TestTool(
+            "websockets", package: .pypi("websockets"), candidates: onPath + ["python3"],
+            check: { python in (try? ChildProcess.run(python, ["-c", "import websockets.asyncio.server"]).status) == 0 })
+    }()
+
     /// Whether a missing tool fails the run rather than skipping its tests
     /// (`KRINGLE_REQUIRE_TEST_TOOLS=1`, which `.ci/run` sets).
     static var mustBePresent: Bool {

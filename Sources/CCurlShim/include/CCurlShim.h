@@ -143,6 +143,7 @@ typedef enum kcurl_option {
     // WebSockets: connect (TCP, proxy tunnel, TLS) and stop there, leaving the connection to
     // curl_easy_send and curl_easy_recv; the share holds that connection (kcurl_sockets.c).
     KCURLOPT(KCURLOPT_CONNECT_ONLY, KCURLOPTTYPE_LONG, 141),
+    KCURLOPT(KCURLOPT_HTTPPROXYTUNNEL, KCURLOPTTYPE_LONG, 61),
     KCURLOPT(KCURLOPT_SHARE, KCURLOPTTYPE_OBJECTPOINT, 100),
 } kcurl_option;
 

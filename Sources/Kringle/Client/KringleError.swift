@@ -120,6 +120,24 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     /// The body could not be compressed as the endpoint's ``RequestCompression`` asked:
     /// zlib could not be loaded, or refused. Nothing was sent.
     case compressionFailed(CompressionFailure)
+    /// The server did not open the WebSocket (RFC 6455 §4.1): it answered the opening
+    /// handshake with another status than `101 Switching Protocols`, or without the fields
+    /// the handshake requires. The reason says which; the response is the server's.
+    case webSocketRefused(Response<Data>, reason: String)
+    /// The WebSocket at the URL was closed, with the close frame's status code and reason
+    /// (``WebSocketCloseCode/abnormalClosure`` when the connection dropped without one): what
+    /// a send meets after the end, and how the messages end when the connection drops.
+    case webSocketClosed(URL, WebSocketCloseCode, reason: String)
+    /// The server at the URL broke the WebSocket protocol (a masked or reserved frame, text
+    /// that is not UTF-8, a message over ``WebSocketOptions/maximumMessageLength``…): the
+    /// connection was closed with the violation's ``WebSocketProtocolError/closeCode``.
+    case webSocketProtocolViolation(URL, WebSocketProtocolError)
+    /// The WebSocket at the URL did not answer a ping within `silence` seconds
+    /// (``WebSocketOptions/pongTimeout``), so it was taken for dead and dropped.
+    case webSocketUnresponsive(URL, silence: TimeInterval)
+    /// A message from the WebSocket at the URL did not decode as the type
+    /// ``WebSocket/messages(as:decoder:)`` asked for.
+    case webSocketMessageDecodingFailed(DecodingError, message: WebSocketMessage, url: URL)
 
     /// The underlying error of ``KringleError/file(_:underlying:)`` when a file being sent
     /// changed size after the request was made: the bytes on the wire would no longer match
@@ -212,6 +230,17 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return String(
                 format: "Requests to %@ are held by the throttle for another %.2f s, past the call's deadline",
                 host, wait)
+        case .webSocketRefused(let response, let reason):
+            return "\(Self.shown(response.url, response.redaction)) did not open a WebSocket: \(reason)"
+        case .webSocketClosed(let url, let code, let reason):
+            return "The WebSocket to \(Self.shown(url)) was closed (\(code))" + (reason.isEmpty ? "" : ": \(reason)")
+        case .webSocketProtocolViolation(let url, let violation):
+            return "The WebSocket server at \(Self.shown(url)) broke the protocol, so the connection was closed: \(violation)"
+        case .webSocketUnresponsive(let url, let silence):
+            return String(
+                format: "The WebSocket to %@ answered no ping for %.1f s and was dropped", Self.shown(url), silence)
+        case .webSocketMessageDecodingFailed(let error, _, let url):
+            return "A message from the WebSocket at \(Self.shown(url)) did not decode: " + Self.describe(error)
         }
     }
 
@@ -286,6 +315,16 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
             return .lineDecodingFailed(error, line: line, url: hidden(url))
         case .eventStreamRefused(let response, let reason):
             return .eventStreamRefused(hidden(response), reason: reason)
+        case .webSocketRefused(let response, let reason):
+            return .webSocketRefused(hidden(response), reason: reason)
+        case .webSocketClosed(let url, let code, let reason):
+            return .webSocketClosed(hidden(url), code, reason: reason)
+        case .webSocketProtocolViolation(let url, let violation):
+            return .webSocketProtocolViolation(hidden(url), violation)
+        case .webSocketUnresponsive(let url, let silence):
+            return .webSocketUnresponsive(hidden(url), silence: silence)
+        case .webSocketMessageDecodingFailed(let error, let message, let url):
+            return .webSocketMessageDecodingFailed(error, message: message, url: hidden(url))
         case .tls(let url, let failure, let underlying):
             return .tls(hidden(url), failure, underlying: hidden(underlying: underlying))
         case .transport(let underlying):
@@ -297,11 +336,12 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The response the error carries: that of an unacceptable status, an invalid response,
-    /// a failed decode or a refused event stream; `nil` for the others.
+    /// a failed decode, a refused event stream or WebSocket; `nil` for the others.
     public var response: Response<Data>? {
         switch self {
         case .unacceptableStatusCode(_, let response), .invalidResponse(let response, _),
-            .decodingFailed(_, let response), .eventStreamRefused(let response, _):
+            .decodingFailed(_, let response), .eventStreamRefused(let response, _),
+            .webSocketRefused(let response, _):
             return response
         default:
             return nil

@@ -9,12 +9,12 @@ import Foundation
 /// transfers and the pool safe without locks: each method checks it in debug builds
 /// (``ThreadConfinement``).
 final class CurlDriver {
-    private let engine: CurlEngine
-    private let multi: OpaquePointer
+    let engine: CurlEngine
+    let multi: OpaquePointer
     private var transfers: [UInt64: CurlTransfer] = [:]
     private var idsByHandle: [OpaquePointer: UInt64] = [:]
     /// Which requests may start, and the ones that wait for their turn.
-    private var admission: CurlAdmission
+    var admission: CurlAdmission
     /// The timers that end waiting requests at their deadlines, by request.
     private var waitTimers: [UInt64: ClockTimer] = [:]
     private let clock = SystemClock()
@@ -23,6 +23,12 @@ final class CurlDriver {
     private let idleHandleLimit = 16
     /// The finished transfers of one `curl_multi_perform`, until they are settled.
     private var settlements: [Settlement] = []
+    /// Open WebSockets (and ones in their opening handshake), by request.
+    var links: [UInt64: CurlWebSocketLink] = [:]
+    /// The links' sockets for the poll, rebuilt before every wait.
+    var watched: [kcurl_watched_socket] = []
+    /// Where a link's bytes are read to.
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// How long one wait may last when curl has no earlier deadline of its own and no
     /// transfer runs; only bounds how often an idle thread wakes up, since commands
     /// interrupt the wait.
@@ -55,9 +61,10 @@ final class CurlDriver {
                 case .expire(let id): expire(id)
                 case .resume(let id): resume(id)
                 case .report(let answer): answer.fulfill(poolStatistics())
+                case .webSocket(let id): service(id)
                 }
             }
-            if isShuttingDown, admission.isIdle {
+            if isShuttingDown, admission.isIdle, links.isEmpty {
                 if engine.finishIfIdle() { break }
                 continue
             }
@@ -67,17 +74,18 @@ final class CurlDriver {
             // Transfers that ended made room: start the next ones, and let curl begin them
             // before this thread sleeps.
             if startWaiting() { continue }
-            if isShuttingDown, admission.isIdle { continue }
+            if isShuttingDown, admission.isIdle, links.isEmpty { continue }
             // Announce the wait, so that commands from now on wake this thread; commands
             // that came while it was busy are picked up without any wake-up.
             guard engine.beginWait(knownShuttingDown: isShuttingDown) else { continue }
-            let code = kcurl_multi_poll(multi, transfers.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds)
+            let code = wait(milliseconds: transfers.isEmpty && links.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds)
             if code != 0 {
                 failAll(because: code)
             }
         }
         // The multi handle itself is freed by the engine's deinit.
         idleHandles.removeAll()
+        scratch.deallocate()
         engine.seat.close()
     }
 
@@ -182,6 +190,11 @@ final class CurlDriver {
             waiting.channel?.finish(throwing: PromiseError.cancelled)
             return
         }
+        if let link = links[id] {
+            link.end(PromiseError.cancelled)
+            close(link)
+            return
+        }
         // Not found: it finished first, or was never started; either way nothing to do.
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
@@ -229,6 +242,10 @@ final class CurlDriver {
             guard let easy, let id = idsByHandle.removeValue(forKey: easy),
                 let transfer = transfers.removeValue(forKey: id)
             else { continue }
+            if code == 0, transfer.submission.opening != nil {
+                openLink(transfer)
+                continue
+            }
             let settlement = finish(transfer, code: code)
             // What a large body sets off (its decode) goes to a worker, as it always did.
             if settlement.isLight { settlements.append(settlement) } else { settlement.settle() }
@@ -274,6 +291,11 @@ final class CurlDriver {
             promise: transfer.submission.promise, outcome: transfer.outcome(code: code),
             channel: transfer.collector.channel)
         kcurl_multi_remove(multi, transfer.easy.pointer)
+        if let share = transfer.connectionShare {
+            // A WebSocket that did not connect: its handle is reused without the share.
+            share.detach(from: transfer.easy)
+            transfer.connectionShare = nil
+        }
         recycle(transfer.easy)
         admission.end(hostKey: transfer.submission.hostKey)
         return settlement
@@ -293,6 +315,10 @@ final class CurlDriver {
             guard let transfer = transfers[id] else { continue }
             reject(transfer.submission.promise, error)
             cancel(id)
+        }
+        for link in links.values {
+            link.end(KringleError.transport(error))
+            close(link)
         }
         // Pace a failure that repeats, instead of spinning on it.
         Thread.sleep(forTimeInterval: 0.01)

@@ -24,6 +24,8 @@ final class CurlEngine: Sendable {
         case resume(UInt64)
         /// Tell what runs and waits, per host (``CurlTransport/poolStatistics()``).
         case report(Promise<[HostPoolStatistics]>)
+        /// A WebSocket's link has bytes to send, may read again, or is to close.
+        case webSocket(UInt64)
     }
 
     struct Inbox {
@@ -114,13 +116,14 @@ final class CurlEngine: Sendable {
         progress: ProgressRelay.Report? = nil,
         limits: ResponseLimits = .default,
         channel: ResponseBodyChannel? = nil,
+        opening: WebSocketOpening? = nil,
         promise: Promise<HTTPResponse>
     ) {
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let submission = CurlSubmission(
             id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.admissionURL),
             responseBodyFile: responseBodyFile, responseBodyHandle: responseBodyHandle, progress: progress,
-            limits: limits, channel: channel)
+            limits: limits, channel: channel, opening: opening)
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))
@@ -142,6 +145,11 @@ final class CurlEngine: Sendable {
         channel?.onCancel { [weak self] in
             self?.enqueue(.cancel(id))
         }
+    }
+
+    /// Tells the driving thread that the WebSocket link `id` needs a turn.
+    func wake(webSocket id: UInt64) {
+        enqueue(.webSocket(id))
     }
 
     /// Tells the driving thread that the waiting request `id` is out of time (from a timer).

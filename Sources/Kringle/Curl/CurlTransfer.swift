@@ -30,6 +30,8 @@ final class CurlTransfer {
     var proxy: ProxyServer?
     /// Whether HTTP/2 is spoken from the first byte (h2c with prior knowledge).
     var asksHTTP2PriorKnowledge = false
+    /// For a WebSocket: the cache of its one connection (CurlTransfer+WebSocket.swift).
+    var connectionShare: CurlConnectionShare?
 
     init(_ submission: CurlSubmission, easy: EasyHandle, millisecondsLeft: Int) {
         self.submission = submission
@@ -122,6 +124,7 @@ final class CurlTransfer {
         if plan.isHTTPS {
             try configureTLS(configuration)
         }
+        if submission.opening != nil { try configureConnectOnly() }
     }
 
     /// What the promise settles with once curl reports `code` for this transfer.

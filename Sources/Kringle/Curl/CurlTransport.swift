@@ -169,7 +169,7 @@ public final class CurlTransport: Transport, ClientSending {
 
     /// The promise that `start` hands to the engine, or a rejection when libcurl is missing
     /// or the request cannot be planned.
-    private func submit(_ start: (CurlEngine, Promise<HTTPResponse>) throws -> Void) -> Promise<HTTPResponse> {
+    func submit(_ start: (CurlEngine, Promise<HTTPResponse>) throws -> Void) -> Promise<HTTPResponse> {
         switch engine {
         case .failure(let error):
             return Promise(error: KringleError.transport(error))

@@ -137,7 +137,11 @@ extension NetworkClient {
                 return .adopt(try next(after: redirect, from: counted(response)).response)
             }
             // 5. validate
-            guard client.configuration.acceptableStatusCodes.contains(response.statusCode) else {
+            // A WebSocket's `101 Switching Protocols` is its success (RFC 6455 §4.1).
+            guard
+                client.configuration.acceptableStatusCodes.contains(response.statusCode)
+                    || (response.statusCode == 101 && options.bodyChannels?.webSocket != nil)
+            else {
                 return try rejection(of: counted(response))
             }
             // The first hop of a first attempt passes the result on as it came: the response

@@ -96,7 +96,12 @@ extension NetworkClient {
         transfer.connectTimeout = connectTimeout
         // For a streamed body, the watchdog times the head alone: the transfer's promise
         // settles with it. A plain request keeps its total limit too.
-        let sent = transport.transfer(transfer)
+        let sent =
+            if let upgrade = options.bodyChannels?.webSocket {
+                openWebSocket(transfer, upgrade: upgrade)
+            } else {
+                transport.transfer(transfer)
+            }
         let transferred = (watchdog?.guarding(sent) ?? sent).timeout(at: deadline, clock: configuration.clock)
         if let channel {
             transferred.onCancel { channel.cancel() }

@@ -6,10 +6,14 @@
 final class StreamChannels: Sendable {
     /// How many bytes each channel lets wait for the reader.
     let capacity: Int
+    /// For a WebSocket call: its opening handshake, which each hop's transport performs
+    /// (NetworkClient+WebSocket.swift).
+    let webSocket: WebSocketUpgrade?
     private let state = Locked<(channels: [ResponseBodyChannel], cancelled: Bool)>(([], false))
 
-    init(capacity: Int) {
+    init(capacity: Int, webSocket: WebSocketUpgrade? = nil) {
         self.capacity = capacity
+        self.webSocket = webSocket
     }
 
     /// A new channel for the next hop; already cancelled when the call is.

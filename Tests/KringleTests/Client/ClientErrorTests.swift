@@ -257,6 +257,30 @@ struct ClientErrorTests {
                 .throttled(host: "h.example", wait: 12.5),
                 ["Requests to h.example", "another 12.50 s", "past the call's deadline"]
             )
+        case .webSocketRefused:
+            return (
+                .webSocketRefused(response, reason: "the server answered 418, not 101 Switching Protocols"),
+                ["http://h.example/a", "did not open a WebSocket", "418, not 101"]
+            )
+        case .webSocketClosed:
+            return (
+                .webSocketClosed(url, .goingAway, reason: "maintenance"),
+                ["WebSocket to http://h.example/a", "1001", "maintenance"]
+            )
+        case .webSocketProtocolViolation:
+            return (
+                .webSocketProtocolViolation(url, .maskedFrameFromServer),
+                ["http://h.example/a", "broke the protocol", "masked frame"]
+            )
+        case .webSocketUnresponsive:
+            return (.webSocketUnresponsive(url, silence: 10), ["http://h.example/a", "no ping for 10.0 s"])
+        case .webSocketMessageDecodingFailed:
+            let context = DecodingError.Context(codingPath: items, debugDescription: "expected a number")
+            return (
+                .webSocketMessageDecodingFailed(
+                    .typeMismatch(Int.self, context), message: .text("{}"), url: url),
+                ["message from the WebSocket at http://h.example/a", "did not decode", "items[2]"]
+            )
         }
     }
 }

@@ -9,6 +9,8 @@ enum KringleErrorKind: String, CaseIterable, Sendable {
     case tooManyRedirects, responseTooLarge, insecureRedirect, proxyRefused, notCached, lineTooLong
     case lineDecodingFailed
     case eventStreamRefused, compressionFailed, throttled, crossOriginPage, repeatedPage
+    case webSocketRefused, webSocketClosed, webSocketProtocolViolation, webSocketUnresponsive
+    case webSocketMessageDecodingFailed
 }
 
 extension KringleError {
@@ -39,6 +41,11 @@ extension KringleError {
         case .throttled: .throttled
         case .crossOriginPage: .crossOriginPage
         case .repeatedPage: .repeatedPage
+        case .webSocketRefused: .webSocketRefused
+        case .webSocketClosed: .webSocketClosed
+        case .webSocketProtocolViolation: .webSocketProtocolViolation
+        case .webSocketUnresponsive: .webSocketUnresponsive
+        case .webSocketMessageDecodingFailed: .webSocketMessageDecodingFailed
         }
     }
 }

@@ -16,12 +16,15 @@ import Darwin
 enum PythonTestServer {
     /// Starts `script` with `arguments` and returns the object of the JSON line it prints
     /// first, once it has every key of `expecting`.
+    ///
+    /// - Parameter interpreter: The Python to run it with: one that can import the script's
+    ///   packages.
     static func start(
-        _ script: URL, arguments: [String] = [], expecting keys: [String]
+        _ script: URL, arguments: [String] = [], expecting keys: [String], interpreter: TestTool = .python3
     ) -> Result<[String: Int], PythonTestServerError> {
         let python: String
         do {
-            python = try TestTool.python3.path()
+            python = try interpreter.path()
         } catch {
             return .failure(PythonTestServerError("\(error)"))
         }
