@@ -10,7 +10,8 @@ import Glibc
 /// Serves the requests of one accepted connection, one after another, on its own thread.
 ///
 /// Blocking calls keep the flow readable: read a request, call the handler, wait out any
-/// delay, write the response, repeat while the connection persists (RFC 9112 §9.3). Every
+/// delay, write the response, repeat while the connection persists (RFC 9112 §9.3); after a
+/// `101` to a WebSocket handshake, play the WebSocket peer instead until the end. Every
 /// exit path ends in ``finish(_:)``, which closes the socket exactly once.
 final class Connection {
     /// The largest header section accepted; larger ones are answered with 431.
@@ -167,6 +168,7 @@ final class Connection {
         switch response.behavior {
         case .closeWithoutResponse: return .abrupt
         case .resetWithoutResponse: return .reset
+        case .webSocket(let peer): return openWebSocket(peer, response, head)
         case .normal, .chunked, .closeMidBody, .resetMidBody, .paced: break
         }
         let plan = ResponseSerializer.plan(
@@ -202,6 +204,49 @@ final class Connection {
         }
         core.record(.responsesCompleted)
         return plan.closesConnection ? .graceful : nil
+    }
+
+    /// Answers a WebSocket opening handshake with `101 Switching Protocols` and hands the
+    /// connection to the peer, whose end is the connection's (RFC 6455 §4.2.2); or answers
+    /// `400 Bad Request` and closes when the request is not a handshake (§4.2.1), with
+    /// `Sec-WebSocket-Version: 13` when only the version was wrong (§4.4).
+    private func openWebSocket(
+        _ peer: LoopbackServer.WebSocketPeer,
+        _ response: LoopbackServer.Response,
+        _ head: RequestHead
+    ) -> Ending {
+        let accept: String
+        do throws(RequestRejection) {
+            accept = try head.webSocketAccept()
+        } catch {
+            var refusal = LoopbackServer.Response.text("400 Bad Request: \(error.reason)\n", status: 400)
+                .addingHeader("Connection", "close")
+            if error == RequestHead.unsupportedVersion { refusal = refusal.addingHeader("Sec-WebSocket-Version", "13") }
+            return send(refusal, to: head) ?? .graceful
+        }
+        var switching = response
+        switching.status = 101
+        if switching.header("Sec-WebSocket-Accept") == nil {
+            switching.headers.append(("Sec-WebSocket-Accept", accept))
+        }
+        // A 1xx response has no content (RFC 9112 §6.3 rule 1), so the plan adds no framing.
+        let plan = ResponseSerializer.plan(
+            for: switching, method: head.method, minorVersion: head.minorVersion, clientKeepsAlive: true,
+            date: currentDate())
+        do throws(WriteFailure) {
+            try writer.write(plan.head)
+            try writer.flush()
+        } catch {
+            return .peerGone
+        }
+        core.record(.responsesCompleted)
+        let connection = WebSocketPeerConnection(
+            core: core, descriptor: descriptor, connectionID: id, reader: reader, writer: writer)
+        switch connection.run(peer) {
+        case .closed: return .graceful
+        case .peerGone: return .peerGone
+        case .shutdown: return .abrupt
+        }
     }
 
     /// Answers a request the server refuses, then closes: after a framing error the next
@@ -325,9 +370,11 @@ final class Connection {
 
     /// A handler's response, or a 500 explaining why it cannot be sent as is: RFC 9112 §4
     /// requires a three-digit status code, and 1xx codes are interim responses that cannot
-    /// end an exchange (RFC 9110 §15.2).
+    /// end an exchange (RFC 9110 §15.2), except the `101` that switches to WebSocket
+    /// (§15.2.2), which ends HTTP on the connection.
     private static func validated(_ response: LoopbackServer.Response) -> LoopbackServer.Response {
         if (200...999).contains(response.status) { return response }
+        if case .webSocket = response.behavior { return response }
         return .text(
             "LoopbackServer: the handler returned status \(response.status), which cannot be a final response\n",
             status: 500

@@ -53,6 +53,13 @@ extension LoopbackServer {
         /// }
         /// ```
         case paced(_ steps: [PacedStep], afterLast: PacedEnding)
+
+        /// Accept a WebSocket opening handshake and play `peer` on the connection (RFC 6455
+        /// §4.2.2); made by ``Response/webSocket(_:subprotocol:headers:)``, which says what is
+        /// sent. The response goes out as `101 Switching Protocols` whatever its ``Response/status``,
+        /// with no body; a request that is not an opening handshake gets `400 Bad Request`
+        /// instead. After a `101` the connection never carries HTTP again.
+        case webSocket(WebSocketPeer)
     }
 
     /// Some bytes of a ``Behavior/paced(_:afterLast:)`` body, then a pause.

@@ -132,3 +132,43 @@ extension LoopbackServer.Response {
         return copy
     }
 }
+
+extension LoopbackServer.Response {
+    /// Accepts a WebSocket opening handshake (RFC 6455 §4.2.2), then plays `peer` on the
+    /// connection.
+    ///
+    /// ```swift
+    /// let server = try LoopbackServer { request in
+    ///     request.path == "/chat" ? .webSocket(.echo, subprotocol: "chat.v2") : .status(404)
+    /// }
+    /// let socket = try await client.webSocket(Chat.room("lobby")).value  // ws://127.0.0.1:<port>/chat
+    /// ```
+    ///
+    /// The answer is `101 Switching Protocols` with `Upgrade: websocket`, `Connection:
+    /// Upgrade`, `Sec-WebSocket-Accept` (computed from the request's `Sec-WebSocket-Key`
+    /// when it is sent, unless the handler set one), `Sec-WebSocket-Protocol` when
+    /// `subprotocol` is given, then `headers`. They are ordinary ``headers``: a handler may
+    /// change or remove them to test a client's checks of the `101` (§4.1), and the
+    /// subprotocol is sent even if the client did not offer it. No extension is ever
+    /// accepted: the server answers without `Sec-WebSocket-Extensions`.
+    ///
+    /// A request that is not an opening handshake (§4.2.1: a GET of HTTP/1.1 or later with
+    /// `Upgrade: websocket`, `Connection: Upgrade`, a `Sec-WebSocket-Key` of 16 bytes in
+    /// base64 and `Sec-WebSocket-Version: 13`) gets `400 Bad Request` instead, with
+    /// `Sec-WebSocket-Version: 13` when the version was wrong (§4.4), and the connection
+    /// closes. The `101` counts in ``LoopbackServer/Statistics/responsesCompleted``.
+    ///
+    /// - Parameters:
+    ///   - peer: what the server does once the connection is open.
+    ///   - subprotocol: the `Sec-WebSocket-Protocol` to answer with, or `nil` for none.
+    ///   - headers: more header fields for the `101`, such as `Set-Cookie`, in order.
+    public static func webSocket(
+        _ peer: LoopbackServer.WebSocketPeer,
+        subprotocol: String? = nil,
+        headers: [(String, String)] = []
+    ) -> Self {
+        var fields = [("Upgrade", "websocket"), ("Connection", "Upgrade")]
+        if let subprotocol { fields.append(("Sec-WebSocket-Protocol", subprotocol)) }
+        return Self(status: 101, headers: fields + headers, behavior: .webSocket(peer))
+    }
+}

@@ -133,6 +133,43 @@ public final class LoopbackServer: Sendable {
         core.statistics
     }
 
+    /// What WebSocket clients sent to the server (see ``Response/webSocket(_:subprotocol:headers:)``),
+    /// on every connection, in the order the server read it: whole messages, pings, pongs,
+    /// close frames with their status codes, and protocol violations.
+    ///
+    /// Recorded as each frame is read, on the connection threads: the client may have sent
+    /// something the server has not read yet; ``waitForWebSocketTranscript(timeout:until:)``
+    /// waits for it.
+    ///
+    /// ```swift
+    /// try await socket.close(code: WebSocketCloseCode(rawValue: 4000), reason: "bye").value
+    /// #expect(server.webSocketTranscript.map(\.event).last == .close(WebSocketCloseCode(rawValue: 4000), reason: "bye"))
+    /// ```
+    public var webSocketTranscript: [WebSocketTranscriptEntry] {
+        core.webSocketTranscript.snapshot
+    }
+
+    /// Blocks until ``webSocketTranscript`` satisfies `condition`, or `timeout` seconds pass.
+    ///
+    /// Wakes on every entry rather than polling, so a test can wait for what a client sends
+    /// (a ping its timer sends, the close frame that fails a connection) without sleeping.
+    ///
+    /// ```swift
+    /// clock.advance(by: 30)  // the client's ping interval
+    /// #expect(server.waitForWebSocketTranscript { $0.contains { if case .ping = $0.event { true } else { false } } })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timeout: the longest wait, in seconds; 10 by default.
+    ///   - condition: evaluated on the entries so far, outside any server lock.
+    /// - Returns: whether `condition` held before the timeout.
+    public func waitForWebSocketTranscript(
+        timeout: TimeInterval = 10,
+        until condition: ([WebSocketTranscriptEntry]) -> Bool
+    ) -> Bool {
+        core.webSocketTranscript.wait(timeout: timeout, until: condition)
+    }
+
     /// Blocks until the counters satisfy `condition`, or `timeout` seconds pass.
     ///
     /// Wakes on every counter change rather than polling, so tests can wait for something

@@ -99,6 +99,9 @@ final class ServerCore: Sendable {
     /// The server's counters.
     let counters = ServerStatistics()
 
+    /// What WebSocket clients sent, recorded by the connections that read it.
+    let webSocketTranscript = WebSocketTranscript()
+
     /// A snapshot of the counters.
     var statistics: LoopbackServer.Statistics {
         counters.snapshot

@@ -129,6 +129,22 @@ final class SocketReader {
         }
     }
 
+    /// Hands the bytes already buffered to `consume`, or else the next bytes received (one
+    /// `recv(2)`, which blocks until some arrive): for a protocol that follows the HTTP
+    /// exchange on the connection, such as WebSocket frames.
+    ///
+    /// - Returns: the number of bytes handed over; 0 at end of stream, negative on error.
+    func readSome(_ consume: (UnsafeRawBufferPointer) -> Void) -> Int {
+        if start == end {
+            let received = fill()
+            if received <= 0 { return received }
+        }
+        let count = end - start
+        storage.withUnsafeBytes { raw in consume(UnsafeRawBufferPointer(rebasing: raw[start..<end])) }
+        start = end
+        return count
+    }
+
     /// Receives more bytes into `storage`, making room first.
     ///
     /// - Returns: the number of bytes received; 0 at end of stream, negative on error.
