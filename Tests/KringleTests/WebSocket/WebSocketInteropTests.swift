@@ -47,12 +47,13 @@ struct WebSocketInteropTests {
     @Test(arguments: [false, true])
     func sixteenMebibyteMessagesGoBothWays(compressed: Bool) async throws {
         let socket = try await client().webSocket(server.endpoint("/echo", compressed: compressed)).value
-        var bytes = [UInt8](repeating: 0, count: 16 << 20)
-        var generator = SystemRandomNumberGenerator()
-        // Half random (which compresses badly), half a pattern.
-        for index in 0..<(bytes.count / 2) { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
-        for index in (bytes.count / 2)..<bytes.count { bytes[index] = UInt8(truncatingIfNeeded: index) }
-        let message = WebSocketMessage.binary(Data(bytes))
+        // Half random (which compresses badly), half a pattern; made without a loop per
+        // byte, which a debug build would spend seconds on.
+        var data = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 8 << 20)
+        let pattern = Data((0..<(64 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        for _ in 0..<128 { data.append(pattern) }
+        #expect(data.count == 16 << 20)
+        let message = WebSocketMessage.binary(data)
         try await socket.send(message).value
         #expect(try await socket.receive().value == message)
         try await socket.close().value
