@@ -22,6 +22,7 @@ struct WebSocketProtocolErrorTests {
             (.invalidUTF8, .invalidFramePayloadData, "UTF-8"),
             (.invalidCloseCode(1005), .protocolError, "1005 (no status received)"),
             (.invalidClosePayload, .protocolError, "one-byte"),
+            (.invalidCompressedData, .protocolError, "does not inflate"),
         ] as [(WebSocketProtocolError, WebSocketCloseCode, String)])
     func closeCodeAndDescription(error: WebSocketProtocolError, closeCode: WebSocketCloseCode, mentions: String) {
         #expect(error.closeCode == closeCode)
