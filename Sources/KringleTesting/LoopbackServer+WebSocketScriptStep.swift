@@ -39,9 +39,10 @@ extension LoopbackServer {
         case ping([UInt8])
 
         /// Starts the closing handshake (§7.1.2): a close frame with the status code and
-        /// reason (`nil` for a close frame without a payload, whose reason is then not sent),
-        /// then waits up to ten seconds for the client's close frame, discarding anything
-        /// else, then closes the TCP connection. The script ends here.
+        /// reason (`nil` for a close frame without a payload, whose reason is then not sent;
+        /// a reason is sent as given, even past the 123 bytes a close frame has room for,
+        /// §5.5), then waits up to ten seconds for the client's close frame, discarding
+        /// anything else, then closes the TCP connection. The script ends here.
         case close(WebSocketCloseCode?, reason: String)
 
         /// Waits for the client's next text or binary message, answering pings meanwhile.
