@@ -1,8 +1,8 @@
 import Foundation
 
-/// `swift run -c release kringle-benchmarks [promise|client|overhead|floor|cold-start|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]`
+/// `swift run -c release kringle-benchmarks [promise|client|overhead|floor|cold-start|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|websockets|soak|speed-guard|all]`
 let usage =
-    "usage: kringle-benchmarks [promise|client|overhead|floor|cold-start|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|soak|speed-guard|all]"
+    "usage: kringle-benchmarks [promise|client|overhead|floor|cold-start|bodies|https|cache|curl|transfers|streams|cookies|compression|compressed-upload|cassettes|unix-socket|websockets|soak|speed-guard|all]"
 let requested = CommandLine.arguments.dropFirst().first ?? "all"
 
 switch requested {
@@ -51,6 +51,10 @@ case "cassettes":
     try runCassetteBenchmarks()
 case "unix-socket":
     try runUnixSocketBenchmarks()
+case "websockets":
+    try WebSocketBenchmark.run(Array(CommandLine.arguments.dropFirst(2)))
+case "websockets-child":
+    try WebSocketBenchmark.runClient(Array(CommandLine.arguments.dropFirst(2)))
 case "soak":
     try exitWithStatus(of: runSoak, usage: SoakOptions.Usage.self)
 case "speed-guard":
@@ -72,6 +76,7 @@ case "all":
     _ = try runCompressedUploadBenchmark([])
     try runCassetteBenchmarks()
     try runUnixSocketBenchmarks()
+    try WebSocketBenchmark.run([])
 default:
     print(usage)
     exit(2)
