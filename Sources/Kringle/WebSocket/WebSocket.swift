@@ -44,6 +44,9 @@ public final class WebSocket: Sendable {
         session.abandon()
     }
 
+    /// How many bytes of received messages wait for the reader (for tests of the bound).
+    var bufferedBytes: Int { session.bufferedBytes }
+
     /// The URL the connection was opened to.
     public var url: URL { session.url }
 

@@ -479,6 +479,11 @@ final class WebSocketSession: Sendable {
         actions.run(link: link, clock: clock)
     }
 
+    /// How many bytes of received messages wait for the reader.
+    var bufferedBytes: Int {
+        state.withLock { $0.inboxBytes }
+    }
+
     /// The close frame the server sent, once it has; `nil` before.
     var closeFrame: WebSocketCloseFrame? {
         state.withLock { $0.receivedClose }

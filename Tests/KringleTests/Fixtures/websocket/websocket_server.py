@@ -14,10 +14,13 @@ connection gets depends on its path:
   /refuse            answers 403 with the body "no sockets for you"
   /pinged            pings the client and sends "pong: <payload>" when the pong comes
   /headers           sends the request's Authorization and X-Trace fields as text
+  /flood/N           sends N binary messages of 64 KiB (byte i of message k is (k + i) % 256)
+  /stall             reads nothing, ever, with a 64 KiB receive buffer: the client's sends back up
 """
 import asyncio
 import json
 import os
+import socket
 import ssl
 import sys
 
@@ -44,6 +47,15 @@ async def handler(connection):
         headers = connection.request.headers
         await connection.send(json.dumps({
             "authorization": headers.get("Authorization", ""), "trace": headers.get("X-Trace", "")}))
+    elif path.startswith("/flood/"):
+        for k in range(int(path.split("/")[2])):
+            await connection.send(bytes((k + i) % 256 for i in range(256)) * 256)
+    elif path == "/stall":
+        # A small, fixed receive buffer (no autotuning up to tcp_rmem's max), so what the
+        # kernel can absorb is known.
+        sock = connection.transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        await asyncio.Event().wait()
     elif path == "/pinged":
         pong = await connection.ping(b"are you there")
         await pong
@@ -89,6 +101,8 @@ async def main(unix_path, certificate, key):
         }
         print(json.dumps(ports), flush=True)
         await asyncio.get_running_loop().run_in_executor(None, wait_for_exit)
+        # At once: closing the servers would wait for every handler, and /stall's never ends.
+        os._exit(0)
 
 
 if __name__ == "__main__":
