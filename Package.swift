@@ -50,7 +50,7 @@ let package = Package(
                 "Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "CurlFloor", "NginxTestServer",
             ],
             path: "Benchmarks",
-            exclude: ["AllocationCounter", "CurlFloor", "OneShot"]
+            exclude: ["AllocationCounter", "CurlFloor", "OneShot", "websocket_echo.py"]
         ),
         .testTarget(
             name: "KringlePromiseTests", dependencies: ["KringlePromise", "KringleTesting", "KringleTestSupport"]),

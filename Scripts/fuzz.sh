@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer harnesses of Fuzz/Harnesses, one per parser that reads what a
 # peer sends (Set-Cookie, cookie dates, the cookie file, header lines of both transports,
-# LoopbackServer's request heads and chunked bodies, multipart escaping).
+# LoopbackServer's request heads and chunked bodies, multipart escaping, Link fields,
+# RateLimit fields, WebSocket frames and messages).
 #
 #   Scripts/fuzz.sh --list                     the harnesses' names
 #   Scripts/fuzz.sh NAME SECONDS [OPTION ...]  build NAME and fuzz it for SECONDS (one job);
