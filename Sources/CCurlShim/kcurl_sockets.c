@@ -58,3 +58,38 @@ int kcurl_easy_active_socket(kcurl_easy *easy) {
     }
     return socket;
 }
+
+// MARK: - Readiness (Linux): epoll, which Swift's Glibc module does not expose
+
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <unistd.h>
+
+int kcurl_readiness_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int kcurl_readiness_add(int readiness, int socket, uint64_t id) {
+    // Edge-triggered: a socket is reported when it becomes readable or writable.
+    struct epoll_event event = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = id};
+    return epoll_ctl(readiness, EPOLL_CTL_ADD, socket, &event);
+}
+
+void kcurl_readiness_remove(int readiness, int socket) {
+    struct epoll_event event = {0};
+    epoll_ctl(readiness, EPOLL_CTL_DEL, socket, &event);
+}
+
+int kcurl_readiness_ready(int readiness, uint64_t *ids, int capacity) {
+    struct epoll_event events[256];
+    int count = epoll_wait(readiness, events, capacity < 256 ? capacity : 256, 0);
+    for (int index = 0; index < count; index++) {
+        ids[index] = events[index].data.u64;
+    }
+    return count < 0 ? 0 : count;
+}
+
+void kcurl_readiness_destroy(int readiness) {
+    close(readiness);
+}
+#endif

@@ -346,6 +346,19 @@ typedef struct kcurl_watched_socket {
 /// clears and then fills their `revents`.
 int kcurl_multi_poll_with(kcurl_multi *multi, kcurl_watched_socket *sockets, unsigned int count, int timeout_ms);
 
+#ifdef __linux__
+/// An epoll instance for the WebSocket sockets (kcurl_sockets.c), or -1.
+int kcurl_readiness_create(void);
+/// Watches `socket` for link `id`, edge-triggered, for reading and writing; 0 or -1.
+int kcurl_readiness_add(int readiness, int socket, uint64_t id);
+/// Stops watching `socket`.
+void kcurl_readiness_remove(int readiness, int socket);
+/// Fills `ids` with the links whose sockets changed, up to `capacity` (at most 256), without
+/// waiting; returns how many.
+int kcurl_readiness_ready(int readiness, uint64_t *ids, int capacity);
+void kcurl_readiness_destroy(int readiness);
+#endif
+
 // MARK: - Threads
 
 /// Gives the calling thread a system-level name (at most 15 bytes on Linux).

@@ -24,6 +24,14 @@ extension CurlDriver {
         let link = CurlWebSocketLink(
             id: submission.id, transfer: transfer, socket: socket, engine: engine, opening: opening)
         links[submission.id] = link
+        #if os(Linux)
+        if readiness == nil { readiness = SocketReadiness() }
+        guard let readiness, readiness.add(socket, id: submission.id) else {
+            link.end(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: "epoll refused the socket")))
+            close(link)
+            return
+        }
+        #endif
         service(link)
     }
 
@@ -35,7 +43,7 @@ extension CurlDriver {
     }
 
     private func service(_ link: CurlWebSocketLink) {
-        link.service(scratch: scratch)
+        if link.service(scratch: scratch) { unfinished.insert(link.id) }
         if link.ended { close(link) }
     }
 
@@ -43,6 +51,9 @@ extension CurlDriver {
     func close(_ link: CurlWebSocketLink) {
         ThreadConfinement.assertDriving(engine)
         guard links.removeValue(forKey: link.id) != nil else { return }
+        #if os(Linux)
+        readiness?.remove(link.socket)
+        #endif
         discard(link.transfer)
     }
 
@@ -54,24 +65,29 @@ extension CurlDriver {
         transfer.connectionShare = nil
     }
 
-    /// Waits in curl's poll, with the links' sockets when there are any, and gives every link
-    /// whose socket woke up a turn.
+    /// Waits in curl's poll, and for the links' sockets when there are any, then gives every
+    /// link whose socket woke up (or whose last turn stopped short) a turn.
     func wait(milliseconds: Int32) -> Int32 {
         ThreadConfinement.assertDriving(engine)
         guard !links.isEmpty else { return kcurl_multi_poll(multi, milliseconds) }
-        watched.removeAll(keepingCapacity: true)
-        var order: [CurlWebSocketLink] = []
-        order.reserveCapacity(links.count)
-        for link in links.values {
-            order.append(link)
-            watched.append(kcurl_watched_socket(fd: link.socket, events: link.pollEvents, revents: 0))
-        }
+        let timeout = unfinished.isEmpty ? milliseconds : 0
+        var due = unfinished
+        unfinished.removeAll(keepingCapacity: true)
+        #if os(Linux)
+        // One descriptor stands for every socket (``SocketReadiness``).
+        guard let readiness else { return kcurl_multi_poll(multi, timeout) }
+        var watched = kcurl_watched_socket(fd: readiness.descriptor, events: Int16(KCURL_WAIT_POLLIN), revents: 0)
+        let code = kcurl_multi_poll_with(multi, &watched, 1, timeout)
+        due.formUnion(readiness.ready())
+        #else
+        // Without epoll, every socket is handed to the poll, and every link gets a turn.
+        var watched = links.values.map { kcurl_watched_socket(fd: $0.socket, events: $0.pollEvents, revents: 0) }
         let code = watched.withUnsafeMutableBufferPointer { sockets in
-            kcurl_multi_poll_with(multi, sockets.baseAddress, UInt32(sockets.count), milliseconds)
+            kcurl_multi_poll_with(multi, sockets.baseAddress, UInt32(sockets.count), timeout)
         }
-        for (index, link) in order.enumerated() where watched[index].revents != 0 {
-            service(link)
-        }
+        due.formUnion(links.keys)
+        #endif
+        for id in due { service(id) }
         return code
     }
 }

@@ -25,8 +25,13 @@ final class CurlDriver {
     private var settlements: [Settlement] = []
     /// Open WebSockets (and ones in their opening handshake), by request.
     var links: [UInt64: CurlWebSocketLink] = [:]
-    /// The links' sockets for the poll, rebuilt before every wait.
-    var watched: [kcurl_watched_socket] = []
+    /// Links whose last turn stopped with bytes still to read: they get the next one without
+    /// waiting for their sockets.
+    var unfinished: Set<UInt64> = []
+    #if os(Linux)
+    /// The links' sockets, watched through one descriptor; made with the first link.
+    var readiness: SocketReadiness?
+    #endif
     /// Where a link's bytes are read to.
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
     /// How long one wait may last when curl has no earlier deadline of its own and no

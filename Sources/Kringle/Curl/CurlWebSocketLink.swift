@@ -82,10 +82,16 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
     }
 
     /// Moves what can move: the requests of other threads, the bytes waiting to go, and the
-    /// bytes waiting to be read. Reading is tried on every call (not only when the poll said
-    /// so), since TLS may hold decrypted bytes the socket no longer shows.
-    func service(scratch: UnsafeMutableRawBufferPointer) {
-        guard !ended else { return }
+    /// bytes waiting to be read, until the socket has no more or the link's turn is up.
+    /// Reading is tried on every call (not only when the poll said so), since TLS may hold
+    /// decrypted bytes the socket no longer shows.
+    ///
+    /// - Returns: `true` when the turn ended with bytes still to read, so that the link needs
+    ///   another turn without waiting for the socket (which, edge-triggered, will not say so
+    ///   again).
+    @discardableResult
+    func service(scratch: UnsafeMutableRawBufferPointer) -> Bool {
+        guard !ended else { return false }
         let asked = requests.withLock { requests -> (resume: Bool, shutdown: Bool?) in
             defer { requests.resume = false }
             return (requests.resume, requests.shutdown)
@@ -93,15 +99,15 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
         if asked.resume { isReading = true }
         if asked.shutdown == false {
             end(nil)
-            return
+            return false
         }
         flush()
-        guard !ended else { return }
+        guard !ended else { return false }
         if asked.shutdown == true, currentOffset == current.count {
             end(nil)
-            return
+            return false
         }
-        if isReading { read(into: scratch) }
+        return isReading && read(into: scratch)
     }
 
     /// Writes queued bytes until the socket is full.
@@ -140,22 +146,24 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
         return true
     }
 
-    private func read(into scratch: UnsafeMutableRawBufferPointer) {
+    /// Reads until the socket has no more, the reader asks for a pause or the turn is up;
+    /// `true` for the last.
+    private func read(into scratch: UnsafeMutableRawBufferPointer) -> Bool {
         // A bound on one socket's turn, so that a busy one does not starve the others.
         for _ in 0..<16 {
             var received = 0
             let code = kcurl_easy_recv(transfer.easy.pointer, scratch.baseAddress!, scratch.count, &received)
-            if code == KCURLE_AGAIN { return }
+            if code == KCURLE_AGAIN { return false }
             guard code == 0 else {
                 end(failure(code))
-                return
+                return false
             }
             guard received > 0 else {
                 // The server closed the connection.
                 opening?.fail(KringleError.webSocketClosed(opening?.url ?? transfer.submission.plan.requestURL,
                     .abnormalClosure, reason: "the server closed the connection during the opening handshake"))
                 end(nil)
-                return
+                return false
             }
             let bytes = UnsafeRawBufferPointer(rebasing: scratch[0..<received])
             if let opening {
@@ -164,7 +172,7 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
                     continue
                 case .refused:
                     end(nil)
-                    return
+                    return false
                 case .opened(let agreement, let rest):
                     let session: WebSocketSession
                     do {
@@ -172,7 +180,7 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
                             url: opening.url, agreement: agreement, upgrade: opening.upgrade, link: self)
                     } catch {
                         end(error)
-                        return
+                        return false
                     }
                     self.opening = nil
                     self.session = session
@@ -180,14 +188,15 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
                     session.start()
                     guard rest.isEmpty || rest.withUnsafeBytes({ session.received($0) }) else {
                         isReading = false
-                        return
+                        return false
                     }
                 }
             } else if let session, !session.received(bytes) {
                 isReading = false
-                return
+                return false
             }
         }
+        return true
     }
 
     private func failure(_ code: Int32) -> any Error {
