@@ -130,7 +130,8 @@ extension TestTool {
         let onPath = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
         return TestTool(
             "websockets", package: .pypi("websockets"), candidates: onPath + ["python3"],
-            check: { python in (try? ChildProcess.run(python, ["-c", "import websockets.asyncio.server"]).status) == 0 })
+            check: { python in (try? ChildProcess.run(python, ["-c", "import websockets.asyncio.server"]).status) == 0 }
+        )
     }()
 
     /// Whether a missing tool fails the run rather than skipping its tests

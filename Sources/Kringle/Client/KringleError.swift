@@ -235,7 +235,8 @@ public enum KringleError: Error, Sendable, CustomStringConvertible {
         case .webSocketClosed(let url, let code, let reason):
             return "The WebSocket to \(Self.shown(url)) was closed (\(code))" + (reason.isEmpty ? "" : ": \(reason)")
         case .webSocketProtocolViolation(let url, let violation):
-            return "The WebSocket server at \(Self.shown(url)) broke the protocol, so the connection was closed: \(violation)"
+            return
+                "The WebSocket server at \(Self.shown(url)) broke the protocol, so the connection was closed: \(violation)"
         case .webSocketUnresponsive(let url, let silence):
             return String(
                 format: "The WebSocket to %@ answered no ping for %.1f s and was dropped", Self.shown(url), silence)

@@ -59,7 +59,9 @@ final class Deflater {
     func compress(_ input: Data, finish: Bool) throws(KringleError) -> Data {
         precondition(!isFinished, "a finished deflate stream takes no more input")
         let mode = finish ? Int32(KZLIB_FLUSH_FINISH) : Int32(KZLIB_FLUSH_NONE)
-        return Data(try input.withUnsafeBytes { bytes in Result { () throws(KringleError) in try run(bytes, mode: mode) } }.get())
+        return Data(
+            try input.withUnsafeBytes { bytes in Result { () throws(KringleError) in try run(bytes, mode: mode) } }
+                .get())
     }
 
     /// Compresses `input` and flushes to a byte boundary (Z_SYNC_FLUSH): the output ends with
@@ -67,7 +69,8 @@ final class Deflater {
     func compressFlushing(_ input: [UInt8]) throws(KringleError) -> [UInt8] {
         precondition(!isFinished, "a finished deflate stream takes no more input")
         let mode = Int32(KZLIB_FLUSH_SYNC)
-        return try input.withUnsafeBytes { bytes in Result { () throws(KringleError) in try run(bytes, mode: mode) } }.get()
+        return try input.withUnsafeBytes { bytes in Result { () throws(KringleError) in try run(bytes, mode: mode) } }
+            .get()
     }
 
     /// Forgets what came before, so that the next input is compressed without its history.

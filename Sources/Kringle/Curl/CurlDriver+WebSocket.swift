@@ -27,7 +27,9 @@ extension CurlDriver {
         #if os(Linux)
         if readiness == nil { readiness = SocketReadiness() }
         guard let readiness, readiness.add(socket, id: submission.id) else {
-            link.end(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: "epoll refused the socket")))
+            link.end(
+                KringleError.transport(
+                    CurlError(code: CurlError.failedInitialization, message: "epoll refused the socket")))
             close(link)
             return
         }

@@ -83,7 +83,8 @@ final class CurlDriver {
             // Announce the wait, so that commands from now on wake this thread; commands
             // that came while it was busy are picked up without any wake-up.
             guard engine.beginWait(knownShuttingDown: isShuttingDown) else { continue }
-            let code = wait(milliseconds: transfers.isEmpty && links.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds)
+            let code = wait(
+                milliseconds: transfers.isEmpty && links.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds)
             if code != 0 {
                 failAll(because: code)
             }

@@ -15,7 +15,8 @@ extension CurlTransport: WebSocketConnecting {
                 request: transfer.request.urlRequest, target: target, upgrade: upgrade, promise: promise,
                 channel: transfer.responseBodyChannel)
             engine.submit(
-                plan, limits: transfer.limits, channel: transfer.responseBodyChannel, opening: opening, promise: promise)
+                plan, limits: transfer.limits, channel: transfer.responseBodyChannel, opening: opening, promise: promise
+            )
         }
     }
 }

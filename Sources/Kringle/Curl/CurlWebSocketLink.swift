@@ -160,8 +160,10 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
             }
             guard received > 0 else {
                 // The server closed the connection.
-                opening?.fail(KringleError.webSocketClosed(opening?.url ?? transfer.submission.plan.requestURL,
-                    .abnormalClosure, reason: "the server closed the connection during the opening handshake"))
+                opening?.fail(
+                    KringleError.webSocketClosed(
+                        opening?.url ?? transfer.submission.plan.requestURL,
+                        .abnormalClosure, reason: "the server closed the connection during the opening handshake"))
                 end(nil)
                 return false
             }

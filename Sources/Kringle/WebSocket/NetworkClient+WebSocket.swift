@@ -27,7 +27,9 @@ extension NetworkClient {
     ///
     /// - Returns: The open connection, or ``KringleError/webSocketRefused(_:reason:)`` when
     ///   the server answered but did not switch protocols.
-    public func webSocket(_ endpoint: some Endpoint, options: WebSocketOptions = WebSocketOptions()) -> Promise<WebSocket> {
+    public func webSocket(_ endpoint: some Endpoint, options: WebSocketOptions = WebSocketOptions()) -> Promise<
+        WebSocket
+    > {
         let request: ValidatedRequest
         var transferOptions: TransferOptions
         do {
@@ -49,7 +51,8 @@ extension NetworkClient {
                     Response(response, redaction: configuration.redaction),
                     reason: "the server answered \(response.statusCode), not 101 Switching Protocols")
             }
-            return WebSocket(session: session, response: head, encoder: configuration.encoder, decoder: configuration.decoder)
+            return WebSocket(
+                session: session, response: head, encoder: configuration.encoder, decoder: configuration.decoder)
         }
     }
 

@@ -133,9 +133,11 @@ public final class WebSocket: Sendable {
     /// The messages of a ``WebSocket`` as an `AsyncSequence`; it keeps the connection open
     /// while it is iterated.
     public struct Messages: AsyncSequence, Sendable {
+        /// A message.
         public typealias Element = WebSocketMessage
         let socket: WebSocket
 
+        /// Starts reading.
         public func makeAsyncIterator() -> Iterator {
             Iterator(socket: socket)
         }
@@ -144,6 +146,7 @@ public final class WebSocket: Sendable {
         public struct Iterator: AsyncIteratorProtocol {
             let socket: WebSocket
 
+            /// The next message, `nil` at a clean close (see ``WebSocket/receive()``).
             public mutating func next() async throws -> WebSocketMessage? {
                 try await socket.receive().value
             }
@@ -152,10 +155,12 @@ public final class WebSocket: Sendable {
 
     /// The messages of a ``WebSocket`` decoded from JSON.
     public struct DecodedMessages<T: Decodable & Sendable>: AsyncSequence, Sendable {
+        /// A decoded message.
         public typealias Element = T
         let socket: WebSocket
         let decoder: JSONDecoder
 
+        /// Starts reading.
         public func makeAsyncIterator() -> Iterator {
             Iterator(socket: socket, decoder: decoder)
         }
@@ -165,6 +170,7 @@ public final class WebSocket: Sendable {
             let socket: WebSocket
             let decoder: JSONDecoder
 
+            /// The next message decoded, `nil` at a clean close.
             public mutating func next() async throws -> T? {
                 guard let message = try await socket.receive().value else { return nil }
                 do {

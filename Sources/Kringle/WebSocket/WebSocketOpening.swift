@@ -163,13 +163,16 @@ final class WebSocketOpening: @unchecked Sendable {
 
     /// The status line and fields of a head (RFC 9112 §4, §5).
     private static func response(from head: ArraySlice<UInt8>, url: URL) throws -> HTTPResponse {
-        var lines = head.split(separator: 10, omittingEmptySubsequences: false).map { $0.last == 13 ? $0.dropLast() : $0 }
+        var lines = head.split(separator: 10, omittingEmptySubsequences: false).map {
+            $0.last == 13 ? $0.dropLast() : $0
+        }
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard let statusLine = lines.first,
             let problemFree = statusLine.withUnsafeBytes({ CurlHeaderLine(bytes: $0) }) as CurlHeaderLine?,
             problemFree == .statusLine
         else {
-            throw KringleError.malformedResponse(url, reason: "the answer to the opening handshake has no valid status line")
+            throw KringleError.malformedResponse(
+                url, reason: "the answer to the opening handshake has no valid status line")
         }
         let code = Int(String(decoding: statusLine.split(separator: 32).dropFirst().first ?? [], as: UTF8.self)) ?? 0
         var headers = HTTPHeaders()
@@ -177,7 +180,8 @@ final class WebSocketOpening: @unchecked Sendable {
             switch line.withUnsafeBytes({ CurlHeaderLine(bytes: $0) }) {
             case .field(let name, let value): headers.add(name: name, value: value)
             default:
-                throw KringleError.malformedResponse(url, reason: "the answer to the opening handshake has a malformed field line")
+                throw KringleError.malformedResponse(
+                    url, reason: "the answer to the opening handshake has a malformed field line")
             }
         }
         var response = HTTPResponse(statusCode: code, headers: headers, url: url)

@@ -43,5 +43,6 @@ public struct WebSocketOptions: Sendable {
     /// server's close frame is awaited this long, then the connection is dropped.
     public var closeTimeout: TimeInterval = 5
 
+    /// The defaults, as each property states.
     public init() {}
 }

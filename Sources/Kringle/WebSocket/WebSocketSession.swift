@@ -134,7 +134,8 @@ final class WebSocketSession: Sendable {
             return closed
         }
         guard reason.utf8.count <= 123 else {
-            closed.reject(KringleError.invalidRequest("A close reason holds at most 123 bytes of UTF-8 (RFC 6455 §5.5)."))
+            closed.reject(
+                KringleError.invalidRequest("A close reason holds at most 123 bytes of UTF-8 (RFC 6455 §5.5)."))
             return closed
         }
         var actions = Actions()

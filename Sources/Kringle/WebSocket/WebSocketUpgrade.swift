@@ -51,7 +51,8 @@ final class WebSocketUpgrade: Sendable {
         }
         let upgrade = response.headers.values(for: "Upgrade").joined(separator: ",")
         guard Self.tokens(upgrade).contains("websocket") else {
-            throw refuse("the 101 response upgrades to \(upgrade.isEmpty ? "nothing" : upgrade.debugDescription), not websocket")
+            throw refuse(
+                "the 101 response upgrades to \(upgrade.isEmpty ? "nothing" : upgrade.debugDescription), not websocket")
         }
         let connection = response.headers.values(for: "Connection").joined(separator: ",")
         guard Self.tokens(connection).contains("upgrade") else {

@@ -33,7 +33,8 @@ struct WebSocketBackpressureTests {
                 Issue.record("message \(index) missing")
                 return
             }
-            #expect(data.count == 64 << 10 && data.first == UInt8(index % 256) && data.last == UInt8((index + 255) % 256))
+            #expect(
+                data.count == 64 << 10 && data.first == UInt8(index % 256) && data.last == UInt8((index + 255) % 256))
             #expect(socket.bufferedBytes <= (256 << 10) + (128 << 10))
         }
         try await socket.close().value

@@ -21,7 +21,8 @@ struct WebSocketInteropTests {
     }
 
     private func client(
-        _ transport: CurlTransport = CurlTransport(), _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
+        _ transport: CurlTransport = CurlTransport(),
+        _ configure: (inout NetworkClient.Configuration) -> Void = { _ in }
     ) -> NetworkClient {
         var configuration = NetworkClient.Configuration()
         configure(&configuration)
