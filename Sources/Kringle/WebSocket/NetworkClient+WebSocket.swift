@@ -30,6 +30,28 @@ extension NetworkClient {
     public func webSocket(_ endpoint: some Endpoint, options: WebSocketOptions = WebSocketOptions()) -> Promise<
         WebSocket
     > {
+        let configuration = configuration
+        var eachTime = options
+        eachTime.reconnection = nil
+        let reopen: WebSocketConnection.Reopen = { [eachTime] in
+            self.webSocketSession(endpoint, options: eachTime).mapResultInline { try $0.get().session }
+        }
+        return webSocketSession(endpoint, options: options).mapResultInline { result in
+            let opened = try result.get()
+            let connection = WebSocketConnection(
+                session: opened.session, policy: options.reconnection, clock: configuration.clock,
+                budget: configuration.retryBudget, reopen: reopen)
+            return WebSocket(
+                connection: connection, response: opened.head, encoder: configuration.encoder,
+                decoder: configuration.decoder)
+        }
+    }
+
+    /// One opening handshake to `endpoint`, through the pipeline: the session on the open
+    /// connection and the server's `101`.
+    private func webSocketSession(_ endpoint: some Endpoint, options: WebSocketOptions) -> Promise<
+        (session: WebSocketSession, head: Response<Void>)
+    > {
         let request: ValidatedRequest
         var transferOptions: TransferOptions
         do {
@@ -42,17 +64,16 @@ extension NetworkClient {
         let upgrade = WebSocketUpgrade(options: options, clock: configuration.clock)
         // A refusal's body goes to the caller's error like any streamed body's start.
         transferOptions.bodyChannels = StreamChannels(capacity: 64 << 10, webSocket: upgrade)
-        let configuration = configuration
+        let redaction = configuration.redaction
         return runPipeline(for: request, options: transferOptions) { response in
             var head = Response(value: (), body: Data(), of: response)
-            head.redaction = configuration.redaction
+            head.redaction = redaction
             guard let session = upgrade.takeSession() else {
                 throw KringleError.webSocketRefused(
-                    Response(response, redaction: configuration.redaction),
+                    Response(response, redaction: redaction),
                     reason: "the server answered \(response.statusCode), not 101 Switching Protocols")
             }
-            return WebSocket(
-                session: session, response: head, encoder: configuration.encoder, decoder: configuration.decoder)
+            return (session, head)
         }
     }
 

@@ -25,30 +25,30 @@ public final class WebSocket: Sendable {
     /// The server's `101 Switching Protocols`, its cookies already in the client's jar.
     public let response: Response<Void>
     /// The subprotocol the server chose from ``WebSocketOptions/subprotocols``, if any.
-    public var subprotocol: String? { session.subprotocol }
+    public var subprotocol: String? { connection.session.subprotocol }
     /// Whether messages may travel compressed: the server took the `permessage-deflate` offer
     /// (RFC 7692; ``WebSocketOptions/offersCompression``).
-    public var isCompressed: Bool { session.isCompressed }
-    private let session: WebSocketSession
+    public var isCompressed: Bool { connection.session.isCompressed }
+    private let connection: WebSocketConnection
     private let encoder: JSONEncoder
     private let decoder: JSONDecoder
 
-    init(session: WebSocketSession, response: Response<Void>, encoder: JSONEncoder, decoder: JSONDecoder) {
-        self.session = session
+    init(connection: WebSocketConnection, response: Response<Void>, encoder: JSONEncoder, decoder: JSONDecoder) {
+        self.connection = connection
         self.response = response
         self.encoder = encoder
         self.decoder = decoder
     }
 
     deinit {
-        session.abandon()
+        connection.abandon()
     }
 
     /// How many bytes of received messages wait for the reader (for tests of the bound).
-    var bufferedBytes: Int { session.bufferedBytes }
+    var bufferedBytes: Int { connection.session.bufferedBytes }
 
     /// The URL the connection was opened to.
-    public var url: URL { session.url }
+    public var url: URL { connection.session.url }
 
     // MARK: - Sending
 
@@ -57,19 +57,19 @@ public final class WebSocket: Sendable {
     /// connection) once the connection is closing.
     @discardableResult
     public func send(_ message: WebSocketMessage) -> Promise<Void> {
-        session.send(message)
+        connection.send(message)
     }
 
     /// Sends `text` as a text message.
     @discardableResult
     public func send(text: String) -> Promise<Void> {
-        session.send(.text(text))
+        connection.send(.text(text))
     }
 
     /// Sends `data` as a binary message.
     @discardableResult
     public func send(data: Data) -> Promise<Void> {
-        session.send(.binary(data))
+        connection.send(.binary(data))
     }
 
     /// Sends `value` as JSON text, encoded by the client's encoder (or `encoder`).
@@ -77,7 +77,7 @@ public final class WebSocket: Sendable {
     public func send(json value: some Encodable, encoder: JSONEncoder? = nil) -> Promise<Void> {
         do {
             let data = try (encoder ?? self.encoder).encode(value)
-            return session.send(.text(String(decoding: data, as: UTF8.self)))
+            return connection.send(.text(String(decoding: data, as: UTF8.self)))
         } catch let error as EncodingError {
             return Promise(error: KringleError.encodingFailed(error))
         } catch {
@@ -89,7 +89,7 @@ public final class WebSocket: Sendable {
     /// §5.5.2), within ``WebSocketOptions/pongTimeout`` or the connection is dropped.
     @discardableResult
     public func ping() -> Promise<Void> {
-        session.ping()
+        connection.session.ping()
     }
 
     /// Closes the connection with the closing handshake (RFC 6455 §7): a close frame with
@@ -98,13 +98,13 @@ public final class WebSocket: Sendable {
     /// sends fail; the promise settles once the connection is closed.
     @discardableResult
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") -> Promise<Void> {
-        session.close(code: code, reason: reason)
+        connection.close(code: code, reason: reason)
     }
 
     /// The close frame the server sent, once it has: its status code (`nil` when it gave
     /// none) and reason.
     public var closeReceived: (code: WebSocketCloseCode?, reason: String)? {
-        session.closeFrame.map { ($0.code, $0.reason) }
+        connection.session.closeFrame.map { ($0.code, $0.reason) }
     }
 
     // MARK: - Receiving
@@ -114,7 +114,7 @@ public final class WebSocket: Sendable {
     /// for a dropped connection, ``KringleError/webSocketProtocolViolation(_:_:)``,
     /// ``KringleError/webSocketUnresponsive(_:silence:)``).
     public func receive() -> Promise<WebSocketMessage?> {
-        session.receive()
+        connection.receive()
     }
 
     /// The messages as they arrive, until the connection closes; iterate once.

@@ -43,6 +43,10 @@ public struct WebSocketOptions: Sendable {
     /// server's close frame is awaited this long, then the connection is dropped.
     public var closeTimeout: TimeInterval = 5
 
+    /// Whether and how to reconnect when the connection drops; `nil` (the default) for
+    /// never: the messages then end with what ended the connection.
+    public var reconnection: WebSocketReconnection? = nil
+
     /// The defaults, as each property states.
     public init() {}
 }

@@ -16,6 +16,9 @@ connection gets depends on its path:
   /headers           sends the request's Authorization and X-Trace fields as text
   /flood/N           sends N binary messages of 64 KiB (byte i of message k is (k + i) % 256)
   /stall             reads nothing, ever, with a 64 KiB receive buffer: the client's sends back up
+  /drop-once?ID      the first connection for ID gets "first" and is dropped without a close
+                     frame; later ones get "second", then echo
+  /drop-always       "hello", then the connection is dropped without a close frame
 """
 import asyncio
 import json
@@ -32,6 +35,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 MAX_SIZE = 32 * 1024 * 1024
+DROPPED = set()
 
 
 async def handler(connection):
@@ -47,6 +51,17 @@ async def handler(connection):
         headers = connection.request.headers
         await connection.send(json.dumps({
             "authorization": headers.get("Authorization", ""), "trace": headers.get("X-Trace", "")}))
+    elif path.startswith("/drop-once"):
+        if path not in DROPPED:
+            DROPPED.add(path)
+            await connection.send("first")
+            connection.transport.abort()
+            return
+        await connection.send("second")
+    elif path == "/drop-always":
+        await connection.send("hello")
+        connection.transport.abort()
+        return
     elif path.startswith("/flood/"):
         for k in range(int(path.split("/")[2])):
             await connection.send(bytes((k + i) % 256 for i in range(256)) * 256)

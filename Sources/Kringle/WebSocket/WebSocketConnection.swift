@@ -1,0 +1,149 @@
+import Foundation
+@_spi(KringleInternals) import KringlePromise
+
+/// The session a ``WebSocket`` talks through, replaced by a new one when the policy says to
+/// reconnect (``WebSocketReconnection``).
+///
+/// Without a policy every call goes straight to the one session. With one, reading and
+/// sending run as async code that waits out a reconnection and tries again on the new
+/// session; one reconnection serves every caller that met the same dropped session.
+final class WebSocketConnection: Sendable {
+    /// Opens a new session to the same endpoint (a new handshake through the pipeline).
+    typealias Reopen = @Sendable () -> Promise<WebSocketSession>
+
+    private let reopen: Reopen
+    private let policy: WebSocketReconnection?
+    private let clock: any KringleClock
+    private let budget: RetryBudget?
+    private let state: Locked<State>
+
+    private struct State: Sendable {
+        var session: WebSocketSession
+        /// The reconnection under way, for the session it replaces.
+        var reconnecting: (replacing: WebSocketSession, next: Promise<WebSocketSession>)?
+        /// Reconnections since a message last arrived.
+        var attempts = 0
+        var closedByUser = false
+    }
+
+    init(
+        session: WebSocketSession, policy: WebSocketReconnection?, clock: any KringleClock, budget: RetryBudget?,
+        reopen: @escaping Reopen
+    ) {
+        state = Locked(State(session: session))
+        self.policy = policy
+        self.clock = clock
+        self.budget = budget
+        self.reopen = reopen
+    }
+
+    /// The session in use.
+    var session: WebSocketSession {
+        state.withLock { $0.session }
+    }
+
+    func receive() -> Promise<WebSocketMessage?> {
+        guard policy != nil else { return session.receive() }
+        return Promise { try await self.receiveAcrossReconnections() }
+    }
+
+    func send(_ message: WebSocketMessage) -> Promise<Void> {
+        guard policy != nil else { return session.send(message) }
+        return Promise { try await self.sendAcrossReconnections(message) }
+    }
+
+    func close(code: WebSocketCloseCode, reason: String) -> Promise<Void> {
+        let session = state.withLock { state in
+            state.closedByUser = true
+            return state.session
+        }
+        return session.close(code: code, reason: reason)
+    }
+
+    private func receiveAcrossReconnections() async throws -> WebSocketMessage? {
+        while true {
+            let session = self.session
+            do {
+                guard let message = try await session.receive().value else {
+                    guard try await reconnect(replacing: session, after: nil) else { return nil }
+                    continue
+                }
+                state.withLock { $0.attempts = 0 }
+                return message
+            } catch {
+                guard try await reconnect(replacing: session, after: error) else { throw error }
+            }
+        }
+    }
+
+    private func sendAcrossReconnections(_ message: WebSocketMessage) async throws {
+        while true {
+            let session = self.session
+            do {
+                return try await session.send(message).value
+            } catch {
+                guard try await reconnect(replacing: session, after: error) else { throw error }
+            }
+        }
+    }
+
+    /// Replaces `old`, which ended with `error` (or a close frame, for `nil`), when the
+    /// policy says to: `true` once a new session is in use, `false` when the end stands.
+    /// One reconnection serves every caller that met `old`.
+    private func reconnect(replacing old: WebSocketSession, after error: (any Error)?) async throws -> Bool {
+        guard let policy else { return false }
+        let next = state.withLock { state -> Promise<WebSocketSession>? in
+            if state.session !== old { return Promise(state.session) }
+            if let reconnecting = state.reconnecting, reconnecting.replacing === old { return reconnecting.next }
+            guard !state.closedByUser,
+                WebSocketReconnection.reconnects(after: error, closedWith: old.closeFrame?.code)
+            else { return nil }
+            let next = Promise { try await self.replacement(for: old, policy: policy, after: error) }
+            state.reconnecting = (old, next)
+            return next
+        }
+        guard let next else { return false }
+        let session = try await next.value
+        state.withLock { state in
+            guard state.session === old else { return }
+            state.session = session
+            state.reconnecting = nil
+        }
+        return true
+    }
+
+    /// A new session, after the policy's waits, attempt after attempt; throws the last error
+    /// once the attempts or the host's retry budget are spent.
+    private func replacement(
+        for old: WebSocketSession, policy: WebSocketReconnection, after cause: (any Error)?
+    ) async throws -> WebSocketSession {
+        var lastError =
+            cause ?? KringleError.webSocketClosed(old.url, old.closeFrame?.code ?? .abnormalClosure, reason: "")
+        while true {
+            let attempt = state.withLock { state -> Int in
+                state.attempts += 1
+                return state.attempts
+            }
+            let host = old.url.host ?? ""
+            guard attempt <= policy.maximumAttempts,
+                budget?.withdrawRetry(to: host, now: clock.uptimeNanoseconds) ?? true
+            else { throw lastError }
+            try await Promise(()).delay(policy.wait(before: attempt), clock: clock).value
+            do {
+                return try await reopen().value
+            } catch  where WebSocketReconnection.reconnects(after: error, closedWith: nil) {
+                lastError = error
+            }
+        }
+    }
+
+    /// The last reference to the socket is gone.
+    func abandon() {
+        let (session, reconnecting) = state.withLock { state in
+            state.closedByUser = true
+            return (state.session, state.reconnecting?.next)
+        }
+        reconnecting?.cancel()
+        session.abandon()
+    }
+}
