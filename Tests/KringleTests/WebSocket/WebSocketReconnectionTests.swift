@@ -57,8 +57,8 @@ struct WebSocketReconnectionTests {
     @Test func theAttemptsRunOut() async throws {
         let client = NetworkClient(transport: CurlTransport())
         let socket = try await client.webSocket(server.endpoint("/drop-always"), options: options(attempts: 2)).value
-        // The first connection and two reconnections each say hello before they drop.
-        for _ in 0..<3 { #expect(try await socket.receive().value == .text("hello")) }
+        // The first connection and two reconnections each drop before a message: the read
+        // ends with the last drop.
         let outcome = await socket.receive().outcome()
         guard case .failure(KringleError.webSocketClosed(_, .abnormalClosure, _)) = outcome else {
             Issue.record("expected the attempts to run out, got \(outcome)")

@@ -18,7 +18,7 @@ connection gets depends on its path:
   /stall             reads nothing, ever, with a 64 KiB receive buffer: the client's sends back up
   /drop-once?ID      the first connection for ID gets "first" and is dropped without a close
                      frame; later ones get "second", then echo
-  /drop-always       "hello", then the connection is dropped without a close frame
+  /drop-always       the connection is dropped without a close frame, at once
 """
 import asyncio
 import json
@@ -59,7 +59,6 @@ async def handler(connection):
             return
         await connection.send("second")
     elif path == "/drop-always":
-        await connection.send("hello")
         connection.transport.abort()
         return
     elif path.startswith("/flood/"):
