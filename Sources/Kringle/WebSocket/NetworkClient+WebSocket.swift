@@ -50,7 +50,7 @@ extension NetworkClient {
     /// One opening handshake to `endpoint`, through the pipeline: the session on the open
     /// connection and the server's `101`.
     private func webSocketSession(_ endpoint: some Endpoint, options: WebSocketOptions) -> Promise<
-        (session: WebSocketSession, head: Response<Void>)
+        (session: any WebSocketChannel, head: Response<Void>)
     > {
         let request: ValidatedRequest
         var transferOptions: TransferOptions
@@ -68,7 +68,7 @@ extension NetworkClient {
         return runPipeline(for: request, options: transferOptions) { response in
             var head = Response(value: (), body: Data(), of: response)
             head.redaction = redaction
-            guard let session = upgrade.takeSession() else {
+            guard let session = upgrade.takeChannel() else {
                 throw KringleError.webSocketRefused(
                     Response(response, redaction: redaction),
                     reason: "the server answered \(response.statusCode), not 101 Switching Protocols")

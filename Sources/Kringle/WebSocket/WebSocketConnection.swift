@@ -9,7 +9,7 @@ import Foundation
 /// session; one reconnection serves every caller that met the same dropped session.
 final class WebSocketConnection: Sendable {
     /// Opens a new session to the same endpoint (a new handshake through the pipeline).
-    typealias Reopen = @Sendable () -> Promise<WebSocketSession>
+    typealias Reopen = @Sendable () -> Promise<any WebSocketChannel>
 
     private let reopen: Reopen
     private let policy: WebSocketReconnection?
@@ -18,16 +18,16 @@ final class WebSocketConnection: Sendable {
     private let state: Locked<State>
 
     private struct State: Sendable {
-        var session: WebSocketSession
+        var session: any WebSocketChannel
         /// The reconnection under way, for the session it replaces.
-        var reconnecting: (replacing: WebSocketSession, next: Promise<WebSocketSession>)?
+        var reconnecting: (replacing: any WebSocketChannel, next: Promise<any WebSocketChannel>)?
         /// Reconnections since a message last arrived.
         var attempts = 0
         var closedByUser = false
     }
 
     init(
-        session: WebSocketSession, policy: WebSocketReconnection?, clock: any KringleClock, budget: RetryBudget?,
+        session: any WebSocketChannel, policy: WebSocketReconnection?, clock: any KringleClock, budget: RetryBudget?,
         reopen: @escaping Reopen
     ) {
         state = Locked(State(session: session))
@@ -38,7 +38,7 @@ final class WebSocketConnection: Sendable {
     }
 
     /// The session in use.
-    var session: WebSocketSession {
+    var session: any WebSocketChannel {
         state.withLock { $0.session }
     }
 
@@ -90,9 +90,9 @@ final class WebSocketConnection: Sendable {
     /// Replaces `old`, which ended with `error` (or a close frame, for `nil`), when the
     /// policy says to: `true` once a new session is in use, `false` when the end stands.
     /// One reconnection serves every caller that met `old`.
-    private func reconnect(replacing old: WebSocketSession, after error: (any Error)?) async throws -> Bool {
+    private func reconnect(replacing old: any WebSocketChannel, after error: (any Error)?) async throws -> Bool {
         guard let policy else { return false }
-        let next = state.withLock { state -> Promise<WebSocketSession>? in
+        let next = state.withLock { state -> Promise<any WebSocketChannel>? in
             if state.session !== old { return Promise(state.session) }
             if let reconnecting = state.reconnecting, reconnecting.replacing === old { return reconnecting.next }
             guard !state.closedByUser,
@@ -115,8 +115,8 @@ final class WebSocketConnection: Sendable {
     /// A new session, after the policy's waits, attempt after attempt; throws the last error
     /// once the attempts or the host's retry budget are spent.
     private func replacement(
-        for old: WebSocketSession, policy: WebSocketReconnection, after cause: (any Error)?
-    ) async throws -> WebSocketSession {
+        for old: any WebSocketChannel, policy: WebSocketReconnection, after cause: (any Error)?
+    ) async throws -> any WebSocketChannel {
         var lastError =
             cause ?? KringleError.webSocketClosed(old.url, old.closeFrame?.code ?? .abnormalClosure, reason: "")
         while true {

@@ -14,7 +14,7 @@ struct WebSocketAgreement: Sendable, Equatable {
 final class WebSocketUpgrade: Sendable {
     let options: WebSocketOptions
     let clock: any KringleClock
-    private let session = Locked<WebSocketSession?>(nil)
+    private let channel = Locked<(any WebSocketChannel)?>(nil)
 
     init(options: WebSocketOptions, clock: any KringleClock) {
         self.options = options
@@ -87,15 +87,15 @@ final class WebSocketUpgrade: Sendable {
 
     /// Called by the transport when the connection is open, before the call's promise
     /// settles.
-    func opened(_ session: WebSocketSession) {
-        self.session.withLock { $0 = session }
+    func opened(_ channel: any WebSocketChannel) {
+        self.channel.withLock { $0 = channel }
     }
 
-    /// The open connection's session, once.
-    func takeSession() -> WebSocketSession? {
-        session.withLock { session in
-            defer { session = nil }
-            return session
+    /// The open connection, once.
+    func takeChannel() -> (any WebSocketChannel)? {
+        channel.withLock { channel in
+            defer { channel = nil }
+            return channel
         }
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+import Kringle
+import KringleTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// WebSockets through ``URLSessionTransport``, against the Python `websockets` server: the
+/// same echo as curl's where the platform's URLSession can open WebSockets; on Linux, whose
+/// FoundationNetworking needs a libcurl with WebSocket support (Debian's has none), the
+/// documented refusal.
+@Suite(.requires(.websockets))
+struct URLSessionWebSocketTests {
+    let server: WebSocketTestServer
+
+    init() throws {
+        server = try WebSocketTestServer.shared.get()
+    }
+
+    @Test func echoesWhereThePlatformCan() async throws {
+        let client = NetworkClient(transport: URLSessionTransport())
+        let outcome = await client.webSocket(server.endpoint("/echo")).outcome()
+        #if canImport(FoundationNetworking)
+        if case .failure(KringleError.transport(let error as URLError)) = outcome {
+            #expect(error.code == .unsupportedURL)
+            #expect("\(error)".contains("WebSockets not supported by libcurl"))
+            return
+        }
+        #endif
+        let socket = try outcome.get()
+        try await socket.send(text: "system").value
+        #expect(try await socket.receive().value == .text("system"))
+        try await socket.close().value
+    }
+}
