@@ -78,6 +78,8 @@ struct kcurl_api {
     void *(*share_init)(void);
     int (*share_setopt)(void *share, int option, ...);
     int (*share_cleanup)(void *share);
+    // Optional: what the library was built with (its protocols).
+    void *(*version_info)(int age);
 };
 
 /// The loaded table (kept in kcurl_handles.c). Only valid after kcurl_load() returned 1;

@@ -67,6 +67,7 @@ static int resolve_all(void *library, struct kcurl_api *table, char *missing, si
     kdl_resolve(library, "curl_share_init", &table->share_init, 0, missing, capacity);
     kdl_resolve(library, "curl_share_setopt", &table->share_setopt, 0, missing, capacity);
     kdl_resolve(library, "curl_share_cleanup", &table->share_cleanup, 0, missing, capacity);
+    kdl_resolve(library, "curl_version_info", &table->version_info, 0, missing, capacity);
     return ok;
 }
 

@@ -326,6 +326,9 @@ int kcurl_easy_send(kcurl_easy *easy, const void *buffer, size_t length, size_t 
 /// curl_easy_recv: 0 with `received` filled (0 bytes: the peer closed), KCURLE_AGAIN when
 /// nothing is waiting, or an error.
 int kcurl_easy_recv(kcurl_easy *easy, void *buffer, size_t length, size_t *received);
+/// Whether the loaded libcurl speaks protocol `name` ("ws", "https"…): 1 or 0, or -1 when it
+/// cannot tell (curl_version_info missing). Call after kcurl_load returned 1.
+int kcurl_supports_protocol(const char *name);
 /// The connected socket of a CONNECT_ONLY handle (CURLINFO_ACTIVESOCKET), or -1.
 int kcurl_easy_active_socket(kcurl_easy *easy);
 

@@ -1,3 +1,4 @@
+import CCurlShim
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
@@ -14,7 +15,7 @@ import FoundationNetworking
 /// and ``WebSocketOptions/sendBufferBytes`` do not apply), and whether messages are
 /// compressed is not reported (``isCompressed`` is `false`). On Linux, FoundationNetworking
 /// has the task but needs a libcurl built with WebSocket support, which Debian's (7.88) is
-/// not: the opening fails with `URLError(.unsupportedURL)`.
+/// not: the opening then fails with ``KringleError/unsupportedConfiguration(_:)``.
 final class URLSessionWebSocketChannel: WebSocketChannel, @unchecked Sendable {
     // Unchecked: the task is thread-safe (URLSession's own locking); `state` is guarded by
     // its lock; the rest is immutable.
@@ -33,8 +34,10 @@ final class URLSessionWebSocketChannel: WebSocketChannel, @unchecked Sendable {
         var closers: [Promise<Void>] = []
     }
 
-    init(task: URLSessionWebSocketTask, url: URL, subprotocol: String?, options: WebSocketOptions, clock: any KringleClock)
-    {
+    init(
+        task: URLSessionWebSocketTask, url: URL, subprotocol: String?, options: WebSocketOptions,
+        clock: any KringleClock
+    ) {
         self.task = task
         self.url = url
         self.subprotocol = subprotocol
@@ -120,7 +123,8 @@ final class URLSessionWebSocketChannel: WebSocketChannel, @unchecked Sendable {
         if let byUser = state.withLock({ $0.closedByUser }) { return byUser }
         guard task.closeCode != .invalid else { return nil }
         let code = WebSocketCloseCode(rawValue: UInt16(clamping: task.closeCode.rawValue))
-        return WebSocketCloseFrame(code: code, reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
+        return WebSocketCloseFrame(
+            code: code, reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
     }
 
     /// What a failed operation reports: the close, if the connection was closed, or the
@@ -143,6 +147,17 @@ extension URLSessionTransport: WebSocketConnecting {
             return Promise(error: KringleError.invalidRequest("The WebSocket's request has no URL."))
         }
         components.scheme = components.scheme?.lowercased() == "https" ? "wss" : "ws"
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking's WebSockets are libcurl's (curl 7.86 and later, built with
+        // them); without, its task fails with errors that do not say why.
+        if (try? CurlLibrary.load().get()) != nil, kcurl_supports_protocol("ws") == 0 {
+            return Promise(
+                error: KringleError.unsupportedConfiguration(
+                    "URLSessionTransport cannot open WebSockets here: FoundationNetworking needs a libcurl built with "
+                        + "WebSocket support, and this one (\(String(cString: kcurl_version()))) has none. "
+                        + "CurlTransport, the default on Linux, opens them."))
+        }
+        #endif
         request.url = components.url
         for (name, value) in upgrade.handshakeFields(key: "") where name == "Sec-WebSocket-Protocol" {
             request.setValue(value, forHTTPHeaderField: name)

@@ -69,8 +69,9 @@ final class WebSocketSession: Sendable {
             if resumeReading { link.resumeReading() }
             for (promise, message) in fulfilled { promise.fulfill(message) }
             for (promise, error) in rejected { promise.reject(error) }
-            for promise in released { promise.fulfill(()) }
+            // Failures first: a close's promise (released) says the sends before it settled.
             for (promise, error) in failed { promise.reject(error) }
+            for promise in released { promise.fulfill(()) }
         }
     }
 

@@ -23,9 +23,8 @@ struct URLSessionWebSocketTests {
         let client = NetworkClient(transport: URLSessionTransport())
         let outcome = await client.webSocket(server.endpoint("/echo")).outcome()
         #if canImport(FoundationNetworking)
-        if case .failure(KringleError.transport(let error as URLError)) = outcome {
-            #expect(error.code == .unsupportedURL)
-            #expect("\(error)".contains("WebSockets not supported by libcurl"))
+        if case .failure(KringleError.unsupportedConfiguration(let reason)) = outcome {
+            #expect(reason.contains("needs a libcurl built with WebSocket support"))
             return
         }
         #endif
