@@ -370,9 +370,37 @@ enum ReadmeExamples {
 
     enum Chat: Endpoint {
         case updates
+        case room(String)
 
         var baseURL: URL { URL(string: "https://chat.example")! }
-        var path: String { "/updates" }
+        var path: String {
+            switch self {
+            case .updates: return "/updates"
+            case .room(let name): return "/rooms/\(pathSegment: name)"
+            }
+        }
+    }
+
+    struct ChatLine: Codable, Sendable {
+        var text: String
+    }
+
+    static func webSockets(client: NetworkClient) async throws {
+        let socket = try await client.webSocket(Chat.room("lobby")).value
+        try await socket.send(json: ChatLine(text: "hello")).value
+        for try await line in socket.messages(as: ChatLine.self) {
+            print(line.text)
+        }
+
+        var options = WebSocketOptions()
+        options.subprotocols = ["chat.v2"]
+        options.pingInterval = 20                        // a silent server is dropped after pongTimeout
+        options.reconnection = WebSocketReconnection()   // a dropped connection is replaced
+        let live = try client.webSocket(Chat.room("news"), options: options).wait()
+        live.send(text: "subscribe").done { print("sent") }
+        let first = try live.receive().wait()            // nil once the server closed
+        print(first?.text ?? "closed")
+        live.close(code: .normalClosure, reason: "bye")
     }
 
     struct LogEntry: Decodable, Sendable {
