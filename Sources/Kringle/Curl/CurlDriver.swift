@@ -9,12 +9,12 @@ import Foundation
 /// transfers and the pool safe without locks: each method checks it in debug builds
 /// (``ThreadConfinement``).
 final class CurlDriver {
-    let engine: CurlEngine
-    let multi: OpaquePointer
+    private let engine: CurlEngine
+    private let multi: OpaquePointer
     private var transfers: [UInt64: CurlTransfer] = [:]
     private var idsByHandle: [OpaquePointer: UInt64] = [:]
     /// Which requests may start, and the ones that wait for their turn.
-    var admission: CurlAdmission
+    private var admission: CurlAdmission
     /// The timers that end waiting requests at their deadlines, by request.
     private var waitTimers: [UInt64: ClockTimer] = [:]
     private let clock = SystemClock()
@@ -23,17 +23,8 @@ final class CurlDriver {
     private let idleHandleLimit = 16
     /// The finished transfers of one `curl_multi_perform`, until they are settled.
     private var settlements: [Settlement] = []
-    /// Open WebSockets (and ones in their opening handshake), by request.
-    var links: [UInt64: CurlWebSocketLink] = [:]
-    /// Links whose last turn stopped with bytes still to read: they get the next one without
-    /// waiting for their sockets.
-    var unfinished: Set<UInt64> = []
-    #if os(Linux)
-    /// The links' sockets, watched through one descriptor; made with the first link.
-    var readiness: SocketReadiness?
-    #endif
-    /// Where a link's bytes are read to.
-    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    /// The engine's WebSockets, once curl connected them.
+    private let webSockets: CurlWebSocketLinks
     /// How long one wait may last when curl has no earlier deadline of its own and no
     /// transfer runs; only bounds how often an idle thread wakes up, since commands
     /// interrupt the wait.
@@ -52,6 +43,7 @@ final class CurlDriver {
         multi = engine.multi.pointer
         admission = CurlAdmission(
             perHost: engine.configuration.maximumConnectionsPerHost, total: engine.configuration.maximumConnections)
+        webSockets = CurlWebSocketLinks(engine: engine, multi: multi)
     }
 
     /// Runs until the engine is shut down and every transfer has finished.
@@ -66,10 +58,10 @@ final class CurlDriver {
                 case .expire(let id): expire(id)
                 case .resume(let id): resume(id)
                 case .report(let answer): answer.fulfill(poolStatistics())
-                case .webSocket(let id): service(id)
+                case .webSocket(let id): webSockets.service(id)
                 }
             }
-            if isShuttingDown, admission.isIdle, links.isEmpty {
+            if isShuttingDown, admission.isIdle, webSockets.isEmpty {
                 if engine.finishIfIdle() { break }
                 continue
             }
@@ -79,19 +71,20 @@ final class CurlDriver {
             // Transfers that ended made room: start the next ones, and let curl begin them
             // before this thread sleeps.
             if startWaiting() { continue }
-            if isShuttingDown, admission.isIdle, links.isEmpty { continue }
+            if isShuttingDown, admission.isIdle, webSockets.isEmpty { continue }
             // Announce the wait, so that commands from now on wake this thread; commands
             // that came while it was busy are picked up without any wake-up.
             guard engine.beginWait(knownShuttingDown: isShuttingDown) else { continue }
-            let code = wait(
-                milliseconds: transfers.isEmpty && links.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds)
+            let milliseconds = transfers.isEmpty && webSockets.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds
+            let code =
+                webSockets.isEmpty
+                ? kcurl_multi_poll(multi, milliseconds) : webSockets.wait(milliseconds: milliseconds)
             if code != 0 {
                 failAll(because: code)
             }
         }
         // The multi handle itself is freed by the engine's deinit.
         idleHandles.removeAll()
-        scratch.deallocate()
         engine.seat.close()
     }
 
@@ -196,11 +189,7 @@ final class CurlDriver {
             waiting.channel?.finish(throwing: PromiseError.cancelled)
             return
         }
-        if let link = links[id] {
-            link.end(PromiseError.cancelled)
-            close(link)
-            return
-        }
+        if webSockets.end(id, with: PromiseError.cancelled) { return }
         // Not found: it finished first, or was never started; either way nothing to do.
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
@@ -248,8 +237,11 @@ final class CurlDriver {
             guard let easy, let id = idsByHandle.removeValue(forKey: easy),
                 let transfer = transfers.removeValue(forKey: id)
             else { continue }
-            if code == 0, transfer.submission.opening != nil {
-                openLink(transfer)
+            if code == 0, transfer.submission.plan.connectsOnly {
+                // A WebSocket's turn ends as it connects: it is not one of the host's pooled
+                // connections.
+                admission.end(hostKey: transfer.submission.hostKey)
+                webSockets.open(transfer)
                 continue
             }
             let settlement = finish(transfer, code: code)
@@ -322,10 +314,7 @@ final class CurlDriver {
             reject(transfer.submission.promise, error)
             cancel(id)
         }
-        for link in links.values {
-            link.end(KringleError.transport(error))
-            close(link)
-        }
+        webSockets.endAll(with: KringleError.transport(error))
         // Pace a failure that repeats, instead of spinning on it.
         Thread.sleep(forTimeInterval: 0.01)
     }

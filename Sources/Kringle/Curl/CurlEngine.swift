@@ -49,6 +49,8 @@ final class CurlEngine: Sendable {
     let seat = DrivingSeat()
     private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
+    /// WebSocket handshakes, by request, until their links take them.
+    private let openings = Locked<[UInt64: WebSocketOpening]>([:])
 
     /// Creates the multi handle and starts the driving thread.
     ///
@@ -116,14 +118,14 @@ final class CurlEngine: Sendable {
         progress: ProgressRelay.Report? = nil,
         limits: ResponseLimits = .default,
         channel: ResponseBodyChannel? = nil,
-        opening: WebSocketOpening? = nil,
-        promise: Promise<HTTPResponse>
+        promise: Promise<HTTPResponse>,
+        id chosen: UInt64? = nil
     ) {
-        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let id = chosen ?? nextID.add(1, ordering: .relaxed).oldValue
         let submission = CurlSubmission(
             id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.admissionURL),
             responseBodyFile: responseBodyFile, responseBodyHandle: responseBodyHandle, progress: progress,
-            limits: limits, channel: channel, opening: opening)
+            limits: limits, channel: channel)
         guard enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))
@@ -145,6 +147,27 @@ final class CurlEngine: Sendable {
         channel?.onCancel { [weak self] in
             self?.enqueue(.cancel(id))
         }
+    }
+
+    /// Hands a WebSocket's connection request to the driving thread: curl connects as for
+    /// `plan` (with ``CurlRequestPlan/connectsOnly``), then `opening` runs the handshake.
+    func submit(
+        _ plan: CurlRequestPlan, opening: WebSocketOpening, channel: ResponseBodyChannel?,
+        promise: Promise<HTTPResponse>
+    ) {
+        var plan = plan
+        plan.connectsOnly = true
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        // Kept aside rather than in the submission, which every request copies: the link
+        // takes it once curl has connected, and a call that ends before drops it.
+        openings.withLock { $0[id] = opening }
+        promise.always { [weak self] in _ = self?.takeOpening(for: id) }
+        submit(plan, channel: channel, promise: promise, id: id)
+    }
+
+    /// The handshake of the WebSocket request `id`, once.
+    func takeOpening(for id: UInt64) -> WebSocketOpening? {
+        openings.withLock { $0.removeValue(forKey: id) }
     }
 
     /// Tells the driving thread that the WebSocket link `id` needs a turn.

@@ -23,6 +23,9 @@ struct CurlRequestPlan: Sendable {
     /// Whether the URL's scheme is https: only then does the transfer speak TLS with the
     /// server (the client follows redirects itself, so a transfer never leaves its URL).
     var isHTTPS: Bool
+    /// For a WebSocket: curl only connects (CONNECT_ONLY), and the engine's WebSocket links
+    /// write and read the rest (``CurlWebSocketLinks``).
+    var connectsOnly = false
     /// The Unix socket to connect to instead of the URL's host, for an `http+unix` or
     /// `https+unix` URL (CurlRequestPlan+UnixSocket.swift); ``url`` is then `http://localhost/…`.
     var unixSocketPath: String?

@@ -23,7 +23,4 @@ struct CurlSubmission: Sendable {
     /// Where the body goes as it arrives (``TransferRequest/responseBodyChannel``): the
     /// promise then settles with the response's head.
     var channel: ResponseBodyChannel?
-    /// For a WebSocket: curl only connects, and a link writes and reads the opening
-    /// handshake (``CurlWebSocketLink``).
-    var opening: WebSocketOpening?
 }

@@ -124,7 +124,7 @@ final class CurlTransfer {
         if plan.isHTTPS {
             try configureTLS(configuration)
         }
-        if submission.opening != nil { try configureConnectOnly() }
+        if plan.connectsOnly { try configureConnectOnly() }
     }
 
     /// What the promise settles with once curl reports `code` for this transfer.

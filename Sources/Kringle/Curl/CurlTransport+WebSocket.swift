@@ -14,9 +14,7 @@ extension CurlTransport: WebSocketConnecting {
             let opening = WebSocketOpening(
                 request: transfer.request.urlRequest, target: target, upgrade: upgrade, promise: promise,
                 channel: transfer.responseBodyChannel)
-            engine.submit(
-                plan, limits: transfer.limits, channel: transfer.responseBodyChannel, opening: opening, promise: promise
-            )
+            engine.submit(plan, opening: opening, channel: transfer.responseBodyChannel, promise: promise)
         }
     }
 }

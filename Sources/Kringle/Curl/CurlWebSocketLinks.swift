@@ -1,20 +1,46 @@
 import CCurlShim
 import Foundation
 
-// A WebSocket on the driving thread: its handshake and frames move through the poll the
-// transfers wait in, socket by socket, with no thread of their own.
+/// The WebSockets of one curl engine, on its driving thread: their handshakes and frames move
+/// through the poll the transfers wait in, socket by socket, with no thread of their own.
+///
+/// Owned by the ``CurlDriver``, which hands it the connect-only transfers curl connected and
+/// lets it wait in the poll while it has links; everything here runs on the driving thread
+/// (``ThreadConfinement``), except ``register(_:for:)``.
+final class CurlWebSocketLinks {
+    private let engine: CurlEngine
+    private let multi: OpaquePointer
+    /// Open WebSockets (and ones in their opening handshake), by request.
+    private var links: [UInt64: CurlWebSocketLink] = [:]
+    /// Links whose last turn stopped with bytes still to read: they get the next one without
+    /// waiting for their sockets.
+    private var unfinished: Set<UInt64> = []
+    #if os(Linux)
+    /// The links' sockets, watched through one descriptor; made with the first link.
+    private var readiness: SocketReadiness?
+    #endif
+    /// Where a link's bytes are read to; made with the first link.
+    private var scratch: UnsafeMutableRawBufferPointer?
 
-extension CurlDriver {
+    init(engine: CurlEngine, multi: OpaquePointer) {
+        self.engine = engine
+        self.multi = multi
+    }
+
+    deinit {
+        scratch?.deallocate()
+    }
+
+    var isEmpty: Bool { links.isEmpty }
+
     /// Turns a CONNECT_ONLY transfer that curl connected into a link, which writes the
     /// opening handshake at once. The handle stays in the multi handle: taking it out would
-    /// close the connection (multi.c, curl_multi_remove_handle). Its turn ends, since a
-    /// WebSocket is not one of the host's pooled connections.
-    func openLink(_ transfer: CurlTransfer) {
+    /// close the connection (multi.c, curl_multi_remove_handle).
+    func open(_ transfer: CurlTransfer) {
         ThreadConfinement.assertDriving(engine)
         let submission = transfer.submission
-        admission.end(hostKey: submission.hostKey)
         let socket = kcurl_easy_active_socket(transfer.easy.pointer)
-        guard let opening = submission.opening, socket >= 0 else {
+        guard let opening = engine.takeOpening(for: submission.id), socket >= 0 else {
             let error = CurlError(code: CurlError.failedInitialization, message: "curl gave no connected socket")
             submission.promise.reject(KringleError.transport(error))
             submission.channel?.finish(throwing: error)
@@ -27,9 +53,8 @@ extension CurlDriver {
         #if os(Linux)
         if readiness == nil { readiness = SocketReadiness() }
         guard let readiness, readiness.add(socket, id: submission.id) else {
-            link.end(
-                KringleError.transport(
-                    CurlError(code: CurlError.failedInitialization, message: "epoll refused the socket")))
+            let error = CurlError(code: CurlError.failedInitialization, message: "epoll refused the socket")
+            link.end(KringleError.transport(error))
             close(link)
             return
         }
@@ -37,22 +62,43 @@ extension CurlDriver {
         service(link)
     }
 
-    /// Gives the link `id` a turn (a command from another thread asked for one).
-    func service(_ id: UInt64) {
+    /// Gives the link `id` a turn (a command from another thread asked for one); `false`
+    /// when there is no such link.
+    @discardableResult
+    func service(_ id: UInt64) -> Bool {
         ThreadConfinement.assertDriving(engine)
-        guard let link = links[id] else { return }
+        guard let link = links[id] else { return false }
         service(link)
+        return true
     }
 
     private func service(_ link: CurlWebSocketLink) {
-        if link.service(scratch: scratch) { unfinished.insert(link.id) }
+        if scratch == nil { scratch = .allocate(byteCount: 64 << 10, alignment: 16) }
+        if let scratch, link.service(scratch: scratch) { unfinished.insert(link.id) }
         if link.ended { close(link) }
     }
 
-    /// Closes an ended link's connection and frees its handle.
-    func close(_ link: CurlWebSocketLink) {
+    /// Ends the link `id` with `error` (its call was cancelled); `false` when there is none.
+    func end(_ id: UInt64, with error: any Error) -> Bool {
         ThreadConfinement.assertDriving(engine)
+        guard let link = links[id] else { return false }
+        link.end(error)
+        close(link)
+        return true
+    }
+
+    /// Ends every link with `error` (the poll itself failed).
+    func endAll(with error: any Error) {
+        for link in Array(links.values) {
+            link.end(error)
+            close(link)
+        }
+    }
+
+    /// Closes an ended link's connection and frees its handle.
+    private func close(_ link: CurlWebSocketLink) {
         guard links.removeValue(forKey: link.id) != nil else { return }
+        unfinished.remove(link.id)
         #if os(Linux)
         readiness?.remove(link.socket)
         #endif
@@ -67,11 +113,10 @@ extension CurlDriver {
         transfer.connectionShare = nil
     }
 
-    /// Waits in curl's poll, and for the links' sockets when there are any, then gives every
-    /// link whose socket woke up (or whose last turn stopped short) a turn.
+    /// Waits in curl's poll, and for the links' sockets, then gives every link whose socket
+    /// woke up (or whose last turn stopped short) a turn.
     func wait(milliseconds: Int32) -> Int32 {
         ThreadConfinement.assertDriving(engine)
-        guard !links.isEmpty else { return kcurl_multi_poll(multi, milliseconds) }
         let timeout = unfinished.isEmpty ? milliseconds : 0
         var due = unfinished
         unfinished.removeAll(keepingCapacity: true)
