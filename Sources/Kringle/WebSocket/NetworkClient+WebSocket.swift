@@ -34,12 +34,12 @@ extension NetworkClient {
         var eachTime = options
         eachTime.reconnection = nil
         let reopen: WebSocketConnection.Reopen = { [eachTime] in
-            self.webSocketSession(endpoint, options: eachTime).mapResultInline { try $0.get().session }
+            self.webSocketSession(endpoint, options: eachTime).mapResultInline { try $0.get().channel }
         }
         return webSocketSession(endpoint, options: options).mapResultInline { result in
             let opened = try result.get()
             let connection = WebSocketConnection(
-                session: opened.session, policy: options.reconnection, clock: configuration.clock,
+                channel: opened.channel, policy: options.reconnection, clock: configuration.clock,
                 budget: configuration.retryBudget, reopen: reopen)
             return WebSocket(
                 connection: connection, response: opened.head, encoder: configuration.encoder,
@@ -47,10 +47,10 @@ extension NetworkClient {
         }
     }
 
-    /// One opening handshake to `endpoint`, through the pipeline: the session on the open
+    /// One opening handshake to `endpoint`, through the pipeline: the channel on the open
     /// connection and the server's `101`.
     private func webSocketSession(_ endpoint: some Endpoint, options: WebSocketOptions) -> Promise<
-        (session: any WebSocketChannel, head: Response<Void>)
+        (channel: any WebSocketChannel, head: Response<Void>)
     > {
         let request: ValidatedRequest
         var transferOptions: TransferOptions
@@ -68,12 +68,12 @@ extension NetworkClient {
         return runPipeline(for: request, options: transferOptions) { response in
             var head = Response(value: (), body: Data(), of: response)
             head.redaction = redaction
-            guard let session = upgrade.takeChannel() else {
+            guard let channel = upgrade.takeChannel() else {
                 throw KringleError.webSocketRefused(
                     Response(response, redaction: redaction),
                     reason: "the server answered \(response.statusCode), not 101 Switching Protocols")
             }
-            return (session, head)
+            return (channel, head)
         }
     }
 

@@ -25,10 +25,10 @@ public final class WebSocket: Sendable {
     /// The server's `101 Switching Protocols`, its cookies already in the client's jar.
     public let response: Response<Void>
     /// The subprotocol the server chose from ``WebSocketOptions/subprotocols``, if any.
-    public var subprotocol: String? { connection.session.subprotocol }
+    public var subprotocol: String? { connection.channel.subprotocol }
     /// Whether messages may travel compressed: the server took the `permessage-deflate` offer
     /// (RFC 7692; ``WebSocketOptions/offersCompression``).
-    public var isCompressed: Bool { connection.session.isCompressed }
+    public var isCompressed: Bool { connection.channel.isCompressed }
     private let connection: WebSocketConnection
     private let encoder: JSONEncoder
     private let decoder: JSONDecoder
@@ -45,10 +45,10 @@ public final class WebSocket: Sendable {
     }
 
     /// How many bytes of received messages wait for the reader (for tests of the bound).
-    var bufferedBytes: Int { connection.session.bufferedBytes }
+    var bufferedBytes: Int { connection.channel.bufferedBytes }
 
     /// The URL the connection was opened to.
-    public var url: URL { connection.session.url }
+    public var url: URL { connection.channel.url }
 
     // MARK: - Sending
 
@@ -89,7 +89,7 @@ public final class WebSocket: Sendable {
     /// §5.5.2), within ``WebSocketOptions/pongTimeout`` or the connection is dropped.
     @discardableResult
     public func ping() -> Promise<Void> {
-        connection.session.ping()
+        connection.channel.ping()
     }
 
     /// Closes the connection with the closing handshake (RFC 6455 §7): a close frame with
@@ -104,7 +104,7 @@ public final class WebSocket: Sendable {
     /// The close frame the server sent, once it has: its status code (`nil` when it gave
     /// none) and reason.
     public var closeReceived: (code: WebSocketCloseCode?, reason: String)? {
-        connection.session.closeFrame.map { ($0.code, $0.reason) }
+        connection.channel.closeFrame.map { ($0.code, $0.reason) }
     }
 
     // MARK: - Receiving

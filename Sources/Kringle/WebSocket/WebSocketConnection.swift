@@ -1,14 +1,14 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-/// The session a ``WebSocket`` talks through, replaced by a new one when the policy says to
+/// The channel a ``WebSocket`` talks through, replaced by a new one when the policy says to
 /// reconnect (``WebSocketReconnection``).
 ///
-/// Without a policy every call goes straight to the one session. With one, reading and
+/// Without a policy every call goes straight to the one channel. With one, reading and
 /// sending run as async code that waits out a reconnection and tries again on the new
-/// session; one reconnection serves every caller that met the same dropped session.
+/// channel; one reconnection serves every caller that met the same dropped channel.
 final class WebSocketConnection: Sendable {
-    /// Opens a new session to the same endpoint (a new handshake through the pipeline).
+    /// Opens a new channel to the same endpoint (a new handshake through the pipeline).
     typealias Reopen = @Sendable () -> Promise<any WebSocketChannel>
 
     private let reopen: Reopen
@@ -18,8 +18,8 @@ final class WebSocketConnection: Sendable {
     private let state: Locked<State>
 
     private struct State: Sendable {
-        var session: any WebSocketChannel
-        /// The reconnection under way, for the session it replaces.
+        var channel: any WebSocketChannel
+        /// The reconnection under way, for the channel it replaces.
         var reconnecting: (replacing: any WebSocketChannel, next: Promise<any WebSocketChannel>)?
         /// Reconnections since a message last arrived.
         var attempts = 0
@@ -27,73 +27,73 @@ final class WebSocketConnection: Sendable {
     }
 
     init(
-        session: any WebSocketChannel, policy: WebSocketReconnection?, clock: any KringleClock, budget: RetryBudget?,
+        channel: any WebSocketChannel, policy: WebSocketReconnection?, clock: any KringleClock, budget: RetryBudget?,
         reopen: @escaping Reopen
     ) {
-        state = Locked(State(session: session))
+        state = Locked(State(channel: channel))
         self.policy = policy
         self.clock = clock
         self.budget = budget
         self.reopen = reopen
     }
 
-    /// The session in use.
-    var session: any WebSocketChannel {
-        state.withLock { $0.session }
+    /// The channel in use.
+    var channel: any WebSocketChannel {
+        state.withLock { $0.channel }
     }
 
     func receive() -> Promise<WebSocketMessage?> {
-        guard policy != nil else { return session.receive() }
+        guard policy != nil else { return channel.receive() }
         return Promise { try await self.receiveAcrossReconnections() }
     }
 
     func send(_ message: WebSocketMessage) -> Promise<Void> {
-        guard policy != nil else { return session.send(message) }
+        guard policy != nil else { return channel.send(message) }
         return Promise { try await self.sendAcrossReconnections(message) }
     }
 
     func close(code: WebSocketCloseCode, reason: String) -> Promise<Void> {
-        let session = state.withLock { state in
+        let channel = state.withLock { state in
             state.closedByUser = true
-            return state.session
+            return state.channel
         }
-        return session.close(code: code, reason: reason)
+        return channel.close(code: code, reason: reason)
     }
 
     private func receiveAcrossReconnections() async throws -> WebSocketMessage? {
         while true {
-            let session = self.session
+            let channel = self.channel
             do {
-                guard let message = try await session.receive().value else {
-                    guard try await reconnect(replacing: session, after: nil) else { return nil }
+                guard let message = try await channel.receive().value else {
+                    guard try await reconnect(replacing: channel, after: nil) else { return nil }
                     continue
                 }
                 state.withLock { $0.attempts = 0 }
                 return message
             } catch {
-                guard try await reconnect(replacing: session, after: error) else { throw error }
+                guard try await reconnect(replacing: channel, after: error) else { throw error }
             }
         }
     }
 
     private func sendAcrossReconnections(_ message: WebSocketMessage) async throws {
         while true {
-            let session = self.session
+            let channel = self.channel
             do {
-                return try await session.send(message).value
+                return try await channel.send(message).value
             } catch {
-                guard try await reconnect(replacing: session, after: error) else { throw error }
+                guard try await reconnect(replacing: channel, after: error) else { throw error }
             }
         }
     }
 
     /// Replaces `old`, which ended with `error` (or a close frame, for `nil`), when the
-    /// policy says to: `true` once a new session is in use, `false` when the end stands.
+    /// policy says to: `true` once a new channel is in use, `false` when the end stands.
     /// One reconnection serves every caller that met `old`.
     private func reconnect(replacing old: any WebSocketChannel, after error: (any Error)?) async throws -> Bool {
         guard let policy else { return false }
         let next = state.withLock { state -> Promise<any WebSocketChannel>? in
-            if state.session !== old { return Promise(state.session) }
+            if state.channel !== old { return Promise(state.channel) }
             if let reconnecting = state.reconnecting, reconnecting.replacing === old { return reconnecting.next }
             guard !state.closedByUser,
                 WebSocketReconnection.reconnects(after: error, closedWith: old.closeFrame?.code)
@@ -103,16 +103,16 @@ final class WebSocketConnection: Sendable {
             return next
         }
         guard let next else { return false }
-        let session = try await next.value
+        let channel = try await next.value
         state.withLock { state in
-            guard state.session === old else { return }
-            state.session = session
+            guard state.channel === old else { return }
+            state.channel = channel
             state.reconnecting = nil
         }
         return true
     }
 
-    /// A new session, after the policy's waits, attempt after attempt; throws the last error
+    /// A new channel, after the policy's waits, attempt after attempt; throws the last error
     /// once the attempts or the host's retry budget are spent.
     private func replacement(
         for old: any WebSocketChannel, policy: WebSocketReconnection, after cause: (any Error)?
@@ -139,11 +139,11 @@ final class WebSocketConnection: Sendable {
 
     /// The last reference to the socket is gone.
     func abandon() {
-        let (session, reconnecting) = state.withLock { state in
+        let (channel, reconnecting) = state.withLock { state in
             state.closedByUser = true
-            return (state.session, state.reconnecting?.next)
+            return (state.channel, state.reconnecting?.next)
         }
         reconnecting?.cancel()
-        session.abandon()
+        channel.abandon()
     }
 }
