@@ -103,8 +103,9 @@ final class ChaosProxy: Sendable {
         throw ProxyError("\(name) is not on PATH")
     }
 
-    /// Reads up to the first newline, for at most `seconds`.
-    private static func readLine(from descriptor: Int32, seconds: Double) -> String {
+    /// Reads up to the first newline, for at most `seconds` (a child's first line of output:
+    /// this proxy's, the WebSocket benchmark's server's).
+    static func readLine(from descriptor: Int32, seconds: Double) -> String {
         var bytes: [UInt8] = []
         let deadline = Date(timeIntervalSinceNow: seconds)
         var byte: UInt8 = 0

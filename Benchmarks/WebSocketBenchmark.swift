@@ -242,7 +242,7 @@ extension WebSocketBenchmark {
                 defer { close(ends[1]) }
                 process = try ChildProcess(python, [script, "serve", "--compression", "on"], output: ends[1])
             }
-            let words = readLine(from: ends[0], seconds: 20).split(separator: " ")
+            let words = ChaosProxy.readLine(from: ends[0], seconds: 20).split(separator: " ")
             guard words.count == 2, words[0] == "listening", let port = Int(words[1]) else {
                 process.terminate()
                 process.waitForExit()
@@ -255,21 +255,6 @@ extension WebSocketBenchmark {
         func stop() {
             process.terminate()
             process.waitForExit()
-        }
-
-        /// Reads up to the first newline, for at most `seconds`.
-        private static func readLine(from descriptor: Int32, seconds: Double) -> String {
-            var bytes: [UInt8] = []
-            let deadline = Date(timeIntervalSinceNow: seconds)
-            var byte: UInt8 = 0
-            while Date() < deadline {
-                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&ready, 1, 100) >= 0 || errno == EINTR else { break }
-                guard ready.revents != 0 else { continue }
-                guard read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") else { break }
-                bytes.append(byte)
-            }
-            return String(decoding: bytes, as: UTF8.self)
         }
     }
 }
