@@ -77,7 +77,7 @@ struct MemoryCacheStorageTests {
         let maximum = 10 * Self.unitCost
         let storage = MemoryCacheStorage(maximumBytes: maximum)
         let keys = (0..<40).map(Self.key)
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for _ in 0..<500 {
             let key = keys[Int(generator.next() % UInt64(keys.count))]
             let count = Int(generator.next() % 3) + 1
@@ -157,22 +157,5 @@ struct MemoryCacheStorageTests {
         #expect(storage.totalBytes == Self.readableCost(storage, keys))
         storage.removeAll()
         #expect(storage.totalBytes == 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failure replays.
-private struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        value = (value ^ (value >> 27)) &* 0x94d0_49bb_1331_11eb
-        return value ^ (value >> 31)
     }
 }

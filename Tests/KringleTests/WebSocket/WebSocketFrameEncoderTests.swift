@@ -108,8 +108,8 @@ struct WebSocketFrameEncoderTests {
     func randomKeys() {
         let keys = Set((0..<8).map { _ in WebSocketFrameEncoder.randomMaskingKey() })
         #expect(keys.count > 1)
-        var first = WebSocketTestGenerator(seed: 7)
-        var second = WebSocketTestGenerator(seed: 7)
+        var first = SplitMix64(seed: 7)
+        var second = SplitMix64(seed: 7)
         #expect(
             WebSocketFrameEncoder.randomMaskingKey(using: &first)
                 == WebSocketFrameEncoder.randomMaskingKey(using: &second))

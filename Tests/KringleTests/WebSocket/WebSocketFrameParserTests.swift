@@ -163,7 +163,7 @@ struct WebSocketFrameParserTests {
 
     @Test("pieces of random sizes give the same frames as one piece")
     func randomPieces() throws {
-        var generator = WebSocketTestGenerator(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let frames = (0..<200).map { index in
             WebSocketFrame(
                 isFinal: true, opcode: index % 3 == 0 ? .ping : .binary,

@@ -29,8 +29,8 @@ struct WebSocketHandshakeTests {
 
     @Test("a key's bytes come from the generator it is given")
     func keyFromGenerator() {
-        var first = WebSocketTestGenerator(seed: 1)
-        var second = WebSocketTestGenerator(seed: 1)
+        var first = SplitMix64(seed: 1)
+        var second = SplitMix64(seed: 1)
         let key = WebSocketHandshake.makeKey(using: &first)
         #expect(WebSocketHandshake.makeKey(using: &second) == key)
         #expect(WebSocketHandshake.acceptValue(forKey: key).utf8.count == 28)

@@ -1,6 +1,6 @@
-/// SplitMix64, a small deterministic generator for the WebSocket tests: the same seed gives
-/// the same numbers, so that a failure replays.
-struct WebSocketTestGenerator: RandomNumberGenerator {
+/// SplitMix64, a small deterministic generator for tests: the same seed gives the same
+/// numbers, so that a failure replays.
+struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) {
