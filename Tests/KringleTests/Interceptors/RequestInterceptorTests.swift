@@ -322,9 +322,15 @@ struct RequestInterceptorTests {
         // The logger hears of the retry on the thread that decided it, before the delay is
         // set up: cancelling there is the tightest race a caller on another thread can hit.
         let log = InterceptorEventLog { event in
-            guard case .retry = event, let call = target.value else { return }
-            call.cancel()
+            guard case .retry = event else { return }
+            // The first answer may come before the test has stored the call (a fast loopback):
+            // wait for it, or the first retry would go uncancelled.
+            let stored = Date(timeIntervalSinceNow: 30)
+            while target.value == nil, Date() < stored { usleep(1000) }
+            guard let call = target.value else { return }
+            // Counted first: the test reads the count as soon as the cancellation settles it.
             cancelledInLogger.increment()
+            call.cancel()
         }
         let client = Self.client(URLSessionTransport(), interceptors: [RetryPolicy()], logger: log)
 
