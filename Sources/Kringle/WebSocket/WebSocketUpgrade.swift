@@ -1,13 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-/// What the server agreed to in its `101` (RFC 6455 §4.2.2): the subprotocol it picked, if
-/// any, and `permessage-deflate` if it took the offer.
-struct WebSocketAgreement: Sendable, Equatable {
-    var subprotocol: String?
-    var compression: WebSocketCompression?
-}
-
 /// A WebSocket call's side of the opening handshake, carried to the transport with the call's
 /// stream channels (``StreamChannels/webSocket``): the fields the request adds, the checks
 /// the `101` must pass, and the session the transport hands back.
