@@ -157,17 +157,17 @@ final class CurlDriver {
         do {
             try transfer.configure(engine.configuration, proxyRoutes: engine.proxyRoutes)
         } catch let error as KringleError {
-            recycle(easy)
+            recycle(transfer)
             submission.promise.reject(error)
             return false
         } catch {
-            recycle(easy)
+            recycle(transfer)
             reject(submission.promise, error)
             return false
         }
         let code = kcurl_multi_add(multi, easy.pointer)
         guard code == 0 else {
-            recycle(easy)
+            recycle(transfer)
             let reason = String(cString: kcurl_multi_strerror(code))
             reject(
                 submission.promise,
@@ -194,7 +194,7 @@ final class CurlDriver {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         idsByHandle.removeValue(forKey: transfer.easy.pointer)
         kcurl_multi_remove(multi, transfer.easy.pointer)
-        recycle(transfer.easy)
+        recycle(transfer)
         admission.end(hostKey: transfer.submission.hostKey)
         // A body's reader that left before the head came: the head's promise ends too.
         transfer.submission.promise.reject(PromiseError.cancelled)
@@ -289,12 +289,7 @@ final class CurlDriver {
             promise: transfer.submission.promise, outcome: transfer.outcome(code: code),
             channel: transfer.collector.channel)
         kcurl_multi_remove(multi, transfer.easy.pointer)
-        if let share = transfer.connectionShare {
-            // A WebSocket that did not connect: its handle is reused without the share.
-            share.detach(from: transfer.easy)
-            transfer.connectionShare = nil
-        }
-        recycle(transfer.easy)
+        recycle(transfer)
         admission.end(hostKey: transfer.submission.hostKey)
         return settlement
     }
@@ -317,6 +312,14 @@ final class CurlDriver {
         webSockets.endAll(with: KringleError.transport(error))
         // Pace a failure that repeats, instead of spinning on it.
         Thread.sleep(forTimeInterval: 0.01)
+    }
+
+    /// Gives back the handle of a transfer that is out of the multi handle, without a
+    /// WebSocket's share: `curl_easy_reset` keeps a share, and the handle's next requests
+    /// would cache their connections in it.
+    private func recycle(_ transfer: CurlTransfer) {
+        transfer.releaseConnectionShare()
+        recycle(transfer.easy)
     }
 
     /// Resets a handle that is out of the multi handle and keeps it for later, up to a limit.

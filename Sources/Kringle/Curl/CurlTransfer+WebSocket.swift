@@ -21,4 +21,11 @@ extension CurlTransfer {
         connectionShare = share
         try share.attach(to: easy)
     }
+
+    /// Takes a WebSocket's share from the handle, which must be out of the multi handle (its
+    /// connection was closed there); nothing for other transfers.
+    func releaseConnectionShare() {
+        connectionShare?.detach(from: easy)
+        connectionShare = nil
+    }
 }

@@ -109,8 +109,7 @@ final class CurlWebSocketLinks {
     /// frees it with its share.
     private func discard(_ transfer: CurlTransfer) {
         kcurl_multi_remove(multi, transfer.easy.pointer)
-        transfer.connectionShare?.detach(from: transfer.easy)
-        transfer.connectionShare = nil
+        transfer.releaseConnectionShare()
     }
 
     /// Waits in curl's poll, and for the links' sockets, then gives every link whose socket

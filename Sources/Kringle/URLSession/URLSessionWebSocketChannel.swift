@@ -12,8 +12,11 @@ import FoundationNetworking
 /// The system frames, masks, answers pings and negotiates what it supports itself, so some
 /// options are its own to honour: ``WebSocketOptions/maximumMessageLength`` becomes the task's
 /// `maximumMessageSize`, the buffers are the system's (``WebSocketOptions/receiveBufferBytes``
-/// and ``WebSocketOptions/sendBufferBytes`` do not apply), and whether messages are
-/// compressed is not reported (``isCompressed`` is `false`). On Linux, FoundationNetworking
+/// and ``WebSocketOptions/sendBufferBytes`` do not apply), the system sends no pings of its
+/// own (``WebSocketOptions/pingInterval`` does not apply; ``WebSocket/ping()`` does, with
+/// ``WebSocketOptions/pongTimeout``), ``WebSocket/close(code:reason:)`` hands the close to
+/// the system and settles at once (``WebSocketOptions/closeTimeout`` is the system's), and
+/// whether messages are compressed is not reported (``isCompressed`` is `false`). On Linux, FoundationNetworking
 /// has the task but needs a libcurl built with WebSocket support, which Debian's (7.88) is
 /// not: the opening then fails with ``KringleError/unsupportedConfiguration(_:)``.
 final class URLSessionWebSocketChannel: WebSocketChannel, @unchecked Sendable {
@@ -31,7 +34,6 @@ final class URLSessionWebSocketChannel: WebSocketChannel, @unchecked Sendable {
     private struct State: Sendable {
         var closeFrame: WebSocketCloseFrame?
         var closedByUser: WebSocketCloseFrame?
-        var closers: [Promise<Void>] = []
     }
 
     init(

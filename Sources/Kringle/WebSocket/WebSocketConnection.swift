@@ -53,10 +53,15 @@ final class WebSocketConnection: Sendable {
     }
 
     func close(code: WebSocketCloseCode, reason: String) -> Promise<Void> {
-        let channel = state.withLock { state in
-            state.closedByUser = true
-            return state.channel
+        // A close the channel refuses (a code no endpoint may send, a long reason) changes
+        // nothing.
+        let accepted = code.isSendable && reason.utf8.count <= WebSocketCloseFrame.maximumReasonLength
+        let (channel, reconnecting) = state.withLock { state in
+            if accepted { state.closedByUser = true }
+            return (state.channel, accepted ? state.reconnecting?.next : nil)
         }
+        // The user closed: a reconnection under way stops.
+        reconnecting?.cancel()
         return channel.close(code: code, reason: reason)
     }
 
@@ -80,7 +85,9 @@ final class WebSocketConnection: Sendable {
         while true {
             let channel = self.channel
             do {
-                return try await channel.send(message).value
+                try await channel.send(message).value
+                state.withLock { $0.attempts = 0 }
+                return
             } catch {
                 guard try await reconnect(replacing: channel, after: error) else { throw error }
             }
@@ -104,10 +111,18 @@ final class WebSocketConnection: Sendable {
         }
         guard let next else { return false }
         let channel = try await next.value
-        state.withLock { state in
-            guard state.channel === old else { return }
-            state.channel = channel
-            state.reconnecting = nil
+        let installed = state.withLock { state -> Bool in
+            guard !state.closedByUser else { return false }
+            if state.channel === old {
+                state.channel = channel
+                state.reconnecting = nil
+            }
+            return true
+        }
+        // Closed (or dropped) while the new connection opened: it ends at once.
+        guard installed else {
+            channel.abandon()
+            return false
         }
         return true
     }
@@ -125,7 +140,7 @@ final class WebSocketConnection: Sendable {
                 return state.attempts
             }
             let host = old.url.host ?? ""
-            guard attempt <= policy.maximumAttempts,
+            guard attempt <= policy.maximumAttempts, !state.withLock({ $0.closedByUser }),
                 budget?.withdrawRetry(to: host, now: clock.uptimeNanoseconds) ?? true
             else { throw lastError }
             try await Promise(()).delay(policy.wait(before: attempt), clock: clock).value

@@ -20,8 +20,8 @@ public struct WebSocketReconnection: Sendable, Hashable {
     public var delay: TimeInterval = 1
     /// The longest wait between attempts: 30 s.
     public var maximumDelay: TimeInterval = 30
-    /// How many reconnections in a row may fail (or end before a message arrived) before the
-    /// socket gives up: 10.
+    /// How many reconnections in a row may fail (or end before a message was received or
+    /// sent) before the socket gives up: 10.
     public var maximumAttempts = 10
 
     /// The defaults, as each property states.

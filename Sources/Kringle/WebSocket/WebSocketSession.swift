@@ -63,11 +63,15 @@ final class WebSocketSession: Sendable {
         var shutdown: Bool?  // flushing?
         var cancelled: [ClockTimer] = []
 
-        func run(link: any WebSocketByteLink, clock: any KringleClock) {
-            for timer in cancelled { clock.cancel(timer) }
-            if let flushing = shutdown { link.shutdown(flushing: flushing) }
-            if resumeReading { link.resumeReading() }
-            for (promise, message) in fulfilled { promise.fulfill(message) }
+        func run(for session: WebSocketSession) {
+            for timer in cancelled { session.clock.cancel(timer) }
+            if let flushing = shutdown { session.link.shutdown(flushing: flushing) }
+            if resumeReading { session.link.resumeReading() }
+            for (promise, message) in fulfilled {
+                promise.fulfill(message)
+                // Cancelled after it was chosen, before it settled: the message is not lost.
+                if let message, promise.isCancelled { session.putBack(message) }
+            }
             for (promise, error) in rejected { promise.reject(error) }
             // Failures first: a close's promise (released) says the sends before it settled.
             for (promise, error) in failed { promise.reject(error) }
@@ -121,7 +125,7 @@ final class WebSocketSession: Sendable {
             }
             actions.failed.append((pong, error))
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
         return pong
     }
 
@@ -146,15 +150,18 @@ final class WebSocketSession: Sendable {
                 return
             }
             state.closers.append(closed)
+            // The server's close frame must be read, whatever waits unread before it.
+            if state.readingPaused {
+                state.readingPaused = false
+                actions.resumeReading = true
+            }
+            armCloseTimer(&state)
             guard !state.sentClose else { return }
             sendClose(WebSocketCloseFrame(code: code, reason: reason), &state)
             // The user asked for the end: it is a clean one, whatever the server does now.
             end(.closed(WebSocketCloseFrame(code: code, reason: reason)), &state, &actions)
-            state.closeTimer = clock.schedule(after: options.closeTimeout) { [weak self] in
-                self?.closeTimedOut()
-            }
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
         return closed
     }
 
@@ -167,9 +174,9 @@ final class WebSocketSession: Sendable {
             let frame = WebSocketCloseFrame(code: .goingAway, reason: "")
             if !state.sentClose { sendClose(frame, &state) }
             end(.closed(frame), &state, &actions)
-            actions.shutdown = true
+            shutDownAfterFlushing(&state, &actions)
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
     }
 
     private func sendFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> Promise<Void> {
@@ -197,7 +204,7 @@ final class WebSocketSession: Sendable {
                 state.senders.append(queued)
             }
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
         return queued
     }
 
@@ -246,6 +253,20 @@ final class WebSocketSession: Sendable {
         writeControl(.close, frame.payload(), &state)
     }
 
+    /// Closes the socket once what is queued has gone, within ``WebSocketOptions/closeTimeout``
+    /// (a server that stopped reading would otherwise hold it forever).
+    private func shutDownAfterFlushing(_ state: inout State, _ actions: inout Actions) {
+        if actions.shutdown == nil { actions.shutdown = true }
+        armCloseTimer(&state)
+    }
+
+    private func armCloseTimer(_ state: inout State) {
+        guard state.closeTimer == nil, !state.linkEnded else { return }
+        state.closeTimer = clock.schedule(after: options.closeTimeout) { [weak self] in
+            self?.closeTimedOut()
+        }
+    }
+
     private func sendPing(_ state: inout State, _ actions: inout Actions) {
         state.pingsSent += 1
         let payload = withUnsafeBytes(of: state.pingsSent.bigEndian, Array.init)
@@ -275,8 +296,33 @@ final class WebSocketSession: Sendable {
                 state.receivers.append(next)
             }
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
+        // A cancelled wait leaves at once, rather than when the next message comes.
+        next.onCancel { [weak self] in
+            self?.state.withLock { $0.receivers.removeAll { $0 === next } }
+        }
         return next
+    }
+
+    /// Puts back a message whose receiver was cancelled as it was handed over: the next
+    /// receiver gets it first.
+    private func putBack(_ message: WebSocketMessage) {
+        var actions = Actions()
+        state.withLock { state in
+            if let receiver = state.receivers.first {
+                state.receivers.removeFirst()
+                actions.fulfilled.append((receiver, message))
+                return
+            }
+            if state.inboxHead > 0 {
+                state.inboxHead -= 1
+                state.inbox[state.inboxHead] = message
+            } else {
+                state.inbox.insert(message, at: 0)
+            }
+            state.inboxBytes += Self.length(of: message)
+        }
+        actions.run(for: self)
     }
 
     /// The oldest buffered message, taken out; asks the link to read again once the buffer has
@@ -323,7 +369,7 @@ final class WebSocketSession: Sendable {
                 // §7.1.7: fail the connection, telling the server why in a close frame.
                 if !state.sentClose { sendClose(WebSocketCloseFrame(code: violation.closeCode, reason: ""), &state) }
                 end(.failed(KringleError.webSocketProtocolViolation(url, violation)), &state, &actions)
-                actions.shutdown = true
+                shutDownAfterFlushing(&state, &actions)
             }
             guard state.ending == nil else {
                 // After this side's close frame, only the server's matters: read on for it.
@@ -332,7 +378,7 @@ final class WebSocketSession: Sendable {
             state.readingPaused = state.inboxBytes >= options.receiveBufferBytes
             return !state.readingPaused
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
         return keepReading
     }
 
@@ -344,8 +390,10 @@ final class WebSocketSession: Sendable {
             // Not reachable: compression is never negotiated without an inflater.
             break
         case .ping(let payload):
-            // §5.5.2: answer with a pong of the same payload, unless this side is closing.
-            if !state.sentClose { writeControl(.pong, payload, &state) }
+            // §5.5.2: answer with a pong of the same payload, unless this side is closing, or
+            // its sends are backed up (a server that pings without reading would fill memory
+            // with pongs; §5.5.3 lets an endpoint answer only the latest ping).
+            if !state.sentClose, state.unsentBytes <= options.sendBufferBytes { writeControl(.pong, payload, &state) }
         case .pong(let payload):
             // §5.5.3: an unsolicited pong is allowed and ignored.
             guard payload == state.awaitedPong else { return }
@@ -358,15 +406,11 @@ final class WebSocketSession: Sendable {
             state.pongWaiters.removeAll()
         case .close(let frame):
             state.receivedClose = frame
-            if state.sentClose {
-                // §7.1.1: the handshake is complete; the server closes TCP first, but there
-                // is no reason to wait for it.
-                actions.shutdown = false
-            } else {
-                // §5.5.1: echo the status code, then close.
-                sendClose(WebSocketCloseFrame(code: frame.code, reason: ""), &state)
-                actions.shutdown = true
-            }
+            // §5.5.1: echo the status code, unless this side's close frame is on its way; then
+            // close TCP once that frame has gone (§7.1.1: the server may close first, but
+            // there is no reason to wait for it).
+            if !state.sentClose { sendClose(WebSocketCloseFrame(code: frame.code, reason: ""), &state) }
+            shutDownAfterFlushing(&state, &actions)
             end(.closed(frame), &state, &actions)
         }
     }
@@ -395,7 +439,7 @@ final class WebSocketSession: Sendable {
             actions.released = state.senders
             state.senders.removeAll()
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
     }
 
     /// The socket is gone, after `error` or once closed; nothing more arrives or leaves.
@@ -419,7 +463,7 @@ final class WebSocketSession: Sendable {
             state.pongTimer = nil
             state.closeTimer = nil
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
     }
 
     /// Ends the messages (the first ending wins): waiting receivers get it once the buffered
@@ -455,7 +499,7 @@ final class WebSocketSession: Sendable {
             guard !state.linkEnded, !state.sentClose, state.awaitedPong == nil else { return }
             sendPing(&state, &actions)
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
         schedulePing()
     }
 
@@ -465,10 +509,17 @@ final class WebSocketSession: Sendable {
         state.withLock { state in
             guard state.awaitedPong == payload, !state.linkEnded else { return }
             state.pongTimer = nil
+            // A reader that fell behind holds the pong in the socket: not the server's fault.
+            if state.readingPaused {
+                state.pongTimer = clock.schedule(after: options.pongTimeout) { [weak self] in
+                    self?.pongTimedOut(payload)
+                }
+                return
+            }
             end(.failed(KringleError.webSocketUnresponsive(url, silence: options.pongTimeout)), &state, &actions)
             actions.shutdown = false
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
     }
 
     private func closeTimedOut() {
@@ -478,7 +529,7 @@ final class WebSocketSession: Sendable {
             guard !state.linkEnded else { return }
             actions.shutdown = false
         }
-        actions.run(link: link, clock: clock)
+        actions.run(for: self)
     }
 
     /// How many bytes of received messages wait for the reader.

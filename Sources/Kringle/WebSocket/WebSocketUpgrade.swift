@@ -78,6 +78,11 @@ final class WebSocketUpgrade: Sendable {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     }
 
+    deinit {
+        // A connection nobody took (its call was cancelled as the 101 came) closes.
+        takeChannel()?.abandon()
+    }
+
     /// Called by the transport when the connection is open, before the call's promise
     /// settles.
     func opened(_ channel: any WebSocketChannel) {
