@@ -42,14 +42,21 @@ final class WebSocketConnection: Sendable {
         state.withLock { $0.channel }
     }
 
+    // With a policy, the first try still starts here, in the order of the calls (two sends
+    // not awaited go out in order); only what follows a drop runs as async code.
+
     func receive() -> Promise<WebSocketMessage?> {
-        guard policy != nil else { return channel.receive() }
-        return Promise { try await self.receiveAcrossReconnections() }
+        let channel = self.channel
+        let first = channel.receive()
+        guard policy != nil else { return first }
+        return Promise { try await self.receiveAcrossReconnections(first, on: channel) }
     }
 
     func send(_ message: WebSocketMessage) -> Promise<Void> {
-        guard policy != nil else { return channel.send(message) }
-        return Promise { try await self.sendAcrossReconnections(message) }
+        let channel = self.channel
+        let first = channel.send(message)
+        guard policy != nil else { return first }
+        return Promise { try await self.sendAcrossReconnections(message, first, on: channel) }
     }
 
     func close(code: WebSocketCloseCode, reason: String) -> Promise<Void> {
@@ -65,32 +72,41 @@ final class WebSocketConnection: Sendable {
         return channel.close(code: code, reason: reason)
     }
 
-    private func receiveAcrossReconnections() async throws -> WebSocketMessage? {
+    private func receiveAcrossReconnections(
+        _ first: Promise<WebSocketMessage?>, on firstChannel: any WebSocketChannel
+    ) async throws -> WebSocketMessage? {
+        var channel = firstChannel
+        var received = first
         while true {
-            let channel = self.channel
             do {
-                guard let message = try await channel.receive().value else {
-                    guard try await reconnect(replacing: channel, after: nil) else { return nil }
-                    continue
+                if let message = try await received.value {
+                    state.withLock { $0.attempts = 0 }
+                    return message
                 }
-                state.withLock { $0.attempts = 0 }
-                return message
+                guard try await reconnect(replacing: channel, after: nil) else { return nil }
             } catch {
                 guard try await reconnect(replacing: channel, after: error) else { throw error }
             }
+            channel = self.channel
+            received = channel.receive()
         }
     }
 
-    private func sendAcrossReconnections(_ message: WebSocketMessage) async throws {
+    private func sendAcrossReconnections(
+        _ message: WebSocketMessage, _ first: Promise<Void>, on firstChannel: any WebSocketChannel
+    ) async throws {
+        var channel = firstChannel
+        var sent = first
         while true {
-            let channel = self.channel
             do {
-                try await channel.send(message).value
+                try await sent.value
                 state.withLock { $0.attempts = 0 }
                 return
             } catch {
                 guard try await reconnect(replacing: channel, after: error) else { throw error }
             }
+            channel = self.channel
+            sent = channel.send(message)
         }
     }
 

@@ -36,6 +36,18 @@ struct WebSocketReconnectionTests {
         #expect(try await socket.receive().value == nil)
     }
 
+    @Test func withAPolicySendsNotAwaitedGoOutInOrder() async throws {
+        let client = NetworkClient(transport: CurlTransport())
+        let socket = try await client.webSocket(server.endpoint("/echo"), options: options()).value
+        let sends = (0..<100).map { socket.send(text: "\($0)") }
+        let receives = (0..<100).map { _ in socket.receive() }
+        for send in sends { try await send.value }
+        for (index, receive) in receives.enumerated() {
+            #expect(try await receive.value == .text("\(index)"))
+        }
+        try await socket.close().value
+    }
+
     @Test func withoutAPolicyADroppedConnectionEndsTheMessages() async throws {
         let client = NetworkClient(transport: CurlTransport())
         let socket = try await client.webSocket(server.endpoint("/drop-once?\(UUID().uuidString)")).value
