@@ -318,6 +318,7 @@ struct RequestInterceptorTests {
         let server = try LoopbackServer { _ in LoopbackServer.Response.status(503).addingHeader("Retry-After", "1") }
         defer { server.shutdown() }
         let target = Box<Promise<Void>?>(nil)
+        let stored = DispatchSemaphore(value: 0)
         let cancelledInLogger = Counter()
         // The logger hears of the retry on the thread that decided it, before the delay is
         // set up: cancelling there is the tightest race a caller on another thread can hit.
@@ -325,8 +326,7 @@ struct RequestInterceptorTests {
             guard case .retry = event else { return }
             // The first answer may come before the test has stored the call (a fast loopback):
             // wait for it, or the first retry would go uncancelled.
-            let stored = Date(timeIntervalSinceNow: 30)
-            while target.value == nil, Date() < stored { usleep(1000) }
+            if target.value == nil { _ = stored.wait(timeout: .now() + 30) }
             guard let call = target.value else { return }
             // Counted first: the test reads the count as soon as the cancellation settles it.
             cancelledInLogger.increment()
@@ -336,6 +336,7 @@ struct RequestInterceptorTests {
 
         let call = client.get(server.clientEndpoint("/busy"))
         target.withLock { $0 = call }
+        stored.signal()
         #expect(await call.outcome().isCancellation)
         #expect(cancelledInLogger.value >= 1)
         #expect(
