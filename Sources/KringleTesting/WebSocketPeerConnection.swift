@@ -43,7 +43,7 @@ final class WebSocketPeerConnection {
     private let reader: SocketReader
     private let writer: SocketWriter
     private var parser: WebSocketFrameParser
-    private var assembler: WebSocketPeerAssembler
+    private var assembler: WebSocketMessageAssembler
     /// The violation that stopped reading, once there is one.
     private var violation: WebSocketProtocolError?
 
@@ -57,7 +57,7 @@ final class WebSocketPeerConnection {
         self.reader = reader
         self.writer = writer
         parser = WebSocketFrameParser(role: .server, maximumPayloadLength: reader.bodyLimit, allowsCompression: false)
-        assembler = WebSocketPeerAssembler(maximumMessageLength: reader.bodyLimit)
+        assembler = WebSocketMessageAssembler(maximumMessageLength: reader.bodyLimit)
     }
 
     /// Plays `peer` until the connection ends.
@@ -227,7 +227,8 @@ final class WebSocketPeerConnection {
             if let violation { return .violation(violation) }
             do throws(WebSocketProtocolError) {
                 if let frame = try parser.nextFrame() {
-                    guard let event = try assembler.consume(frame) else { continue }
+                    guard let assembled = try assembler.consume(frame) else { continue }
+                    let event = Self.transcribed(assembled)
                     core.webSocketTranscript.record(event, connectionID: connectionID)
                     return .event(event)
                 }
@@ -243,6 +244,19 @@ final class WebSocketPeerConnection {
                 guard Socket.waitReadable(descriptor, milliseconds: milliseconds) else { continue }
             }
             guard reader.readSome({ parser.append($0) }) > 0 else { return .ended }
+        }
+    }
+
+    /// What the transcript records of a message or control frame from the client. The server
+    /// negotiates no compression, so the parser refuses a compressed frame before it gets here.
+    private static func transcribed(_ event: WebSocketEvent) -> LoopbackServer.WebSocketTranscriptEntry.Event {
+        switch event {
+        case .text(let text): .message(.text(text))
+        case .binary(let bytes): .message(.binary(Data(bytes)))
+        case .compressed(_, let payload): .message(.binary(Data(payload)))
+        case .ping(let payload): .ping(payload)
+        case .pong(let payload): .pong(payload)
+        case .close(let frame): .close(frame.code, reason: frame.reason)
         }
     }
 

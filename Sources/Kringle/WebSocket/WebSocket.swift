@@ -98,7 +98,16 @@ public final class WebSocket: Sendable {
     /// sends fail; the promise settles once the connection is closed.
     @discardableResult
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") -> Promise<Void> {
-        connection.close(code: code, reason: reason)
+        // Checked here, once, for every transport; a refused close changes nothing.
+        guard code.isSendable else {
+            return Promise(
+                error: KringleError.invalidRequest("\(code) may not be sent in a close frame (RFC 6455 §7.4)."))
+        }
+        guard reason.utf8.count <= WebSocketCloseFrame.maximumReasonLength else {
+            return Promise(
+                error: KringleError.invalidRequest("A close reason holds at most 123 bytes of UTF-8 (RFC 6455 §5.5)."))
+        }
+        return connection.close(code: code, reason: reason)
     }
 
     /// The close frame the server sent, once it has: its status code (`nil` when it gave

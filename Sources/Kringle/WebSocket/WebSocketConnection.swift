@@ -59,13 +59,12 @@ final class WebSocketConnection: Sendable {
         return Promise { try await self.sendAcrossReconnections(message, first, on: channel) }
     }
 
+    /// Closes the channel in use; `code` and `reason` are valid (``WebSocket/close(code:reason:)``
+    /// checked them).
     func close(code: WebSocketCloseCode, reason: String) -> Promise<Void> {
-        // A close the channel refuses (a code no endpoint may send, a long reason) changes
-        // nothing.
-        let accepted = code.isSendable && reason.utf8.count <= WebSocketCloseFrame.maximumReasonLength
         let (channel, reconnecting) = state.withLock { state in
-            if accepted { state.closedByUser = true }
-            return (state.channel, accepted ? state.reconnecting?.next : nil)
+            state.closedByUser = true
+            return (state.channel, state.reconnecting?.next)
         }
         // The user closed: a reconnection under way stops.
         reconnecting?.cancel()

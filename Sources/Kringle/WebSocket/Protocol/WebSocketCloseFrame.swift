@@ -1,11 +1,12 @@
 /// What a close frame says (RFC 6455 §5.5.1): a status code and a reason, or neither.
-struct WebSocketCloseFrame: Sendable, Equatable {
+@_spi(KringleInternals)
+public struct WebSocketCloseFrame: Sendable, Equatable {
     /// The status code; `nil` when the frame had no payload, which a receiver reports as
     /// ``WebSocketCloseCode/noStatusReceived`` (§7.1.5).
-    var code: WebSocketCloseCode?
+    public var code: WebSocketCloseCode?
     /// The reason, UTF-8 on the wire, for people rather than programs (§5.5.1); empty when
     /// there is none.
-    var reason: String
+    public var reason: String
 
     /// The longest reason that fits a close frame: a control frame carries at most 125 bytes
     /// (§5.5), two of them the code.

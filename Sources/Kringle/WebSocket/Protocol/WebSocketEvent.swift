@@ -1,6 +1,7 @@
 /// What the frames of a connection add up to, as the assembler returns it: a whole message
 /// or a control frame (RFC 6455 §5.4-§5.6).
-enum WebSocketEvent: Sendable, Equatable {
+@_spi(KringleInternals)
+public enum WebSocketEvent: Sendable, Equatable {
     /// A whole text message, checked to be UTF-8 (§5.6).
     case text(String)
     /// A whole binary message.

@@ -17,7 +17,8 @@
 /// length it inflates to, are the inflater's to check.
 ///
 /// After it throws, the connection is to be failed (§7.1.7); the assembler is not used again.
-struct WebSocketMessageAssembler: Sendable {
+@_spi(KringleInternals)
+public struct WebSocketMessageAssembler: Sendable {
     /// The longest message it joins, in payload bytes as they arrive (compressed ones
     /// compressed).
     let maximumMessageLength: Int
@@ -26,7 +27,7 @@ struct WebSocketMessageAssembler: Sendable {
     private var message: Message?
 
     /// An assembler of messages up to `maximumMessageLength` bytes.
-    init(maximumMessageLength: Int) {
+    public init(maximumMessageLength: Int) {
         self.maximumMessageLength = maximumMessageLength
     }
 
@@ -39,7 +40,7 @@ struct WebSocketMessageAssembler: Sendable {
     ///   ``WebSocketProtocolError/messageTooLong(_:)`` (the length reached),
     ///   ``WebSocketProtocolError/invalidUTF8`` for text, and a close frame's errors
     ///   (``WebSocketCloseFrame/init(parsing:)``).
-    mutating func consume(_ frame: WebSocketFrame) throws(WebSocketProtocolError) -> WebSocketEvent? {
+    public mutating func consume(_ frame: WebSocketFrame) throws(WebSocketProtocolError) -> WebSocketEvent? {
         var continued: Message
         switch frame.opcode {
         case .ping: return .ping(frame.payload)
