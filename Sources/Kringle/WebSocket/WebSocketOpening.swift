@@ -167,9 +167,7 @@ final class WebSocketOpening: @unchecked Sendable {
             $0.last == 13 ? $0.dropLast() : $0
         }
         while lines.last?.isEmpty == true { lines.removeLast() }
-        guard let statusLine = lines.first,
-            let problemFree = statusLine.withUnsafeBytes({ CurlHeaderLine(bytes: $0) }) as CurlHeaderLine?,
-            problemFree == .statusLine
+        guard let statusLine = lines.first, statusLine.withUnsafeBytes({ CurlHeaderLine(bytes: $0) }) == .statusLine
         else {
             throw KringleError.malformedResponse(
                 url, reason: "the answer to the opening handshake has no valid status line")
@@ -184,8 +182,6 @@ final class WebSocketOpening: @unchecked Sendable {
                     url, reason: "the answer to the opening handshake has a malformed field line")
             }
         }
-        var response = HTTPResponse(statusCode: code, headers: headers, url: url)
-        response.metrics = nil
-        return response
+        return HTTPResponse(statusCode: code, headers: headers, url: url)
     }
 }
