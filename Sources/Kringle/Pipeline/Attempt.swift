@@ -32,8 +32,9 @@ enum Attempt: Sendable {
         client: NetworkClient, request: ValidatedRequest, options: TransferOptions, number: Int = 1,
         earlier: [RequestMetrics.Exchange] = [], trace: CallTrace? = nil
     ) {
-        // A first attempt starts the call's trace; a later one carries it.
-        let trace = number == 1 ? client.startTrace() : trace
+        // A first attempt starts the call's trace; a later one carries it. The flag is read
+        // here so that an untraced call makes no call at all for its trace.
+        let trace = number == 1 && client.isInstrumented ? client.startTrace() : trace
         guard client.configuration.interceptors.isEmpty else {
             self = .intercepted(
                 Intercepted(

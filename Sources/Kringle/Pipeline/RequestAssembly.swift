@@ -28,8 +28,9 @@ enum RequestAssembly {
         var compressedFrom: CompressedBodySizes.Original?
         /// The call's own timeout, else the endpoint's; `nil` for the client's.
         var timeout: TimeInterval?
-        /// The endpoint's ``Endpoint/allowsCoalescing``.
-        var coalesces = true
+        /// Whether the call may share an exchange: on a client that coalesces, the endpoint's
+        /// ``Endpoint/allowsCoalescing``.
+        var coalesces = false
 
         /// What the pipeline carries from hop to hop for this request.
         var options: TransferOptions {
@@ -125,7 +126,9 @@ enum RequestAssembly {
                 url: url, method: method, timeout: transportTimeout(client.configuration, timeout: timeout), body: data,
                 fields: fields),
             streamedBody: streamed, credentialHeaders: endpoint.credentialHeaders, cachePolicy: endpoint.cachePolicy,
-            compressedFrom: compressedFrom, timeout: timeout, coalesces: endpoint.allowsCoalescing)
+            compressedFrom: compressedFrom, timeout: timeout,
+            // The endpoint is asked only on a client that coalesces.
+            coalesces: client.isCoalescing && endpoint.allowsCoalescing)
     }
 
     /// The `timeoutInterval` a request gives its transport, which is not the client's deadline
