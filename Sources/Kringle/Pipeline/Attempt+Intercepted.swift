@@ -114,9 +114,10 @@ extension Attempt {
                     ).response
                 }
                 guard delay > 0 else { return next() }
+                // The span begins before the wait does, so that it holds the whole wait.
+                let span = self.trace?.begin(.backoff)
                 var backoff = Promise(()).delay(delay, clock: self.client.configuration.clock)
-                if let trace = self.trace {
-                    let span = trace.begin(.backoff)
+                if let trace = self.trace, let span {
                     backoff = trace.spanning(backoff) { _ in trace.end(span) }
                 }
                 return backoff.then { _ in next() }
