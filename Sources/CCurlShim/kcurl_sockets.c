@@ -10,8 +10,6 @@
 
 #include "kcurl_api.h"
 
-#include <string.h>
-
 /// curl.h: CURLSHOPT_SHARE and CURL_LOCK_DATA_CONNECT.
 enum { KCURLSHOPT_SHARE = 1, KCURL_LOCK_DATA_CONNECT = 5 };
 
@@ -50,36 +48,6 @@ int kcurl_easy_send(kcurl_easy *easy, const void *buffer, size_t length, size_t 
 int kcurl_easy_recv(kcurl_easy *easy, void *buffer, size_t length, size_t *received) {
     *received = 0;
     return kcurl_api()->easy_recv(easy, buffer, length, received);
-}
-
-/// curl.h: the first fields of `curl_version_info_data`, as every age of it starts.
-struct kcurl_version_info_prefix {
-    int age;
-    const char *version;
-    unsigned int version_num;
-    const char *host;
-    int features;
-    const char *ssl_version;
-    long ssl_version_num;
-    const char *libz_version;
-    const char *const *protocols;
-};
-
-int kcurl_supports_protocol(const char *name) {
-    const struct kcurl_api *api = kcurl_api();
-    if (api->version_info == NULL) {
-        return -1;
-    }
-    const struct kcurl_version_info_prefix *info = api->version_info(0);  // CURLVERSION_FIRST
-    if (info == NULL || info->protocols == NULL) {
-        return -1;
-    }
-    for (const char *const *protocol = info->protocols; *protocol != NULL; protocol++) {
-        if (strcmp(*protocol, name) == 0) {
-            return 1;
-        }
-    }
-    return 0;
 }
 
 int kcurl_easy_active_socket(kcurl_easy *easy) {

@@ -329,6 +329,10 @@ int kcurl_easy_recv(kcurl_easy *easy, void *buffer, size_t length, size_t *recei
 /// Whether the loaded libcurl speaks protocol `name` ("ws", "https"…): 1 or 0, or -1 when it
 /// cannot tell (curl_version_info missing). Call after kcurl_load returned 1.
 int kcurl_supports_protocol(const char *name);
+/// The content codings the loaded libcurl decodes, as it lists them in the Accept-Encoding
+/// field it sends for CURLOPT_ACCEPT_ENCODING "" ("deflate, gzip, br, zstd"), or NULL when it
+/// cannot tell (curl_version_info missing). Call after kcurl_load returned 1.
+const char *kcurl_content_encodings(void);
 /// The connected socket of a CONNECT_ONLY handle (CURLINFO_ACTIVESOCKET), or -1.
 int kcurl_easy_active_socket(kcurl_easy *easy);
 

@@ -1,3 +1,4 @@
+import CCurlShim
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -140,12 +141,14 @@ struct CurlRequestPlan: Sendable {
     }
 
     /// The header lines: the request's own (sorted, so the wire order does not depend on
-    /// dictionary order), then the ones that remove curl's defaults.
+    /// dictionary order), then `Accept-Encoding` unless the request names its own, then the
+    /// ones that remove curl's defaults.
     static func headerLines(_ fields: [String: String], hasBody: Bool) throws(KringleError) -> [String] {
         var lines: [String] = []
-        lines.reserveCapacity(fields.count + 2)
+        lines.reserveCapacity(fields.count + 3)
         var hasExpect = false
         var hasContentType = false
+        var hasAcceptEncoding = false
         func add(_ name: String, _ value: String) throws(KringleError) {
             // RFC 9110 §5.1: a field name is a token.
             guard RequestValidation.isToken(name), !value.withContiguousUTF8({ $0.contains(where: isLineBreakOrNull) })
@@ -154,6 +157,7 @@ struct CurlRequestPlan: Sendable {
             }
             hasExpect = hasExpect || name.equalsIgnoringASCIICase("expect")
             hasContentType = hasContentType || name.equalsIgnoringASCIICase("content-type")
+            hasAcceptEncoding = hasAcceptEncoding || name.equalsIgnoringASCIICase("accept-encoding")
             // "Name:" would tell curl to remove the header; "Name;" sends it empty.
             lines.append(value.isEmpty ? name + ";" : headerLine(name, value))
         }
@@ -166,6 +170,9 @@ struct CurlRequestPlan: Sendable {
                 try add(name, value)
             }
         }
+        if !hasAcceptEncoding, let acceptEncoding = Self.acceptEncodingLine {
+            lines.append(acceptEncoding)
+        }
         if !hasExpect {
             // curl would otherwise add "Expect: 100-continue" to larger bodies and wait up to
             // a second for the interim response; an empty value suppresses it.
@@ -177,6 +184,15 @@ struct CurlRequestPlan: Sendable {
         }
         return lines
     }
+
+    /// The `Accept-Encoding` line curl would write for the codings it decodes
+    /// (``CurlTransfer`` asks it to decode them all), or `nil` when it cannot tell. Sent as
+    /// the request's own field, curl writes none: it would format its line anew for every
+    /// request, which cost about 4,900 instructions each (callgrind, libcurl 7.88.1).
+    static let acceptEncodingLine: String? = {
+        guard (try? CurlLibrary.load().get()) != nil, let codings = kcurl_content_encodings() else { return nil }
+        return "Accept-Encoding: " + String(cString: codings)
+    }()
 
     /// `"name: value"`, written once into storage of its own: `name + ": " + value` builds
     /// an intermediate string and appends twice, for every field of every request.

@@ -96,7 +96,8 @@ final class CurlTransfer {
         // The client follows redirects itself, so that it sees every hop.
         try easy.set(KCURLOPT_FOLLOWLOCATION, false)
         // "" asks for every coding this libcurl can decode (gzip, deflate, br…) and decodes
-        // the body; Content-Length still describes the encoded bytes.
+        // the body; Content-Length still describes the encoded bytes. The field itself is
+        // among the request's header lines (CurlRequestPlan.acceptEncodingLine).
         try easy.set(KCURLOPT_ACCEPT_ENCODING, "")
         try easy.set(KCURLOPT_TCP_NODELAY, true)
         try easy.set(KCURLOPT_TCP_KEEPALIVE, true)

@@ -117,4 +117,27 @@ import Testing
 
         #expect(seen.elements == ["HEAD 0 -", "POST 3 1", "GET 0 -", "DELETE 0 -", "GET 0 -"])
     }
+
+    /// Kringle writes the field itself rather than have curl format it for every request; it
+    /// must say what curl would: the codings curl names when it meets one it cannot decode.
+    @Test("Accept-Encoding is sent once, naming the codings libcurl decodes; a caller's own replaces it")
+    func acceptEncoding() async throws {
+        let received = Recorder<[String]>()
+        let server = try LoopbackServer { request in
+            received.append(request.headers(named: "Accept-Encoding"))
+            return .text("x").addingHeader("Content-Encoding", "x-unknown")
+        }
+        defer { server.shutdown() }
+
+        let refusal = await CurlTransport().send(makeRequest(server.url("/"))).outcome().failure
+        _ = await CurlTransport().send(makeRequest(server.url("/"), headers: ["Accept-Encoding": "gzip"])).outcome()
+
+        let sent = received.elements
+        #expect(sent.count == 2)
+        let codings = try #require(sent.first?.first)
+        #expect(sent.first?.count == 1)
+        #expect(codings.contains("gzip"))
+        #expect(String(describing: try #require(refusal)).contains("libcurl understands \(codings) content encodings"))
+        #expect(sent.last == ["gzip"])
+    }
 }
