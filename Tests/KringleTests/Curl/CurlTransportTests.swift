@@ -36,7 +36,7 @@ import KringleTestSupport
     @Test func headerLinesSuppressCurlDefaults() throws {
         let lines = try CurlRequestPlan.headerLines(["X-B": "2", "x-a": "1", "X-Empty": ""], hasBody: true)
 
-        #expect(lines == ["x-a: 1", "X-B: 2", "X-Empty;", "Expect:", "Content-Type:"])
+        #expect(lines == ["x-a: 1", "X-B: 2", "X-Empty;"] + acceptEncoding() + ["Expect:", "Content-Type:"])
     }
 
     @Test func headerLinesKeepEveryByteOfLongAndUTF8Values() throws {
@@ -44,14 +44,28 @@ import KringleTestSupport
         let lines = try CurlRequestPlan.headerLines(
             ["Authorization": "Bearer " + long, "X-Name": "café ☕"], hasBody: false)
 
-        #expect(lines == ["Authorization: Bearer " + long, "X-Name: café ☕", "Expect:"])
+        #expect(lines == ["Authorization: Bearer " + long, "X-Name: café ☕"] + acceptEncoding() + ["Expect:"])
     }
 
     @Test func givenExpectAndContentTypeAreKept() throws {
         let lines = try CurlRequestPlan.headerLines(
             ["Expect": "100-continue", "Content-Type": "text/plain"], hasBody: true)
 
-        #expect(lines == ["Content-Type: text/plain", "Expect: 100-continue"])
+        #expect(lines == ["Content-Type: text/plain", "Expect: 100-continue"] + acceptEncoding())
+    }
+
+    @Test func aGivenAcceptEncodingIsKept() throws {
+        let lines = try CurlRequestPlan.headerLines(["accept-encoding": "identity"], hasBody: false)
+
+        #expect(lines == ["accept-encoding: identity", "Expect:"])
+    }
+
+    /// The `Accept-Encoding` line a request without its own gets: the codings of the libcurl
+    /// loaded here (gzip among them), none where libcurl is missing.
+    private func acceptEncoding() -> [String] {
+        guard let line = CurlRequestPlan.acceptEncodingLine else { return [] }
+        #expect(line.hasPrefix("Accept-Encoding: ") && line.contains("gzip"))
+        return [line]
     }
 
     @Test(arguments: [
