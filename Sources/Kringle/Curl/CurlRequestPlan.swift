@@ -187,8 +187,9 @@ struct CurlRequestPlan: Sendable {
 
     /// The `Accept-Encoding` line curl would write for the codings it decodes
     /// (``CurlTransfer`` asks it to decode them all), or `nil` when it cannot tell. Sent as
-    /// the request's own field, curl writes none: it would format its line anew for every
-    /// request, which cost about 1,900 instructions each (callgrind, libcurl 7.88.1).
+    /// the request's own field, curl writes none: it formats its own anew for every request,
+    /// through its printf. With the line ours, a request through the transport costs about
+    /// 2,900 instructions fewer (callgrind, libcurl 7.88.1).
     static let acceptEncodingLine: String? = {
         guard (try? CurlLibrary.load().get()) != nil, let codings = kcurl_content_encodings() else { return nil }
         return "Accept-Encoding: " + String(cString: codings)
