@@ -110,7 +110,7 @@ struct HandOffTests {
     @Test("a waiter that timed out leaves the job to the queue")
     func timedOutWaiter() async throws {
         let (source, mapped, _) = Self.mapped(consumerMayRun: true)
-        let outcome = try await onOwnThread { Result { try mapped.wait(timeout: 0.01) } }
+        let outcome = await onOwnThread { Result { try mapped.wait(timeout: 0.01) } }
         #expect(throws: PromiseError.timedOut) { try outcome.get() }
         source.fulfill(1)
         #expect(try await mapped.valueWithin() == 2)

@@ -343,7 +343,7 @@ extension PromisesAPlusTests {
         @Test("7 a chain of 1,000,000 then steps built eagerly")
         func millionStepEagerChain() async throws {
             let head = Promise<Int>.pending()
-            let tail = try await onOwnThread { Self.chain(from: head, links: Self.longChain) }
+            let tail = await onOwnThread { Self.chain(from: head, links: Self.longChain) }
             head.fulfill(0)
             #expect(try await tail.valueWithin(120) == Self.longChain)
         }
@@ -358,7 +358,7 @@ extension PromisesAPlusTests {
 
         @Test("7 dropping a pending chain of 1,000,000 links frees it without overflowing")
         func droppingLongPendingChain() async throws {
-            let freed = try await onOwnThread {
+            let freed = await onOwnThread {
                 weak var weakTail: Promise<Int>?
                 do {
                     weakTail = Self.chain(from: .pending(), links: Self.longChain)
@@ -373,7 +373,7 @@ extension PromisesAPlusTests {
             let head = Promise<Int>.pending()
             let cancelled = Flag()
             head.onCancel { cancelled.set() }
-            try await onOwnThread { Self.chain(from: head, links: Self.longChain).cancel() }
+            await onOwnThread { Self.chain(from: head, links: Self.longChain).cancel() }
             #expect(cancelled.isSet)
             #expect(head.isCancelled)
         }
