@@ -10,9 +10,9 @@ import Foundation
 /// of its own on standard output; in the parent it starts the child and checks the report.
 ///
 /// ```swift
-/// @Test func readsTheVariable() throws {
+/// @Test func readsTheVariable() async throws {
 ///     if ChildTestRun.isChild("readsTheVariable") { return print("read:", getenv("CAT") != nil) }
-///     let child = try ChildTestRun.run("MySuite/readsTheVariable", setting: ["CAT": "Tom"])
+///     let child = try await ChildTestRun.run("MySuite/readsTheVariable", setting: ["CAT": "Tom"])
 ///     #expect(child.text.contains("read: true"))
 /// }
 /// ```
@@ -41,21 +41,25 @@ public enum ChildTestRun {
     /// Runs the tests `filter` selects (Swift Testing's `--filter`, such as
     /// `"ProxyEnvironmentTests/readsTheProcessEnvironment"`) in a child process whose
     /// environment is this one's with `unsetting` removed and `setting` set, and returns
-    /// what the child printed (standard error included) and how it ended.
+    /// what the child printed (standard error included) and how it ended. It waits for the
+    /// child on a thread of its own (``onOwnThread(_:)``): the child is this whole test binary
+    /// starting again, which takes seconds under ThreadSanitizer.
     ///
     /// - Throws: ``Unavailable`` off Linux, `ChildProcessError` when the child cannot be
     ///   started.
     public static func run(
         _ filter: String, setting: [String: String], unsetting: [String] = []
-    ) throws -> ChildProcess.Outcome {
+    ) async throws -> ChildProcess.Outcome {
         let executable = try resolvedExecutable()
         // env(1) changes the environment: ChildProcess passes on this process's own.
         let changes =
             unsetting.flatMap { ["-u", $0] }
             + (setting.merging([marker: filter]) { $1 }).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try ChildProcess.run(
-            "/usr/bin/env", changes + [executable, "--testing-library", "swift-testing", "--filter", filter],
-            includingStandardError: true, killAfter: 600)
+        return try await onOwnThread {
+            try ChildProcess.run(
+                "/usr/bin/env", changes + [executable, "--testing-library", "swift-testing", "--filter", filter],
+                includingStandardError: true, killAfter: 600)
+        }
     }
 
     /// The test binary's path.

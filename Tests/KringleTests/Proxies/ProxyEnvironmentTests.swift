@@ -168,12 +168,12 @@ import Testing
     @Test(
         .enabled(if: ChildTestRun.isAvailable, "needs the test binary to run itself in a child process (Linux)"),
         arguments: processScenarios)
-    func theProcessEnvironmentIsRead(_ scenario: ProcessScenario) throws {
+    func theProcessEnvironmentIsRead(_ scenario: ProcessScenario) async throws {
         if ChildTestRun.isChild("theProcessEnvironmentIsRead") {
             // The child: report what was read, on a line of its own.
             return print("kringle-proxy-routes:", Self.report(ProxyRoutes(.environment)))
         }
-        let child = try ChildTestRun.run(
+        let child = try await ChildTestRun.run(
             "ProxyEnvironmentTests/theProcessEnvironmentIsRead", setting: scenario.variables,
             unsetting: Self.proxyVariables)
         let reports = child.text.split(separator: "\n").filter { $0.hasPrefix("kringle-proxy-routes: ") }
