@@ -15,13 +15,15 @@ import Kringle
 /// does not inflate gets 400, a coding it does not know 415.
 final class InflatingServer: Sendable {
     /// The server of this test process, started on first use; or why it could not start.
-    static let shared: Result<InflatingServer, PythonTestServerError> = PythonTestServer.start(
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Compression
-            .deletingLastPathComponent()  // KringleTests
-            .appendingPathComponent("Fixtures/compression/inflating_server.py"),
-        expecting: ["port"]
-    ).map { InflatingServer(port: $0["port"] ?? 9) }
+    static let shared = Task {
+        await PythonTestServer.start(
+            URL(fileURLWithPath: #filePath)
+                .deletingLastPathComponent()  // Compression
+                .deletingLastPathComponent()  // KringleTests
+                .appendingPathComponent("Fixtures/compression/inflating_server.py"),
+            expecting: ["port"]
+        ).map { InflatingServer(port: $0["port"] ?? 9) }
+    }
 
     /// `http://127.0.0.1:<port>`.
     let baseURL: URL

@@ -18,15 +18,15 @@ struct PythonInflatesTests {
     typealias LogBatch = CompressedRequestTests.LogBatch
     static let codings = RequestCompression.Coding.allCases
 
-    private static func server() throws -> InflatingServer {
-        try InflatingServer.shared.get()
+    private static func server() async throws -> InflatingServer {
+        try await InflatingServer.shared.value.get()
     }
 
     private static func endpoint(
         _ path: String, _ coding: RequestCompression.Coding
-    ) throws -> CompressedRequestTests.CompressingEndpoint {
+    ) async throws -> CompressedRequestTests.CompressingEndpoint {
         .init(
-            baseURL: try server().baseURL, path: InflatingServer.path(path, expecting: coding),
+            baseURL: try await server().baseURL, path: InflatingServer.path(path, expecting: coding),
             compression: RequestCompression(coding))
     }
 
@@ -45,7 +45,7 @@ struct PythonInflatesTests {
         arguments: TransportUnderTest.allCases, codings)
     func builderJSON(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
         var builder = RequestBuilder(
-            method: .post, url: try Self.server().url("/logs", expecting: coding), body: .json(LogBatch.sample))
+            method: .post, url: try await Self.server().url("/logs", expecting: coding), body: .json(LogBatch.sample))
         builder.compression = RequestCompression(coding)
         let done = Promise<NetworkResult>.pending()
 
@@ -60,14 +60,14 @@ struct PythonInflatesTests {
     @Test("post(_:to:as:): JSON inflates to the original", arguments: TransportUnderTest.allCases, codings)
     func typedJSON(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
         let inflated = try await transport.client()
-            .post(LogBatch.sample, to: try Self.endpoint("/logs", coding), as: Data.self).valueWithin()
+            .post(LogBatch.sample, to: try await Self.endpoint("/logs", coding), as: Data.self).valueWithin()
         #expect(inflated == (try JSONEncoder().encode(LogBatch.sample)))
     }
 
     @Test("Data and a form inflate to the original", arguments: TransportUnderTest.allCases, codings)
     func dataAndForm(_ transport: TransportUnderTest, coding: RequestCompression.Coding) async throws {
         let client = transport.client()
-        let endpoint = try Self.endpoint("/raw", coding)
+        let endpoint = try await Self.endpoint("/raw", coding)
         let data = Inflating.sample(bytes: 50_000)
         let fields = (0..<200).map { (name: "cat\($0)", value: "Tom & Jerry #\($0)") }
 
@@ -94,7 +94,7 @@ struct PythonInflatesTests {
         let data = Inflating.sample(bytes: 200_000)
         let file = try scratch.write(data, to: "tom.jsonl")
         let builder = RequestBuilder(
-            method: .post, url: try Self.server().url("/forms", expecting: .deflate),
+            method: .post, url: try await Self.server().url("/forms", expecting: .deflate),
             body: .multipart([
                 .field(name: "caption", value: "Tom"),
                 .file(name: "log", fileURL: file, filename: "tom.jsonl", contentType: "application/jsonl"),
@@ -123,7 +123,7 @@ struct PythonInflatesTests {
         let file = try scratch.write(data, to: "logs.jsonl")
 
         let inflated = try await transport.client()
-            .upload(file, to: try Self.endpoint("/upload", coding), as: Data.self).valueWithin(120)
+            .upload(file, to: try await Self.endpoint("/upload", coding), as: Data.self).valueWithin(120)
         #expect(inflated.count == data.count)
         #expect(inflated == data)
     }
@@ -131,7 +131,7 @@ struct PythonInflatesTests {
     @Test("a body without the expected coding, or that does not inflate, is refused, so the checks above can fail")
     func serverRefusesBrokenBodies() async throws {
         let client = TransportUnderTest.curl.client()
-        let server = try Self.server()
+        let server = try await Self.server()
         let plain = Inflating.sample(bytes: 10_000)
         let gzipped = try RequestCompression.gzip.compress(plain)
         var truncated = RequestBuilder(

@@ -47,7 +47,7 @@ import Testing
     @Test func anHTTPSURLGoesThroughAConnectTunnel() async throws {
         let proxy = try await ProxyProcess.tinyproxy()
         defer { proxy.stop() }
-        let tls = try TLSTestServer.shared.get()
+        let tls = try await TLSTestServer.shared.value.get()
         let url = tls.url(.trusted)
         let transport = CurlTransport(
             configuration: .trustingTestCA { $0.proxy = .url("http://127.0.0.1:\(proxy.port)") })

@@ -46,7 +46,7 @@ import Testing
     @Test func anHTTPSURLThroughSocks5h() async throws {
         let proxy = try await ProxyProcess.microsocks()
         defer { proxy.stop() }
-        let tls = try TLSTestServer.shared.get()
+        let tls = try await TLSTestServer.shared.value.get()
         let url = tls.url(.trusted, host: "localhost")
         let transport = CurlTransport(
             configuration: .trustingTestCA { $0.proxy = .url("socks5h://127.0.0.1:\(proxy.port)") })

@@ -13,14 +13,30 @@ import Darwin
 /// process: it binds its listeners to ports the system picks on 127.0.0.1, prints one line
 /// of JSON naming them, and serves until the test process exits (`Fixtures/parent_exit.py`
 /// watches its parent), so nothing has to stop it.
+///
+/// A server shared by many tests is a `Task` they all await, so that none blocks while it
+/// starts:
+///
+/// ```swift
+/// static let shared = Task { await PythonTestServer.start(script, expecting: ["port"]) }
+/// let ports = try await shared.value.get()
+/// ```
 enum PythonTestServer {
     /// Starts `script` with `arguments` and returns the object of the JSON line it prints
-    /// first, once it has every key of `expecting`.
+    /// first, once it has every key of `expecting`. It waits for that line on a thread of
+    /// its own (``onOwnThread(_:)``): Python may take seconds to start on a loaded machine.
     ///
     /// - Parameter interpreter: The Python to run it with: one that can import the script's
     ///   packages.
     static func start(
         _ script: URL, arguments: [String] = [], expecting keys: [String], interpreter: TestTool = .python3
+    ) async -> Result<[String: Int], PythonTestServerError> {
+        await onOwnThread { startAndWait(script, arguments: arguments, expecting: keys, interpreter: interpreter) }
+    }
+
+    /// ``start(_:arguments:expecting:interpreter:)``, blocking until the server reports.
+    private static func startAndWait(
+        _ script: URL, arguments: [String], expecting keys: [String], interpreter: TestTool
     ) -> Result<[String: Int], PythonTestServerError> {
         let python: String
         do {

@@ -15,7 +15,7 @@ import FoundationNetworking
     // MARK: Trust from memory
 
     @Test func certificateAuthorityFromPEMDataIsTrusted() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let pem = try TLSTestServer.contents("ca.pem")
         let transport = CurlTransport(configuration: .init(certificateAuthorityPEM: pem))
         #expect(await tlsOutcome(transport, server.url(.trusted)) == .answered(status: 200, clientCertificate: "none"))
@@ -24,7 +24,7 @@ import FoundationNetworking
     /// libcurl lets CA data override a CA file; rather than ignore the file, the transport
     /// refuses the request.
     @Test func fileAndPEMDataTogetherAreRefused() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let ca = try TLSTestServer.contents("ca.pem")
         let transport = CurlTransport(configuration: .trustingTestCA { $0.certificateAuthorityPEM = ca })
         let outcome = await transport.send(URLRequest(url: server.url(.trusted))).outcome()
@@ -36,13 +36,13 @@ import FoundationNetworking
     }
 
     @Test func pemDataWithoutACertificateIsUnusable() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(configuration: .init(certificateAuthorityPEM: Data("not a certificate".utf8)))
         #expect(await tlsOutcome(transport, server.url(.trusted)) == .refused(.certificateAuthoritiesUnusable))
     }
 
     @Test func missingCertificateAuthorityFileIsUnusable() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(configuration: .init(certificateAuthorityFile: "/nonexistent/kringle-ca.pem"))
         #expect(await tlsOutcome(transport, server.url(.trusted)) == .refused(.certificateAuthoritiesUnusable))
     }
@@ -50,7 +50,7 @@ import FoundationNetworking
     // MARK: Pinning
 
     @Test func matchingPinIsAccepted() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let pin = try #require(
             PublicKeyPin(base64: String(decoding: TLSTestServer.contents("localhost.pin"), as: UTF8.self)))
         let other = try #require(PublicKeyPin(sha256: Data(repeating: 7, count: 32)))
@@ -60,7 +60,7 @@ import FoundationNetworking
     }
 
     @Test func otherPinIsRefusedEvenForATrustedCertificate() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let other = try #require(PublicKeyPin(sha256: Data(repeating: 7, count: 32)))
         let transport = CurlTransport(configuration: .trustingTestCA { $0.pinnedPublicKeys = [other] })
         #expect(await tlsOutcome(transport, server.url(.trusted)) == .refused(.pinMismatch))
@@ -69,7 +69,7 @@ import FoundationNetworking
     /// A pin is checked even with verification off: the way to talk to a self-signed server
     /// without trusting everyone. (The pin of `localhost.pem` does not match `self-signed.pem`.)
     @Test func pinIsCheckedWithVerificationOff() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let pin = try #require(
             PublicKeyPin(base64: String(decoding: TLSTestServer.contents("localhost.pin"), as: UTF8.self)))
         let transport = CurlTransport(configuration: .init(verifiesCertificates: false, pinnedPublicKeys: [pin]))
@@ -84,7 +84,9 @@ import FoundationNetworking
         let command =
             "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der"
             + " | openssl dgst -sha256 -binary | openssl base64"
-        let outcome = try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: 30)
+        let outcome = try await onOwnThread {
+            try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: 30)
+        }
         #expect(outcome.status == 0, "\(outcome.text)")
         let computed = PublicKeyPin(base64: outcome.text)
         let committed = PublicKeyPin(
@@ -96,7 +98,7 @@ import FoundationNetworking
     // MARK: Client certificates
 
     @Test func clientCertificateFromFilesIsAccepted() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let client = CurlTransport.ClientCertificate(
             certificate: .file(TLSTestServer.fixture("client.pem").path),
             key: .file(TLSTestServer.fixture("client.key").path))
@@ -106,7 +108,7 @@ import FoundationNetworking
     }
 
     @Test func clientCertificateFromPEMDataIsAccepted() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let client = CurlTransport.ClientCertificate(
             certificate: .pem(try TLSTestServer.contents("client.pem")),
             key: .pem(try TLSTestServer.contents("client.key")))
@@ -117,7 +119,7 @@ import FoundationNetworking
 
     /// The certificate and the key in one PEM, with no key given.
     @Test func keyInTheCertificatePEMIsFound() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let both = try TLSTestServer.contents("client.pem") + TLSTestServer.contents("client.key")
         let transport = CurlTransport(
             configuration: .trustingTestCA { $0.clientCertificate = .init(certificate: .pem(both), key: nil) })
@@ -127,7 +129,7 @@ import FoundationNetworking
 
     @Test(arguments: [false, true])
     func encryptedKeyNeedsItsPassword(fromMemory: Bool) async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let key: CurlTransport.ClientCertificate.Source =
             fromMemory
             ? .pem(try TLSTestServer.contents("client-encrypted.key"))
@@ -147,7 +149,7 @@ import FoundationNetworking
     }
 
     @Test func missingClientCertificateIsReported() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let outcome = await tlsOutcome(
             CurlTransport(configuration: .trustingTestCA()), server.url(.clientCertificateRequired))
         #expect(outcome == .refused(.clientCertificateRequired))
@@ -155,7 +157,7 @@ import FoundationNetworking
 
     /// A certificate the server's client CA did not issue is refused by the server.
     @Test func clientCertificateFromAnotherAuthorityIsRejected() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let client = CurlTransport.ClientCertificate(
             certificate: .file(TLSTestServer.fixture("self-signed.pem").path),
             key: .file(TLSTestServer.fixture("self-signed.key").path))
@@ -165,7 +167,7 @@ import FoundationNetworking
     }
 
     @Test func unreadableClientCertificateIsUnusable() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let client = CurlTransport.ClientCertificate(
             certificate: .pem(Data("not a certificate".utf8)), key: .file(TLSTestServer.fixture("client.key").path))
         let transport = CurlTransport(configuration: .trustingTestCA { $0.clientCertificate = client })
@@ -180,13 +182,13 @@ import FoundationNetworking
     }
 
     @Test func tls12ServerIsAcceptedByDefault() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let outcome = await tlsOutcome(CurlTransport(configuration: .trustingTestCA()), server.url(.tls12Only))
         #expect(outcome == .answered(status: 200, clientCertificate: "none"))
     }
 
     @Test func requiringTLS13RefusesATLS12Server() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(configuration: .trustingTestCA { $0.minimumTLSVersion = .tls1_3 })
         #expect(await tlsOutcome(transport, server.url(.tls12Only)) == .refused(.protocolVersionRefused))
         // The same transport still reaches a server that speaks TLS 1.3.

@@ -16,7 +16,7 @@ struct RotatingTLSServer {
 
     /// Starts a server presenting the fixture `name` (`localhost` for `localhost.pem` and
     /// `localhost.key`).
-    init(presenting name: String) throws {
+    init(presenting name: String) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("kringle-rotating-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -28,7 +28,7 @@ struct RotatingTLSServer {
         let ports: [String: Int]
         do {
             let configuration = try JSONSerialization.data(withJSONObject: [listener])
-            ports = try PythonTestServer.start(
+            ports = try await PythonTestServer.start(
                 TLSTestServer.fixture("https_server.py"), arguments: [String(decoding: configuration, as: UTF8.self)],
                 expecting: ["rotating"]
             ).get()

@@ -20,7 +20,7 @@ struct TLSRotationTests {
     // beside the file, would use the store built from the first reading for a day.
     @Test("a CA added to the CA file is trusted by the next connection")
     func authorityAddedToFileIsTrusted() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let file = try CertificateAuthorityFile(holding: "client-ca.pem")
         defer { file.remove() }
         let transport = CurlTransport(configuration: .init(certificateAuthorityFile: file.path))
@@ -33,7 +33,7 @@ struct TLSRotationTests {
     // connection would resume the first one's session, verified under the old file.
     @Test("a CA removed from the CA file is refused by the next new connection")
     func authorityRemovedFromFileIsRefused() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let file = try CertificateAuthorityFile(holding: "ca.pem")
         defer { file.remove() }
         let transport = CurlTransport(configuration: .init(certificateAuthorityFile: file.path))
@@ -48,7 +48,7 @@ struct TLSRotationTests {
         "a server's new key is checked against the pins by the next new connection",
         arguments: [false, true])
     func rotatedKeyIsCheckedAgainstPins(nextKeyPinned: Bool) async throws {
-        let server = try RotatingTLSServer(presenting: "localhost")
+        let server = try await RotatingTLSServer(presenting: "localhost")
         defer { server.remove() }
         let pins = try (["localhost"] + (nextKeyPinned ? ["localhost-next"] : [])).map(Self.pin)
         let transport = CurlTransport(configuration: .trustingTestCA { $0.pinnedPublicKeys = pins })

@@ -46,7 +46,7 @@ final class TLSTestServer: Sendable {
     }
 
     /// The server of this test process, started on first use; or why it could not start.
-    static let shared: Result<TLSTestServer, PythonTestServerError> = start()
+    static let shared = Task { await start() }
 
     /// Each listener's port on 127.0.0.1.
     let ports: [String: Int]
@@ -78,12 +78,12 @@ final class TLSTestServer: Sendable {
     }
 
     /// Starts the server and reads the ports it reports on its first line of output.
-    private static func start() -> Result<TLSTestServer, PythonTestServerError> {
+    private static func start() async -> Result<TLSTestServer, PythonTestServerError> {
         let listeners = Listener.allCases.map(\.settings)
         guard let configuration = try? JSONSerialization.data(withJSONObject: listeners) else {
             return .failure(PythonTestServerError("the listener configuration does not encode"))
         }
-        return PythonTestServer.start(
+        return await PythonTestServer.start(
             fixture("https_server.py"), arguments: [String(decoding: configuration, as: UTF8.self)],
             expecting: Listener.allCases.map(\.rawValue)
         ).map(TLSTestServer.init(ports:))

@@ -16,7 +16,7 @@ import FoundationNetworking
     /// is refused as untrusted, by both transports.
     @Test(arguments: TransportUnderTest.allCases)
     func unknownAuthorityIsRefusedAsUntrusted(_ transport: TransportUnderTest) async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         for host in ["127.0.0.1", "localhost"] {
             let outcome = await tlsOutcome(transport.make(), server.url(.trusted, host: host))
             #expect(outcome == .refused(.untrustedCertificate), "\(host)")
@@ -26,13 +26,13 @@ import FoundationNetworking
     /// A self-signed certificate is refused as such, whatever the client trusts.
     @Test(arguments: TransportUnderTest.allCases)
     func selfSignedCertificateIsRefused(_ transport: TransportUnderTest) async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let outcome = await tlsOutcome(transport.make(), server.url(.selfSigned))
         #expect(outcome == .refused(.selfSignedCertificate))
     }
 
     @Test func trustedChainSucceeds() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(configuration: .trustingTestCA())
         for host in ["127.0.0.1", "localhost"] {
             let outcome = await tlsOutcome(transport, server.url(.trusted, host: host))
@@ -41,14 +41,14 @@ import FoundationNetworking
     }
 
     @Test func expiredCertificateIsRefused() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let outcome = await tlsOutcome(CurlTransport(configuration: .trustingTestCA()), server.url(.expired))
         #expect(outcome == .refused(.expiredCertificate))
     }
 
     /// The certificate is for wrong.example: refused for a DNS name and for an IP address.
     @Test func certificateForAnotherHostIsRefused() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(configuration: .trustingTestCA())
         for host in ["127.0.0.1", "localhost"] {
             let outcome = await tlsOutcome(transport, server.url(.wrongHost, host: host))
@@ -58,7 +58,7 @@ import FoundationNetworking
 
     /// A certificate authority that is not the server's leaves its chain untrusted.
     @Test func anotherAuthorityLeavesTheChainUntrusted() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(
             configuration: .init(certificateAuthorityFile: TLSTestServer.fixture("client-ca.pem").path))
         #expect(await tlsOutcome(transport, server.url(.trusted)) == .refused(.untrustedCertificate))
@@ -68,7 +68,7 @@ import FoundationNetworking
     /// CA option of its own choosing: see `URLSessionTransport`), so the chain is refused
     /// before its dates or names are looked at; still a typed TLS failure.
     @Test func urlSessionRefusesExpiredAndWrongHostCertificatesFromAnUnknownAuthority() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         #if canImport(FoundationNetworking)
         for listener in [TLSTestServer.Listener.expired, .wrongHost] {
             let outcome = await tlsOutcome(URLSessionTransport(), server.url(listener))
@@ -86,7 +86,7 @@ import FoundationNetworking
     /// Turning verification off (the dangerous switch) accepts what verification refuses.
     @Test(arguments: [TLSTestServer.Listener.selfSigned, .expired, .wrongHost, .trusted])
     func verificationOffAcceptsAnyCertificate(_ listener: TLSTestServer.Listener) async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let transport = CurlTransport(configuration: .init(verifiesCertificates: false))
         #expect(await tlsOutcome(transport, server.url(listener)) == .answered(status: 200, clientCertificate: "none"))
     }
@@ -94,7 +94,7 @@ import FoundationNetworking
     /// Through the whole client: the refusal arrives as `KringleError.tls`, once, with the
     /// request's URL, and its description names the failure and curl's reason.
     @Test func clientReportsTheTLSFailure() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let client = NetworkClient(transport: CurlTransport(configuration: .trustingTestCA()))
         let endpoint = ClientTestEndpoint(baseURL: server.url(.expired, path: ""), path: "/cats")
         let outcome = await client.get(endpoint).outcome()

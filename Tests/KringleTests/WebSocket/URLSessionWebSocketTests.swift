@@ -15,8 +15,8 @@ import FoundationNetworking
 struct URLSessionWebSocketTests {
     let server: WebSocketTestServer
 
-    init() throws {
-        server = try WebSocketTestServer.shared.get()
+    init() async throws {
+        server = try await WebSocketTestServer.shared.value.get()
     }
 
     @Test func echoesWhereThePlatformCan() async throws {

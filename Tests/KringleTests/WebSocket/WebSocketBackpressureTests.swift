@@ -12,8 +12,8 @@ import Testing
 struct WebSocketBackpressureTests {
     let server: WebSocketTestServer
 
-    init() throws {
-        server = try WebSocketTestServer.shared.get()
+    init() async throws {
+        server = try await WebSocketTestServer.shared.value.get()
     }
 
     @Test func aSlowReaderHoldsTheServerBack() async throws {

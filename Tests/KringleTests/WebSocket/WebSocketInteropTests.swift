@@ -16,8 +16,8 @@ import FoundationNetworking
 struct WebSocketInteropTests {
     let server: WebSocketTestServer
 
-    init() throws {
-        server = try WebSocketTestServer.shared.get()
+    init() async throws {
+        server = try await WebSocketTestServer.shared.value.get()
     }
 
     private func client(

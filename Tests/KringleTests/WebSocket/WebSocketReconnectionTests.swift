@@ -9,8 +9,8 @@ import Testing
 struct WebSocketReconnectionTests {
     let server: WebSocketTestServer
 
-    init() throws {
-        server = try WebSocketTestServer.shared.get()
+    init() async throws {
+        server = try await WebSocketTestServer.shared.value.get()
     }
 
     private func options(attempts: Int = 10) -> WebSocketOptions {

@@ -7,11 +7,11 @@ import KringleTestSupport
 /// TLS (the fixtures' `localhost.pem`, signed by the private `ca.pem`) and one on a Unix
 /// socket. Paths choose what a connection gets (see the script).
 final class WebSocketTestServer: Sendable {
-    static let shared: Result<WebSocketTestServer, PythonTestServerError> = {
+    static let shared = Task {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent(
             "kringle-ws-\(ProcessInfo.processInfo.processIdentifier).sock")
         try? FileManager.default.removeItem(at: socket)
-        return PythonTestServer.start(
+        return await PythonTestServer.start(
             fixtures.appendingPathComponent("websocket/websocket_server.py"),
             arguments: [
                 socket.path, fixtures.appendingPathComponent("tls/localhost.pem").path,
@@ -19,7 +19,7 @@ final class WebSocketTestServer: Sendable {
             ],
             expecting: ["port", "uncompressed", "tls"], interpreter: .websockets
         ).map { WebSocketTestServer(ports: $0, socket: socket) }
-    }()
+    }
 
     static let fixtures = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // WebSocket
