@@ -9,6 +9,11 @@ import Testing
 /// but HTTP/2.
 @Suite("h2c: HTTP/2 with prior knowledge", .requires(.nginx), .generousTimeLimit)
 struct H2CTests {
+    /// nginx serving a cat, started on a thread of its own (it waits until nginx answers).
+    private static func startNginx() async throws -> NginxServer {
+        try await onOwnThread { try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get() }
+    }
+
     private static func endpoint(_ server: NginxServer) -> ClientTestEndpoint {
         endpoint(url: server.h2cURL)
     }
@@ -19,10 +24,10 @@ struct H2CTests {
 
     @Test("http2PriorKnowledge speaks HTTP/2 to a plain http URL, for requests at once and one after another")
     func priorKnowledge() async throws {
-        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
+        let server = try await Self.startNginx()
         defer { server.stop() }
         let client = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http2PriorKnowledge)))
-        let before = try #require(server.acceptedConnections())
+        let before = try #require(await onOwnThread { server.acceptedConnections() })
         let calls = (0..<6).map { _ in client.request(.get, Self.endpoint(server), as: ClientCat.self) }
         for call in calls {
             let response = try await call.valueWithin()
@@ -35,12 +40,12 @@ struct H2CTests {
         }
         // A connection each (libcurl 7.88 cannot reuse a plain HTTP/2 one); the status page's
         // own connection counted once, as `before` did.
-        #expect(server.acceptedConnections() == before + 9)
+        #expect(await onOwnThread { server.acceptedConnections() } == before + 9)
     }
 
     @Test("without prior knowledge, the h2c-only port cannot be spoken to: a malformed response, not a hang")
     func http1Refused() async throws {
-        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
+        let server = try await Self.startNginx()
         defer { server.stop() }
         let client = NetworkClient(transport: CurlTransport(configuration: .init(httpVersion: .http1_1)))
         let outcome = await client.get(Self.endpoint(server), as: Data.self).outcome()
@@ -56,17 +61,17 @@ struct H2CTests {
 
     @Test("http2PriorKnowledge against nginx's HTTP/1.1 port: unsupportedConfiguration, not retried")
     func nginxHTTP1PortRefuses() async throws {
-        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "plain"}"#).get()
+        let server = try await Self.startNginx()
         defer { server.stop() }
         let client = NetworkClient(
             configuration: H2CRefusal.retrying,
             transport: CurlTransport(configuration: .init(httpVersion: .http2PriorKnowledge)))
-        let before = try #require(server.acceptedConnections())
+        let before = try #require(await onOwnThread { server.acceptedConnections() })
 
         let error = await client.get(Self.endpoint(url: server.url), as: Data.self).outcome(within: 60).failure
 
         H2CRefusal.expectRefused(error, url: server.url)
         // One connection for the request (the status page's own was counted in `before`).
-        #expect(server.acceptedConnections() == before + 1)
+        #expect(await onOwnThread { server.acceptedConnections() } == before + 1)
     }
 }

@@ -67,14 +67,12 @@ struct NginxServerTests {
     /// The first line written to `descriptor`, read on a thread of its own (the read blocks),
     /// then `descriptor` closed; what came before the end if there was no line.
     private static func firstLine(of descriptor: Int32) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread {
-                defer { close(descriptor) }
-                var line = Data()
-                var byte: UInt8 = 0
-                while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-                continuation.resume(returning: String(decoding: line, as: UTF8.self))
-            }.start()
+        await onOwnThread {
+            defer { close(descriptor) }
+            var line = Data()
+            var byte: UInt8 = 0
+            while read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+            return String(decoding: line, as: UTF8.self)
         }
     }
 

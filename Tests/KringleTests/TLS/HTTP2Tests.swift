@@ -18,7 +18,9 @@ struct HTTP2Tests {
     private static func withServer(_ body: (NginxServer, ClientTestEndpoint) async throws -> Void) async throws {
         let tls = NginxServer.TLS(
             certificate: TLSTestServer.fixture("localhost.pem"), key: TLSTestServer.fixture("localhost.key"))
-        let server = try NginxServer.start(serving: #"{"name": "Tom", "mood": "multiplexed"}"#, tls: tls).get()
+        let server = try await onOwnThread {
+            try NginxServer.start(serving: #"{"name": "Tom", "mood": "multiplexed"}"#, tls: tls).get()
+        }
         defer { server.stop() }
         let url = try #require(server.httpsURL)
         try await body(
@@ -45,10 +47,10 @@ struct HTTP2Tests {
     func multiplexes() async throws {
         try await Self.withServer { server, endpoint in
             let client = Self.client()
-            let before = try #require(server.acceptedConnections())
+            let before = try #require(await onOwnThread { server.acceptedConnections() })
             let responses = try await Promise.all((0..<8).map { _ in client.request(.get, endpoint, as: Data.self) })
                 .valueWithin()
-            let after = try #require(server.acceptedConnections())
+            let after = try #require(await onOwnThread { server.acceptedConnections() })
             #expect(responses.allSatisfy { $0.httpVersion == .http2 && $0.statusCode == 200 })
             #expect(after - before == 1, "\(after - before) connections for 8 requests started together")
             let reused = responses.compactMap { $0.metrics?.exchanges.first?.metrics?.reusedConnection }

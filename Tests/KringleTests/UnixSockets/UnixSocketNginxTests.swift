@@ -25,18 +25,21 @@ struct UnixSocketNginxTests {
         let securePath = freshSocketPath("nginx-tls")
         let certificates = NginxServer.TLS(
             certificate: TLSTestServer.fixture("localhost.pem"), key: TLSTestServer.fixture("localhost.key"))
-        let server = try NginxServer.start(
-            path: "/item.json", tls: tls ? certificates : nil, unixSocket: plainPath,
-            tlsUnixSocket: tls ? securePath : nil
-        ) { www in
-            try payload.write(to: www.appendingPathComponent("item.json"), atomically: true, encoding: .utf8)
-            let directory = www.appendingPathComponent("dir")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try payload.write(to: directory.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
-            let fresh = www.appendingPathComponent("fresh")
-            try FileManager.default.createDirectory(at: fresh, withIntermediateDirectories: true)
-            try payload.write(to: fresh.appendingPathComponent("cat.json"), atomically: true, encoding: .utf8)
-        }.get()
+        let server = try await onOwnThread {
+            try NginxServer.start(
+                path: "/item.json", tls: tls ? certificates : nil, unixSocket: plainPath,
+                tlsUnixSocket: tls ? securePath : nil
+            ) { www in
+                try payload.write(to: www.appendingPathComponent("item.json"), atomically: true, encoding: .utf8)
+                let directory = www.appendingPathComponent("dir")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try payload.write(
+                    to: directory.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+                let fresh = www.appendingPathComponent("fresh")
+                try FileManager.default.createDirectory(at: fresh, withIntermediateDirectories: true)
+                try payload.write(to: fresh.appendingPathComponent("cat.json"), atomically: true, encoding: .utf8)
+            }.get()
+        }
         defer {
             server.stop()
             for path in [plainPath, securePath] { try? FileManager.default.removeItem(atPath: path) }
