@@ -65,7 +65,8 @@ struct AdoptionTests {
         let inner = Promise<Int>.pending()
         let (limited, freed) = await Self.stepAside(adopting: inner) { $0.timeout(0.5) }
         #expect(freed)
-        #expect(throws: PromiseError.timedOut) { try limited.wait(timeout: 30) }
+        let outcome = await limited.outcome(within: 30)
+        #expect(throws: PromiseError.timedOut) { try outcome.get() }
         #expect(await eventually { inner.isCancelled })
     }
 

@@ -74,7 +74,7 @@ import Testing
 
     @Test func gzipBodyIsDecoded() async throws {
         let text = String(repeating: "{\"kringle\": \"curl\"}\n", count: 500)
-        let compressed = try gzipped(Data(text.utf8))
+        let compressed = try await onOwnThread { try gzipped(Data(text.utf8)) }
         let acceptEncodings = Recorder<String?>()
         let server = try LoopbackServer { request in
             acceptEncodings.append(request.header("accept-encoding"))

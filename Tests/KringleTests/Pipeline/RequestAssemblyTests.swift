@@ -87,7 +87,7 @@ struct RequestAssemblyTests {
     /// FoundationNetworking's URLSession takes a request's `timeoutInterval` only when it was
     /// set after the request was made, not when it was passed to the initialiser.
     @Test("the request's timeout holds for a URLSession of the caller's own")
-    func timeoutHoldsForAPlainURLSession() throws {
+    func timeoutHoldsForAPlainURLSession() async throws {
         let server = try LoopbackServer { _ in
             .data(Data(count: 100)).withBehavior(.paced([.init(bytes: 1)], afterLast: .holdUntilHangUp))
         }
@@ -101,15 +101,12 @@ struct RequestAssemblyTests {
         sessionConfiguration.timeoutIntervalForRequest = 600
         let session = URLSession(configuration: sessionConfiguration)
         defer { session.invalidateAndCancel() }
-        let finished = DispatchSemaphore(value: 0)
-        let failure = Box<URLError.Code?>(nil)
-        session.dataTask(with: request) { _, _, error in
-            failure.withLock { $0 = (error as? URLError)?.code }
-            finished.signal()
-        }.resume()
+        let failure = Promise<URLError.Code?>.pending()
+        session.dataTask(with: request) { _, _, error in failure.fulfill((error as? URLError)?.code) }.resume()
         // Not a race against time: the request gives up after 1 s, the session after 600.
-        #expect(finished.wait(timeout: .now() + 60) == .success, "the session's 600 s applied instead")
-        #expect(failure.value == .timedOut)
+        let outcome = await failure.outcome(within: 60)
+        #expect(outcome.failure == nil, "the session's 600 s applied instead")
+        #expect((try? outcome.get()) == .timedOut)
     }
 
     @Test("a default, call or endpoint field that cannot be sent is an invalid request naming it")

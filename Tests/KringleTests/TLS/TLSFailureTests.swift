@@ -122,11 +122,14 @@ import FoundationNetworking
 
     /// The prefixes that rebuild a SubjectPublicKeyInfo from a raw key (Apple's pinning)
     /// match what `openssl` writes for the fixtures' P-256 key.
-    @Test(.requires(.openssl)) func subjectPublicKeyInfoPrefixMatchesOpenSSL() throws {
+    @Test(.requires(.openssl)) func subjectPublicKeyInfoPrefixMatchesOpenSSL() async throws {
         let certificate = TLSTestServer.fixture("localhost.pem").path
-        let outcome = try ChildProcess.run(
-            "/bin/sh", ["-c", "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der"],
-            killAfter: 30)
+        let outcome = try await onOwnThread {
+            try ChildProcess.run(
+                "/bin/sh",
+                ["-c", "openssl x509 -in '\(certificate)' -pubkey -noout | openssl pkey -pubin -outform der"],
+                killAfter: 30)
+        }
         try #require(outcome.status == 0)
         let der = [UInt8](outcome.output)
         let prefix = try #require(SubjectPublicKeyInfoPrefix.bytes(for: .ellipticCurve, bits: 256))
@@ -155,7 +158,7 @@ import FoundationNetworking
     /// On Linux a server trust cannot be applied, so nothing is sent: the request is
     /// rejected, typed, before it reaches any server.
     @Test(.requires(.python3)) func urlSessionServerTrustIsRefusedWhereUnsupported() async throws {
-        let server = try TLSTestServer.shared.get()
+        let server = try await TLSTestServer.shared.value.get()
         let pin = try #require(PublicKeyPin(sha256: Data(count: 32)))
         // The test CA as DER: the base64 between the PEM's armour lines.
         let pem = String(decoding: try TLSTestServer.contents("ca.pem"), as: UTF8.self)

@@ -13,6 +13,7 @@ import FoundationNetworking
 
 /// The delegate queue that gives URLSession's data tasks backpressure. A suspended queue
 /// runs nothing, so "the caller is still blocked" holds for as long as the test needs it.
+/// The tests wait for a caller on threads of their own (``onOwnThread(_:)``).
 @Suite("Paced delegate queue", .generousTimeLimit)
 struct PacedDelegateQueueTests {
     /// A suspended queue already holding `limit` operations.
@@ -33,35 +34,36 @@ struct PacedDelegateQueueTests {
         return returned
     }
 
-    @Test func aCallerWaitsWhileTheQueueIsFullAndGoesOnOnceItDrains() {
+    @Test func aCallerWaitsWhileTheQueueIsFullAndGoesOnOnceItDrains() async {
         let queue = Self.fullQueue(limit: 4, patience: 600)
         let returned = Self.addFromAnotherThread(to: queue)
 
-        #expect(returned.wait(timeout: .now() + 0.2) == .timedOut, "the fifth operation must wait for room")
+        #expect(
+            await onOwnThread { returned.wait(timeout: .now() + 0.2) } == .timedOut,
+            "the fifth operation must wait for room")
         queue.isSuspended = false
-        #expect(returned.wait(timeout: .now() + 30) == .success)
+        #expect(await onOwnThread { returned.wait(timeout: .now() + 30) } == .success)
     }
 
-    @Test func withoutPacingLetsAWaitingCallerThrough() {
+    @Test func withoutPacingLetsAWaitingCallerThrough() async {
         let queue = Self.fullQueue(limit: 1, patience: 600)
         let returned = Self.addFromAnotherThread(to: queue)
-        #expect(returned.wait(timeout: .now() + 0.2) == .timedOut)
+        #expect(await onOwnThread { returned.wait(timeout: .now() + 0.2) } == .timedOut)
 
-        queue.withoutPacing {
-            #expect(returned.wait(timeout: .now() + 30) == .success)
-        }
+        let through = await onOwnThread { queue.withoutPacing { returned.wait(timeout: .now() + 30) } }
+        #expect(through == .success)
         queue.isSuspended = false
     }
 
-    @Test func aCallerGivesUpWhenNothingFinishesWithinThePatience() {
+    @Test func aCallerGivesUpWhenNothingFinishesWithinThePatience() async {
         let queue = Self.fullQueue(limit: 1, patience: 0.05)
         let returned = Self.addFromAnotherThread(to: queue)
 
-        #expect(returned.wait(timeout: .now() + 30) == .success)
+        #expect(await onOwnThread { returned.wait(timeout: .now() + 30) } == .success)
         queue.isSuspended = false
     }
 
-    @Test func theQueueNeverWaitsForItself() {
+    @Test func theQueueNeverWaitsForItself() async {
         let queue = PacedDelegateQueue(limit: 1, patience: 600)
         let done = DispatchSemaphore(value: 0)
         queue.addOperation {
@@ -69,16 +71,16 @@ struct PacedDelegateQueueTests {
             done.signal()
         }
 
-        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(await onOwnThread { done.wait(timeout: .now() + 30) } == .success)
     }
 
-    @Test func kringlesOwnOperationsNeverWait() {
+    @Test func kringlesOwnOperationsNeverWait() async {
         let queue = PacedDelegateQueue(limit: 1, patience: 600)
         queue.isSuspended = true
         let ran = Counter()
         for _ in 0..<3 { queue.enqueue { ran.increment() } }
         queue.isSuspended = false
-        queue.waitUntilAllOperationsAreFinished()
+        await onOwnThread { queue.waitUntilAllOperationsAreFinished() }
 
         #expect(ran.value == 3)
     }

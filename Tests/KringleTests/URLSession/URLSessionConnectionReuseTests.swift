@@ -30,7 +30,7 @@ struct URLSessionConnectionReuseTests {
     /// Eight threads, each waiting for its own request, leave moments with a single transfer
     /// running; with FoundationNetworking's default of 6 connections per host, libcurl closed two
     /// at each such moment (about 10 new connections per 100 requests).
-    @Test func eightThreadsWaitingInTurnReuseAtMostFourConnections() throws {
+    @Test func eightThreadsWaitingInTurnReuseAtMostFourConnections() async throws {
         let server = try LoopbackServer { _ in .json(#"{"name": "Tom", "mood": "purring"}"#) }
         defer { server.shutdown() }
         let client = NetworkClient(transport: URLSessionTransport())
@@ -51,7 +51,7 @@ struct URLSessionConnectionReuseTests {
             }
         }
         // A bound for a run that has gone wrong, not a measurement.
-        #expect(lanes.wait(timeout: .now() + 120) == .success)
+        #expect(await onOwnThread { lanes.wait(timeout: .now() + 120) } == .success)
 
         #expect(failures.value == 0)
         #expect(server.statistics.requestsReceived == 240)

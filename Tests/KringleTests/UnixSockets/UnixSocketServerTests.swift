@@ -75,9 +75,11 @@ struct UnixSocketServerTests {
         process.arguments = ["-s", "--unix-socket", server.unixSocketPath ?? "", "http://localhost/ping?x=1"]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try await onOwnThread {
+            try process.run()
+            defer { process.waitUntilExit() }
+            return output.fileHandleForReading.readDataToEndOfFile()
+        }
         // What curl --unix-socket sends is what CurlTransport sends (UnixSocketLoopbackTests).
         #expect(String(decoding: data, as: UTF8.self) == "host=localhost path=/ping?x=1")
     }
