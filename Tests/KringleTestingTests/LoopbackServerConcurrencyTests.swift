@@ -12,7 +12,7 @@ import FoundationNetworking
 struct LoopbackServerConcurrencyTests {
     /// Every handler waits until all 50 requests are inside handlers at once, which can only
     /// happen if the 50 connections are served concurrently.
-    @Test func fiftyConnectionsAreServedConcurrently() throws {
+    @Test(.onOwnThread) func fiftyConnectionsAreServedConcurrently() throws {
         let count = 50
         let inFlight = Box(0)
         let allArrived = DispatchSemaphore(value: 0)

@@ -8,7 +8,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Delayed responses and clients that give up", .generousTimeLimit)
+@Suite("Delayed responses and clients that give up", .generousTimeLimit, .onOwnThread)
 struct LoopbackServerDelayTests {
     private static func slowAndFastServer() throws -> LoopbackServer {
         try LoopbackServer { request in

@@ -13,7 +13,7 @@ struct LoopbackServerKeepAliveTests {
         try LoopbackServer { request in .text("\(request.connectionID) \(request.path)") }
     }
 
-    @Test func http11ReusesTheConnection() throws {
+    @Test(.onOwnThread) func http11ReusesTheConnection() throws {
         let server = try Self.connectionEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -28,7 +28,7 @@ struct LoopbackServerKeepAliveTests {
         #expect(!client.hasDataAvailable())
     }
 
-    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+    @Test(.onOwnThread) func pipelinedRequestsAreAnsweredInOrder() throws {
         let server = try Self.connectionEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -40,7 +40,7 @@ struct LoopbackServerKeepAliveTests {
         #expect(try client.readResponse().text == "1 /c")
     }
 
-    @Test func connectionCloseIsHonoured() throws {
+    @Test(.onOwnThread) func connectionCloseIsHonoured() throws {
         let server = try Self.connectionEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -50,7 +50,7 @@ struct LoopbackServerKeepAliveTests {
         #expect(client.serverClosedConnection())
     }
 
-    @Test func http10ClosesByDefault() throws {
+    @Test(.onOwnThread) func http10ClosesByDefault() throws {
         let server = try Self.connectionEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -62,7 +62,7 @@ struct LoopbackServerKeepAliveTests {
         #expect(client.serverClosedConnection())
     }
 
-    @Test func http10KeepAliveIsHonoured() throws {
+    @Test(.onOwnThread) func http10KeepAliveIsHonoured() throws {
         let server = try Self.connectionEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -73,7 +73,7 @@ struct LoopbackServerKeepAliveTests {
         #expect(try client.readResponse().text == "1 /b")
     }
 
-    @Test func handlerCanCloseTheConnection() throws {
+    @Test(.onOwnThread) func handlerCanCloseTheConnection() throws {
         let server = try LoopbackServer { _ in .text("bye").addingHeader("Connection", "close") }
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)

@@ -11,7 +11,7 @@ import Darwin
 import Glibc
 #endif
 
-@Suite("Lifecycle: start, URLs, shutdown", .generousTimeLimit)
+@Suite("Lifecycle: start, URLs, shutdown", .generousTimeLimit, .onOwnThread)
 struct LoopbackServerLifecycleTests {
     @Test func bindsAnEphemeralLoopbackPort() throws {
         let server = try LoopbackServer { _ in .text("ok") }

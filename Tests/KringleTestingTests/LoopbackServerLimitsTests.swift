@@ -34,7 +34,7 @@ struct LoopbackServerLimitsTests {
     }
 
     // A default server used to reserve up to 256 MiB for this head and then wait for the body.
-    @Test func aDefaultServerRefusesAClaimedTerabyteAtOnce() throws {
+    @Test(.onOwnThread) func aDefaultServerRefusesAClaimedTerabyteAtOnce() throws {
         let calls = Box(0)
         let server = try Self.server(calls: calls)
         defer { server.shutdown() }
@@ -50,7 +50,7 @@ struct LoopbackServerLimitsTests {
         #expect(server.statistics.requestsReceived == 0)
     }
 
-    @Test func aBodyOfExactlyTheLimitIsServedAndOneByteMoreIsNot() throws {
+    @Test(.onOwnThread) func aBodyOfExactlyTheLimitIsServedAndOneByteMoreIsNot() throws {
         let server = try Self.server(maximumRequestBodySize: 10)
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -63,7 +63,7 @@ struct LoopbackServerLimitsTests {
 
     // RFC 9110 §10.1.1: a server MAY answer with a final status instead of 100 Continue; a
     // waiting client then never sends the body.
-    @Test func anOversizedBodyIsRefusedBeforeOneHundredContinue() throws {
+    @Test(.onOwnThread) func anOversizedBodyIsRefusedBeforeOneHundredContinue() throws {
         let server = try Self.server(maximumRequestBodySize: 1_000)
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -72,7 +72,7 @@ struct LoopbackServerLimitsTests {
         #expect(response.status == 413, "\(response.head)")
     }
 
-    @Test func aChunkedBodyIsRefusedOnceItsChunksExceedTheLimit() throws {
+    @Test(.onOwnThread) func aChunkedBodyIsRefusedOnceItsChunksExceedTheLimit() throws {
         let calls = Box(0)
         let server = try Self.server(maximumRequestBodySize: 8, calls: calls)
         defer { server.shutdown() }
@@ -135,7 +135,7 @@ struct LoopbackServerLimitsTests {
         #expect(servedAgain)
     }
 
-    @Test func refusalsBeyondTheirOwnLimitAreClosedUnanswered() throws {
+    @Test(.onOwnThread) func refusalsBeyondTheirOwnLimitAreClosedUnanswered() throws {
         let server = try Self.server(maximumConnections: 1)
         defer { server.shutdown() }
         let served = try RawClient(port: server.port)
@@ -158,7 +158,7 @@ struct LoopbackServerLimitsTests {
         #expect(try served.readResponse().status == 200)
     }
 
-    @Test func shutdownEndsConnectionsWaitingToBeRefused() throws {
+    @Test(.onOwnThread) func shutdownEndsConnectionsWaitingToBeRefused() throws {
         let server = try Self.server(maximumConnections: 1)
         let served = try RawClient(port: server.port)
         try served.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Malformed requests are refused, never crash the server", .generousTimeLimit)
+@Suite("Malformed requests are refused, never crash the server", .generousTimeLimit, .onOwnThread)
 struct LoopbackServerMalformedRequestTests {
     struct MalformedCase: Sendable, CustomTestStringConvertible {
         var name: String

@@ -64,7 +64,7 @@ struct LoopbackServerMethodTests {
         #expect(data.isEmpty)
     }
 
-    @Test func handlerSeesHeadersInOrderWithRepeats() throws {
+    @Test(.onOwnThread) func handlerSeesHeadersInOrderWithRepeats() throws {
         let seen = Recorder<LoopbackServer.Request>()
         let server = try LoopbackServer { request in
             seen.append(request)
@@ -92,7 +92,7 @@ struct LoopbackServerMethodTests {
         #expect(String(decoding: data, as: UTF8.self) == "arrived at /new")
     }
 
-    @Test(.requires(.curl)) func servesCurl() throws {
+    @Test(.requires(.curl), .onOwnThread) func servesCurl() throws {
         let server = try LoopbackServer { request in
             .text("\(request.method) \(request.target) \(request.bodyText)", status: 201)
         }

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Paced responses: bodies in steps, released by gates, or stalled", .generousTimeLimit)
+@Suite("Paced responses: bodies in steps, released by gates, or stalled", .generousTimeLimit, .onOwnThread)
 struct LoopbackServerPacingTests {
     private static let body = Data((0..<1_000).map { UInt8($0 % 251) })
 

@@ -16,7 +16,7 @@ struct LoopbackServerRequestBodyTests {
         }
     }
 
-    @Test func contentLengthBodyArrivingInPieces() throws {
+    @Test(.onOwnThread) func contentLengthBodyArrivingInPieces() throws {
         let server = try Self.bodyEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -25,7 +25,7 @@ struct LoopbackServerRequestBodyTests {
         #expect(try client.readResponse().text == "11:hello world")
     }
 
-    @Test func chunkedBodyWithExtensionsAndTrailers() throws {
+    @Test(.onOwnThread) func chunkedBodyWithExtensionsAndTrailers() throws {
         let server = try Self.bodyEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -55,7 +55,7 @@ struct LoopbackServerRequestBodyTests {
         #expect(received.body == payload)
     }
 
-    @Test func expectContinueGetsInterimResponseBeforeBody() throws {
+    @Test(.onOwnThread) func expectContinueGetsInterimResponseBeforeBody() throws {
         let server = try Self.bodyEchoServer()
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -66,7 +66,7 @@ struct LoopbackServerRequestBodyTests {
         #expect(try client.readResponse().text == "4:data")
     }
 
-    @Test(.requires(.curl)) func curlLargeUploadUsesExpectContinue() throws {
+    @Test(.requires(.curl), .onOwnThread) func curlLargeUploadUsesExpectContinue() throws {
         let seen = Recorder<String>()
         let server = try LoopbackServer { request in
             seen.append(request.header("expect") ?? "none")
@@ -82,7 +82,7 @@ struct LoopbackServerRequestBodyTests {
         #expect(seen.elements == ["100-continue"])
     }
 
-    @Test(.requires(.curl)) func hundredMegabyteUploadAndDownload() throws {
+    @Test(.requires(.curl), .onOwnThread) func hundredMegabyteUploadAndDownload() throws {
         let size = 100 << 20
         let body = Data(repeating: 7, count: size)
         let server = try LoopbackServer { request in

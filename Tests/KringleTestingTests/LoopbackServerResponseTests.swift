@@ -9,7 +9,7 @@ import FoundationNetworking
 
 @Suite("Responses: headers, framing and deliberate failures", .generousTimeLimit)
 struct LoopbackServerResponseTests {
-    @Test func repeatedSetCookieFieldsGoOutOnSeparateLines() throws {
+    @Test(.onOwnThread) func repeatedSetCookieFieldsGoOutOnSeparateLines() throws {
         let server = try LoopbackServer { _ in
             .text("cookies")
                 .addingHeader("Set-Cookie", "a=1; Path=/")
@@ -25,7 +25,7 @@ struct LoopbackServerResponseTests {
         #expect(response.headers(named: "Set-Cookie").count == 2)
     }
 
-    @Test func addsContentLengthDateAndKeepsHandlerHeaderOrder() throws {
+    @Test(.onOwnThread) func addsContentLengthDateAndKeepsHandlerHeaderOrder() throws {
         let server = try LoopbackServer { _ in
             LoopbackServer.Response(status: 201, headers: [("X-B", "2"), ("X-A", "1")], body: Data("abc".utf8))
         }
@@ -39,7 +39,7 @@ struct LoopbackServerResponseTests {
         #expect(response.text == "abc")
     }
 
-    @Test func handlerSetContentLengthAndDateAreNotDuplicated() throws {
+    @Test(.onOwnThread) func handlerSetContentLengthAndDateAreNotDuplicated() throws {
         let server = try LoopbackServer { _ in
             LoopbackServer.Response(
                 headers: [("content-length", "2"), ("Date", "Sun, 06 Nov 1994 08:49:37 GMT")], body: Data("ok".utf8))
@@ -52,7 +52,7 @@ struct LoopbackServerResponseTests {
         #expect(response.headers(named: "Date") == ["Sun, 06 Nov 1994 08:49:37 GMT"])
     }
 
-    @Test(arguments: [204, 304])
+    @Test(.onOwnThread, arguments: [204, 304])
     func statusesWithoutContentSendNoBodyOrLength(status: Int) throws {
         let server = try LoopbackServer { _ in LoopbackServer.Response(status: status, body: Data("ignored".utf8)) }
         defer { server.shutdown() }
@@ -79,7 +79,7 @@ struct LoopbackServerResponseTests {
         #expect(String(decoding: data, as: UTF8.self) == text)
     }
 
-    @Test func chunkedBehaviorFallsBackToCloseDelimitedForHTTP10() throws {
+    @Test(.onOwnThread) func chunkedBehaviorFallsBackToCloseDelimitedForHTTP10() throws {
         let server = try LoopbackServer { _ in .text("old client").withBehavior(.chunked()) }
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)
@@ -112,7 +112,7 @@ struct LoopbackServerResponseTests {
         await #expect(throws: (any Error).self) { try await fetch(server.url("/")) }
     }
 
-    @Test(.requires(.curl)) func resetWithoutResponseResets() throws {
+    @Test(.requires(.curl), .onOwnThread) func resetWithoutResponseResets() throws {
         let server = try LoopbackServer { _ in .text("never").withBehavior(.resetWithoutResponse) }
         defer { server.shutdown() }
         let result = try runCurl([server.url("/").absoluteString])
@@ -130,7 +130,7 @@ struct LoopbackServerResponseTests {
         #expect(server.statistics.responsesCompleted == 0)
     }
 
-    @Test func invalidStatusFromHandlerBecomes500() throws {
+    @Test(.onOwnThread) func invalidStatusFromHandlerBecomes500() throws {
         let server = try LoopbackServer { _ in .status(42) }
         defer { server.shutdown() }
         let client = try RawClient(port: server.port)

@@ -3,7 +3,7 @@ import KringleTestSupport
 import KringleTesting
 import Testing
 
-@Suite("Statistics counters", .generousTimeLimit)
+@Suite("Statistics counters", .generousTimeLimit, .onOwnThread)
 struct LoopbackServerStatisticsTests {
     @Test func countsConnectionsRequestsAndResponses() throws {
         let server = try LoopbackServer { _ in .text("ok") }

@@ -4,7 +4,7 @@ import KringleTesting
 import Testing
 
 /// Trailer fields and hand-written status lines, for testing how clients take them.
-@Suite("Responses: trailers and odd status lines", .generousTimeLimit)
+@Suite("Responses: trailers and odd status lines", .generousTimeLimit, .onOwnThread)
 struct LoopbackServerTrailerTests {
     /// Everything the server sends for one `GET` request with `version` before it closes.
     private func exchange(_ server: LoopbackServer, version: String = "HTTP/1.1") throws -> String {

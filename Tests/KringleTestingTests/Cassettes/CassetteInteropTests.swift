@@ -70,8 +70,9 @@ struct CassetteInteropTests {
         for try await _ in client.stream(server.endpoint("/events")) {}
 
         let python = try TestTool.haralyzer.path()
-        let run = try ChildProcess.run(
-            python, ["-c", Self.haralyzerScript, cassette.path], includingStandardError: true)
+        let run = try await onOwnThread {
+            try ChildProcess.run(python, ["-c", Self.haralyzerScript, cassette.path], includingStandardError: true)
+        }
         try #require(
             run.status == 0, "haralyzer failed:\n\(run.text)")
         let seen = try JSONDecoder().decode(Seen.self, from: run.output)

@@ -4,7 +4,7 @@ import KringleTestSupport
 import Testing
 
 /// The helper the tests and benchmarks start programs with (instead of Foundation's `Process`).
-@Suite(.generousTimeLimit) struct ChildProcessTests {
+@Suite(.generousTimeLimit, .onOwnThread) struct ChildProcessTests {
     @Test func capturesStandardOutputAndTheExitCode() throws {
         let child = try ChildProcess.run("/bin/sh", ["-c", "printf 'out'; exit 3"])
         #expect(child.text == "out")
