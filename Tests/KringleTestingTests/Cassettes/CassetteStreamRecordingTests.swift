@@ -39,12 +39,7 @@ struct CassetteStreamRecordingTests {
     /// Whether `server` completes a response within a minute: waited for on a thread of
     /// its own, so that no thread of the test runner blocks.
     private static func completed(_ server: LoopbackServer) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(returning: server.waitForStatistics(timeout: 60) { $0.responsesCompleted == 1 })
-            }
-            .start()
-        }
+        await onOwnThread { server.waitForStatistics(timeout: 60) { $0.responsesCompleted == 1 } }
     }
 
     /// Reads `stream` until `count` bytes have arrived (or it ends).

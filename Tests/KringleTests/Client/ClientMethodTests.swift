@@ -140,13 +140,8 @@ struct ClientMethodTests {
         defer { server.shutdown() }
         let client = transport.client()
         let endpoint = server.clientEndpoint("/cat")
-        let waited: Result<ClientCat, any Error> = await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    returning: Result { try client.get(endpoint, as: ClientCat.self).wait(timeout: 30) })
-            }.start()
-        }
-        #expect(try waited.get() == Self.tom)
+        let waited = try await onOwnThread { try client.get(endpoint, as: ClientCat.self).wait(timeout: 30) }
+        #expect(waited == Self.tom)
     }
 
     @Test("HEAD and custom methods go out as given", arguments: TransportUnderTest.allCases)

@@ -90,17 +90,13 @@ extension LoopbackServer {
         URL(string: "http://localhost:\(port)") ?? baseURL
     }
 
-    /// ``waitForStatistics(timeout:until:)`` on a thread of its own, so that waiting never
-    /// holds one of Swift concurrency's cooperative threads.
+    /// ``waitForStatistics(timeout:until:)`` on a thread of its own (``onOwnThread(_:)``), so
+    /// that waiting never holds one of Swift concurrency's cooperative threads.
     func awaitStatistics(
         within seconds: TimeInterval = 15,
         until condition: @escaping @Sendable (Statistics) -> Bool
     ) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(returning: self.waitForStatistics(timeout: seconds, until: condition))
-            }.start()
-        }
+        await onOwnThread { waitForStatistics(timeout: seconds, until: condition) }
     }
 
     /// A server that answers every request with a JSON ``EchoedRequest``.

@@ -25,9 +25,9 @@ import Testing
             #expect(String(decoding: response.body, as: UTF8.self) == "ok")
         }
         let slow = transport.send(makeRequest(server.url("/slow")))
-        #expect(await server.statistics(within: 30) { $0.requestsReceived == 4 })
+        #expect(await server.awaitStatistics(within: 30) { $0.requestsReceived == 4 })
         slow.cancel()
-        #expect(await server.statistics(within: 20) { $0.connectionsClosedByPeer == 1 })
+        #expect(await server.awaitStatistics(within: 20) { $0.connectionsClosedByPeer == 1 })
     }
 
     @Test func droppedTransportFinishesTransfersInFlight() async throws {

@@ -16,7 +16,7 @@ import Testing
         }
         defer { server.shutdown() }
         let promise = CurlTransport().send(makeRequest(server.url("/slow")))
-        #expect(await server.statistics(within: 30) { $0.requestsReceived == 1 })
+        #expect(await server.awaitStatistics(within: 30) { $0.requestsReceived == 1 })
 
         promise.cancel()
 
@@ -26,7 +26,7 @@ import Testing
             return
         }
         // The server sees the client hang up long before its 30 s delay is over.
-        #expect(await server.statistics(within: 20) { $0.connectionsClosedByPeer == 1 })
+        #expect(await server.awaitStatistics(within: 20) { $0.connectionsClosedByPeer == 1 })
     }
 
     @Test func cancellingRightAfterSendingRejectsAtOnce() async throws {

@@ -46,21 +46,6 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
     }
 }
 
-extension LoopbackServer {
-    /// ``LoopbackServer/waitForStatistics(timeout:until:)`` on a thread of its own, so that
-    /// the wait does not hold one of the few threads Swift concurrency runs the tests on.
-    func statistics(within timeout: TimeInterval, until condition: @escaping @Sendable (Statistics) -> Bool) async
-        -> Bool
-    {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let thread = Thread {
-                continuation.resume(returning: self.waitForStatistics(timeout: timeout, until: condition))
-            }
-            thread.start()
-        }
-    }
-}
-
 /// A port on 127.0.0.1 where nothing listens: a server's port just after it shut down.
 func refusedPort() throws -> Int {
     let server = try LoopbackServer { _ in .status(204) }

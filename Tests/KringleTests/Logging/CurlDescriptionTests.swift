@@ -34,13 +34,8 @@ struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
 
 /// Runs `command` with `/bin/sh -c` on a thread of its own, killing it after `seconds`.
 func interceptorRunShell(_ command: String, killAfter seconds: Double = 10) async throws -> ChildProcess.Outcome {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(
-                with: Result {
-                    try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: seconds)
-                })
-        }.start()
+    try await onOwnThread {
+        try ChildProcess.run("/bin/sh", ["-c", command], includingStandardError: true, killAfter: seconds)
     }
 }
 

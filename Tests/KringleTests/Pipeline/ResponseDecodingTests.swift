@@ -168,11 +168,7 @@ final class DecodeGate: Sendable {
 
     /// Waits on a thread of its own until a decode has entered the gate.
     func waitUntilEntered(within seconds: TimeInterval = 15) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread {
-                continuation.resume(returning: self.entered.wait(timeout: .now() + seconds) == .success)
-            }.start()
-        }
+        await onOwnThread { entered.wait(timeout: .now() + seconds) == .success }
     }
 }
 

@@ -50,7 +50,7 @@ struct URLSessionDroppedTransportTests {
         var transport: URLSessionTransport? = URLSessionTransport()
         weak let released = transport
         let started = try Self.start(kind, on: try #require(transport), server: server, file: file, channel: channel)
-        #expect(await server.statistics(within: 30) { $0.requestsReceived == 1 }, "\(server.statistics)")
+        #expect(await server.awaitStatistics(within: 30) { $0.requestsReceived == 1 }, "\(server.statistics)")
 
         transport = nil
         #expect(released == nil, "something still holds the transport")
