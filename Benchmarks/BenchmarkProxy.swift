@@ -59,7 +59,7 @@ final class BenchmarkProxy {
     func waitUntilForwarding(to target: URL) -> Bool {
         let transport = CurlTransport(configuration: .init(proxy: .url(url)))
         for _ in 0..<200 {
-            if let response = try? transport.send(URLRequest(url: target, timeoutInterval: 1)).wait(timeout: 2),
+            if let response = try? transport.send(HTTPRequest(url: target, timeout: 1)).wait(timeout: 2),
                 response.statusCode == 200
             {
                 return true

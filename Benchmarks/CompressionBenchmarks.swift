@@ -37,7 +37,7 @@ private func runDeflaterThroughput() throws {
     let sent = Locked(0)
     let stub = StubTransport()
     stub.stub { request in
-        sent.set(request.httpBody?.count ?? 0)
+        sent.set(request.body?.count ?? 0)
         return .init(status: 204)
     }
     let client = NetworkClient(transport: stub)

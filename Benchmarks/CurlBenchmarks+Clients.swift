@@ -110,7 +110,7 @@ extension CurlBenchmark {
 
         func run(url: URL, count: Int) -> Int {
             let transport = self.transport
-            let request = URLRequest(url: url)
+            let request = HTTPRequest(url: url)
             return pump(count: count, inFlight: inFlight) { completion in
                 let promise = transport.send(request)
                 promise.always {

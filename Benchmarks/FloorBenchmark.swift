@@ -85,10 +85,10 @@ enum LibcurlFloor {
 
     /// Sends `request`'s URL and header fields; returns how many requests failed (all of them
     /// when libcurl could not be opened).
-    static func run(_ request: URLRequest, count: Int, inFlight: Int) -> Int {
+    static func run(_ request: HTTPRequest, count: Int, inFlight: Int) -> Int {
         guard loadFailure == nil else { return count }
-        let url = request.url?.absoluteString ?? ""
-        let lines = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key): \($0.value)" }
+        let url = request.url.absoluteString
+        let lines = request.headers.map { "\($0.name): \($0.value)" }
         let pointers = lines.map { strdup($0) }
         defer { for pointer in pointers { free(pointer) } }
         let constant: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }

@@ -364,7 +364,7 @@ enum Overhead {
     }
 
     /// (1) The transport alone: its `send`, decoded in its one handler.
-    private static func floorRequest(_ transport: any Transport, _ request: URLRequest) -> CurlBenchmark.Pump.Start {
+    private static func floorRequest(_ transport: any Transport, _ request: HTTPRequest) -> CurlBenchmark.Pump.Start {
         { completion in
             let promise = transport.send(request)
             promise.always {
@@ -377,9 +377,9 @@ enum Overhead {
     }
 
     /// Raw URLSession: a data task, decoded in its completion handler.
-    private static func rawRequest(_ session: URLSession, _ request: URLRequest) -> CurlBenchmark.Pump.Start {
+    private static func rawRequest(_ session: URLSession, _ request: HTTPRequest) -> CurlBenchmark.Pump.Start {
         { completion in
-            session.dataTask(with: request) { data, response, _ in
+            session.dataTask(with: URLRequest(request)) { data, response, _ in
                 guard (response as? HTTPURLResponse)?.statusCode == 200, let data else { return completion(false) }
                 completion((try? decoder.decode(Item.self, from: data)) != nil)
             }.resume()
@@ -408,7 +408,7 @@ final class OverheadServer: Sendable {
     /// What the client sends for `endpoint`: a GET of `url` with the client's default
     /// header fields (`Accept: application/json`). The floor and raw URLSession send the
     /// same, so that the transport's work for the request is the same in every style.
-    let request: URLRequest
+    let request: HTTPRequest
     let endpoint: BenchmarkEndpoint
     private let nginx: NginxServer?
     private let loopback: LoopbackServer?
@@ -417,9 +417,9 @@ final class OverheadServer: Sendable {
         self.name = name
         self.url = url
         endpoint = BenchmarkEndpoint(baseURL: url.deletingLastPathComponent(), path: url.lastPathComponent)
-        var request = URLRequest(url: url)
+        var request = HTTPRequest(url: url)
         for (name, value) in NetworkClient.Configuration().defaultHeaders {
-            request.setValue(value, forHTTPHeaderField: name)
+            request.headers[name] = value
         }
         self.request = request
         self.nginx = nginx

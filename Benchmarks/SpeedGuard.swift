@@ -124,9 +124,9 @@ enum SpeedGuard {
     /// The GET the client sends for the endpoint at `url`: its default header fields, checked
     /// once, as the client checks what it sends.
     static func request(for url: URL) throws -> ValidatedRequest {
-        var request = URLRequest(url: url)
+        var request = HTTPRequest(url: url)
         for (name, value) in NetworkClient.Configuration().defaultHeaders {
-            request.setValue(value, forHTTPHeaderField: name)
+            request.headers[name] = value
         }
         return try ValidatedRequest(request)
     }

@@ -15,7 +15,7 @@ extension LoopbackServer {
     /// let server = try LoopbackServer(unixSocketPath: path) { _ in .json(#"[{"Id": "4c01db0b339c"}]"#) }
     /// defer { server.shutdown() }
     /// server.url("/containers/json")  // http+unix://%2Ftmp%2Fapi.sock/containers/json
-    /// let response = try await CurlTransport().send(URLRequest(url: server.url("/containers/json"))).value
+    /// let response = try await CurlTransport().send(HTTPRequest(url: server.url("/containers/json"))).value
     /// ```
     ///
     /// - Parameters:

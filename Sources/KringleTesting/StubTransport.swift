@@ -74,18 +74,18 @@ public final class StubTransport: Transport {
         /// The method of the unmatched request.
         public let method: String
         /// The URL of the unmatched request.
-        public let url: URL?
+        public let url: URL
 
         /// Names the method and URL that no stub matched.
         public var description: String {
-            "StubTransport has no stub for \(method) \(url?.absoluteString ?? "(no URL)")"
+            "StubTransport has no stub for \(method) \(url.absoluteString)"
         }
     }
 
     private struct State {
         var stubs: [String: Stub] = [:]
-        var fallback: (@Sendable (URLRequest) throws -> Stub)?
-        var requests: [URLRequest] = []
+        var fallback: (@Sendable (HTTPRequest) throws -> Stub)?
+        var requests: [HTTPRequest] = []
     }
 
     private let state = Locked(State())
@@ -105,12 +105,12 @@ public final class StubTransport: Transport {
     }
 
     /// Answers requests that no method-and-path stub matches; a throw fails the request.
-    public func stub(handler: @escaping @Sendable (URLRequest) throws -> Stub) {
+    public func stub(handler: @escaping @Sendable (HTTPRequest) throws -> Stub) {
         state.withLock { $0.fallback = handler }
     }
 
     /// Every request received so far, in order.
-    public var requests: [URLRequest] {
+    public var requests: [HTTPRequest] {
         state.withLock { $0.requests }
     }
 
@@ -120,9 +120,9 @@ public final class StubTransport: Transport {
     /// - Returns: A promise of the stubbed response, after the stub's delay; it rejects with
     ///   the stub's error, the handler's error, or ``NoStubError``.
     public func send(_ checked: ValidatedRequest) -> Promise<HTTPResponse> {
-        let request = checked.urlRequest
-        let method = checked.method
-        let found = state.withLock { state -> (Stub?, (@Sendable (URLRequest) throws -> Stub)?) in
+        let request = checked.request
+        let method = checked.method.rawValue
+        let found = state.withLock { state -> (Stub?, (@Sendable (HTTPRequest) throws -> Stub)?) in
             state.requests.append(request)
             return (state.stubs[Self.key(method, Self.path(of: request))], state.fallback)
         }
@@ -135,9 +135,8 @@ public final class StubTransport: Transport {
         } catch {
             return Promise(error: error)
         }
-        let url = request.url ?? URL(fileURLWithPath: "/")
         let response = HTTPResponse(
-            statusCode: stub.status, headers: stub.headers, trailers: stub.trailers, body: stub.body, url: url)
+            statusCode: stub.status, headers: stub.headers, trailers: stub.trailers, body: stub.body, url: request.url)
         guard stub.delay > 0 else {
             return stub.error.map { Promise(error: $0) } ?? Promise(response)
         }
@@ -148,9 +147,8 @@ public final class StubTransport: Transport {
     }
 
     /// The decoded path as the endpoint gave it (`URL.path` would drop a trailing slash).
-    private static func path(of request: URLRequest) -> String {
-        guard let url = request.url else { return "" }
-        return URLComponents(url: url, resolvingAgainstBaseURL: true)?.path ?? url.path
+    private static func path(of request: HTTPRequest) -> String {
+        URLComponents(url: request.url, resolvingAgainstBaseURL: true)?.path ?? request.url.path
     }
 
     private static func key(_ method: String, _ path: String) -> String {

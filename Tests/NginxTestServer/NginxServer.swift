@@ -130,7 +130,7 @@ public final class NginxServer: Sendable {
     /// page (the status requests' own connection counts once), or `nil` if unreadable.
     public func acceptedConnections() -> Int? {
         guard let statusURL = URL(string: "/nginx-status", relativeTo: url),
-            let response = try? statusTransport.send(URLRequest(url: statusURL)).wait(timeout: 5)
+            let response = try? statusTransport.send(HTTPRequest(url: statusURL)).wait(timeout: 5)
         else { return nil }
         // "Active connections: 1 \nserver accepts handled requests\n 10 10 20 \n…"
         let lines = String(decoding: response.body, as: UTF8.self).split(separator: "\n")
@@ -150,8 +150,8 @@ public final class NginxServer: Sendable {
     /// Tries a request every 50 ms for up to 10 s.
     private func waitUntilServing() -> Bool {
         let transport = CurlTransport()
-        var probe = URLRequest(url: url, timeoutInterval: 1)
-        probe.httpMethod = "HEAD"
+        var probe = HTTPRequest(url: url, timeout: 1)
+        probe.method = "HEAD"
         for _ in 0..<200 where process.isRunning {
             if let response = try? transport.send(probe).wait(timeout: 2),
                 response.statusCode == 200

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Set it on an endpoint (``Endpoint/cachePolicy``) or for one call
 /// (``NetworkClient/request(_:_:body:cachePolicy:as:timeout:)``); where both say ``useProtocol``,
-/// the `URLRequest`'s own `cachePolicy` (an interceptor may set it) decides. A request's own
+/// the request's own ``HTTPRequest/cachePolicy`` (an interceptor may set it) decides. A request's own
 /// `Cache-Control` header (`no-cache`, `max-age=0`, `only-if-cached`…) is honoured under
 /// ``useProtocol``.
 ///
@@ -23,20 +23,4 @@ public enum CachePolicy: Sendable, Hashable {
     /// A stored response answers however old it is; without one the request fails with
     /// ``KringleError/notCached(_:)`` and never reaches the network.
     case cacheOnly
-}
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-extension CachePolicy {
-    /// The policy a `URLRequest.CachePolicy` stands for.
-    init(_ policy: URLRequest.CachePolicy) {
-        switch policy {
-        case .reloadIgnoringLocalCacheData, .reloadIgnoringLocalAndRemoteCacheData: self = .reload
-        case .returnCacheDataElseLoad: self = .returnCacheElseLoad
-        case .returnCacheDataDontLoad: self = .cacheOnly
-        default: self = .useProtocol
-        }
-    }
 }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// What a private cache may store (RFC 9111 §3) and what an unsafe request invalidates
 /// (§4.4).
 enum CacheStorability {
@@ -18,8 +14,8 @@ enum CacheStorability {
     /// cacheable status. `Authorization` does not prevent storing in a private cache
     /// (§3.5 is about shared ones). A `Vary: *` response could never be selected (§4.1), so
     /// it is not stored either.
-    static func mayStore(_ response: HTTPResponse, for request: URLRequest) -> Bool {
-        guard (request.httpMethod ?? "GET") == "GET", (200..<600).contains(response.statusCode),
+    static func mayStore(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        guard request.method == .get, (200..<600).contains(response.statusCode),
             response.statusCode != 206, response.statusCode != 304
         else { return false }
         let directives = CacheControl(response.headers)
@@ -62,24 +58,25 @@ enum CacheStorability {
 
     /// The request's `Cache-Control` directives; a `Pragma: no-cache` counts as `no-cache`
     /// when there is no `Cache-Control` (RFC 9111 §5.4, kept for HTTP/1.0 clients).
-    static func requestDirectives(_ request: URLRequest) -> CacheControl {
-        if let value = request.value(forHTTPHeaderField: "Cache-Control") { return CacheControl(value) }
-        if let pragma = request.value(forHTTPHeaderField: "Pragma"), CacheControl(pragma).contains("no-cache") {
+    static func requestDirectives(_ request: HTTPRequest) -> CacheControl {
+        if let value = request.headers["Cache-Control"] { return CacheControl(value) }
+        if let pragma = request.headers["Pragma"], CacheControl(pragma).contains("no-cache") {
             return CacheControl("no-cache")
         }
         return CacheControl("")
     }
 
     /// Whether `method` is unsafe (RFC 9110 §9.2.1): anything but GET, HEAD, OPTIONS and TRACE.
-    static func isUnsafe(_ method: String) -> Bool {
-        !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method)
+    static func isUnsafe(_ method: HTTPMethod) -> Bool {
+        ![.get, .head, .options, "TRACE"].contains(method)
     }
 
     /// The URLs a non-error response to an unsafe request invalidates (§4.4): the target,
     /// and the `Location` and `Content-Location` it names on the same origin (another
     /// origin's entries are not this response's to judge).
-    static func invalidatedURLs(by response: HTTPResponse, to request: URLRequest) -> [URL] {
-        guard (200..<400).contains(response.statusCode), let target = request.url else { return [] }
+    static func invalidatedURLs(by response: HTTPResponse, to request: HTTPRequest) -> [URL] {
+        guard (200..<400).contains(response.statusCode) else { return [] }
+        let target = request.url
         let named = ["Location", "Content-Location"].compactMap { name in
             response.headers[name].flatMap { URL(string: $0, relativeTo: response.url)?.absoluteURL }
         }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Selecting a stored response by the request header fields its `Vary` names (RFC 9111 §4.1).
 enum CacheVary {
     /// The field names a response's `Vary` lines list, lower-cased; `*` when it varies on
@@ -13,7 +9,7 @@ enum CacheVary {
     }
 
     /// The request's values of the fields `response` varies on, to store beside it.
-    static func varyingValues(of request: URLRequest, for headers: HTTPHeaders) -> [String: String] {
+    static func varyingValues(of request: HTTPRequest, for headers: HTTPHeaders) -> [String: String] {
         var values: [String: String] = [:]
         for name in names(in: headers) where name != "*" {
             if let value = normalizedValue(of: name, in: request) { values[name] = value }
@@ -23,7 +19,7 @@ enum CacheVary {
 
     /// Whether `stored` may answer `request`: every field its `Vary` names has the same
     /// (normalised) value in both, or is absent from both; `Vary: *` never matches.
-    static func matches(_ stored: CachedResponse, _ request: URLRequest) -> Bool {
+    static func matches(_ stored: CachedResponse, _ request: HTTPRequest) -> Bool {
         for name in names(in: stored.headers) {
             guard name != "*", normalizedValue(of: name, in: request) == stored.varyingRequestHeaders[name] else {
                 return false
@@ -35,8 +31,8 @@ enum CacheVary {
     /// A field's value with whitespace around list members removed, so that `gzip, br`
     /// and `gzip,br` select the same response (§4.1 allows normalising by the field's
     /// syntax). Case is kept: most fields are case-sensitive.
-    private static func normalizedValue(of name: String, in request: URLRequest) -> String? {
-        request.value(forHTTPHeaderField: name).map { value in
+    private static func normalizedValue(of name: String, in request: HTTPRequest) -> String? {
+        request.headers[name].map { value in
             value.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
         }

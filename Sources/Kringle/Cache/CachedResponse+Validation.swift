@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 // RFC 9111 §4.3: asking the server whether a stored response is still good, and updating it
 // with the answer.
 
@@ -14,11 +10,11 @@ extension CachedResponse {
     /// `request` made conditional on this response's validators (§4.3.1): `If-None-Match`
     /// with its entity tag, `If-Modified-Since` with its `Last-Modified`. Without validators
     /// the request goes unchanged, and only a full response can answer it.
-    func conditionalRequest(for request: URLRequest) -> URLRequest {
+    func conditionalRequest(for request: HTTPRequest) -> HTTPRequest {
         var conditional = request
-        if let entityTag { conditional.setValue(entityTag, forHTTPHeaderField: "If-None-Match") }
+        if let entityTag { conditional.headers["If-None-Match"] = entityTag }
         if let lastModified = headers["Last-Modified"] {
-            conditional.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+            conditional.headers["If-Modified-Since"] = lastModified
         }
         return conditional
     }

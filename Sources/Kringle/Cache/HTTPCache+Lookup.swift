@@ -1,16 +1,12 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension HTTPCache {
     /// What the cache does with one request (RFC 9111 §4).
     enum Lookup: Equatable {
         /// Answer with this stored response, without the network.
         case answer(CachedResponse)
         /// Ask the server whether `stored` is still good, with `request` (§4.3.1).
-        case validate(CachedResponse, request: URLRequest)
+        case validate(CachedResponse, request: HTTPRequest)
         /// Ask the network as if there were no cache, and store what it answers.
         case load
         /// Nothing stored may answer, and the network may not be asked (`only-if-cached`,
@@ -24,8 +20,8 @@ extension HTTPCache {
     /// that is conditional already (`If-None-Match`, `If-Modified-Since`, `If-Match`,
     /// `If-Unmodified-Since`, `If-Range`) or asks for a `Range` is the caller's own
     /// validation: it goes to the network, under the two policies that allow it.
-    func lookup(_ request: URLRequest, policy: CachePolicy, now: Date) -> Lookup {
-        guard (request.httpMethod ?? "GET") == "GET" else { return .load }
+    func lookup(_ request: HTTPRequest, policy: CachePolicy, now: Date) -> Lookup {
+        guard request.method == .get else { return .load }
         let directives = CacheStorability.requestDirectives(request)
         let onlyIfCached = policy == .cacheOnly || directives.contains("only-if-cached")
         switch policy {
@@ -45,7 +41,7 @@ extension HTTPCache {
 
     /// Whether `stored` may answer `request` without validation (§4.2, §5.2).
     static func mayAnswer(
-        _ request: URLRequest, directives: CacheControl, with stored: CachedResponse, at now: Date
+        _ request: HTTPRequest, directives: CacheControl, with stored: CachedResponse, at now: Date
     ) -> Bool {
         let responseDirectives = stored.cacheControl
         // §5.2.1.4 and §5.2.2.4: no-cache, of the request or the response, always validates
@@ -71,7 +67,7 @@ extension HTTPCache {
     /// server error or no answer at all (RFC 5861 §4 `stale-if-error`, in the response or
     /// the request, the request's taking precedence), which `must-revalidate` and `no-cache`
     /// forbid (RFC 9111 §4.2.4).
-    static func mayServeStale(_ stored: CachedResponse, onErrorFor request: URLRequest, at now: Date) -> Bool {
+    static func mayServeStale(_ stored: CachedResponse, onErrorFor request: HTTPRequest, at now: Date) -> Bool {
         let responseDirectives = stored.cacheControl
         guard !responseDirectives.contains("must-revalidate"), !responseDirectives.contains("no-cache") else {
             return false
@@ -89,9 +85,9 @@ extension HTTPCache {
     static let errorStatuses: Set<Int> = [500, 502, 503, 504]
 
     /// Whether the caller made the request conditional or partial itself.
-    private static func callerValidates(_ request: URLRequest) -> Bool {
+    private static func callerValidates(_ request: HTTPRequest) -> Bool {
         ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"].contains {
-            request.value(forHTTPHeaderField: $0) != nil
+            request.headers[$0] != nil
         }
     }
 }

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A private HTTP cache (RFC 9111) for a ``NetworkClient``: fresh responses answer without
 /// the network, stale ones are revalidated with `If-None-Match` / `If-Modified-Since`.
 ///
@@ -114,14 +110,13 @@ public final class HTTPCache: Sendable {
 
     /// The stored responses `request` may be answered with (§4.1), most recently stored
     /// first.
-    func candidates(for request: URLRequest) -> [CachedResponse] {
-        guard let url = request.url else { return [] }
-        return storage.responses(forKey: Self.key(for: url)).filter { CacheVary.matches($0, request) }
+    func candidates(for request: HTTPRequest) -> [CachedResponse] {
+        storage.responses(forKey: Self.key(for: request.url)).filter { CacheVary.matches($0, request) }
     }
 
     /// The one response to answer `request` with, if any: of several that match, the most
     /// recent by `Date` (§4.1).
-    func selected(for request: URLRequest) -> CachedResponse? {
+    func selected(for request: HTTPRequest) -> CachedResponse? {
         let matching = candidates(for: request)
         guard matching.count > 1 else { return matching.first }
         return matching.enumerated().max { lhs, rhs in
@@ -134,8 +129,9 @@ public final class HTTPCache: Sendable {
     /// was stored). A full response that may not be stored (`no-store`, a 302 without
     /// freshness, a 401) removes that variant instead, as it is outdated. A 304 or 206 (the
     /// answer to the caller's own conditional or range request) and a server error leave it.
-    func store(_ response: HTTPResponse, for request: URLRequest, requestDate: Date, responseDate: Date) {
-        guard let url = request.url, (request.httpMethod ?? "GET") == "GET" else { return }
+    func store(_ response: HTTPResponse, for request: HTTPRequest, requestDate: Date, responseDate: Date) {
+        guard request.method == .get else { return }
+        let url = request.url
         guard CacheStorability.mayStore(response, for: request) else {
             if CacheStorability.replacesStored(response) {
                 update(key: Self.key(for: url)) { variants in variants.removeAll { CacheVary.matches($0, request) } }
@@ -169,8 +165,8 @@ public final class HTTPCache: Sendable {
 
     /// §4.4: a non-error response to an unsafe request invalidates what is stored for its
     /// target and the same-origin URLs it names.
-    func invalidate(after response: HTTPResponse, to request: URLRequest) {
-        guard CacheStorability.isUnsafe(request.httpMethod ?? "GET") else { return }
+    func invalidate(after response: HTTPResponse, to request: HTTPRequest) {
+        guard CacheStorability.isUnsafe(request.method) else { return }
         for url in CacheStorability.invalidatedURLs(by: response, to: request) {
             removeResponses(for: url)
         }
@@ -180,8 +176,9 @@ public final class HTTPCache: Sendable {
     /// describes (the same validators), as a 304 would; a stored response it shows to be
     /// outdated (other validators, or another `Content-Length`) is marked stale, so the
     /// next request revalidates it.
-    func freshen(withHeadResponse response: HTTPResponse, to request: URLRequest, requestDate: Date, responseDate: Date)
-    {
+    func freshen(
+        withHeadResponse response: HTTPResponse, to request: HTTPRequest, requestDate: Date, responseDate: Date
+    ) {
         guard response.statusCode == 200 else { return }
         for stored in candidates(for: request) {
             let length = (stored.headers["Content-Length"], response.headers["Content-Length"])

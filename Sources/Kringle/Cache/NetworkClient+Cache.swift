@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 // The cache's place in the pipeline: inside each hop of a client that has a cache (`Hop`),
 // between the request as it is sent (cookies, interceptors' changes, validation done) and
 // the transport. So a cached redirect is followed without the network, and a miss or a
@@ -24,17 +20,17 @@ extension NetworkClient {
     {
         let method = request.method
         var resolved = options
-        if options.cachePolicy == .useProtocol { resolved.cachePolicy = CachePolicy(request.urlRequest.cachePolicy) }
+        if options.cachePolicy == .useProtocol { resolved.cachePolicy = request.request.cachePolicy }
         let options = resolved
         if options.cachePolicy == .cacheOnly, method != "GET" || options.isStreaming {
-            return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
+            return Promise(error: KringleError.notCached(request.url))
         }
         if CacheStorability.isUnsafe(method) {
             // Inline, on the thread the response arrives on: a cancellation a moment later
             // must not leave the old responses in place.
             return loggedExchange(request, options: options, trace: trace).mapResultInline { result in
                 let response = try result.get()
-                cache.invalidate(after: response, to: request.urlRequest)
+                cache.invalidate(after: response, to: request.request)
                 return response
             }
         }
@@ -59,16 +55,16 @@ extension NetworkClient {
             return afterExchange(request, options: options, cache: cache) { result in
                 let response = try result.get()
                 cache.freshen(
-                    withHeadResponse: response, to: request.urlRequest, requestDate: requestDate,
+                    withHeadResponse: response, to: request.request, requestDate: requestDate,
                     responseDate: clock.now)
                 return Promise(response)
             }
         }
-        switch cache.lookup(request.urlRequest, policy: options.cachePolicy, now: clock.now) {
+        switch cache.lookup(request.request, policy: options.cachePolicy, now: clock.now) {
         case .answer(let stored):
-            return served(stored, .hit, for: request.urlRequest)
+            return served(stored, .hit, for: request.request)
         case .unavailable:
-            return Promise(error: KringleError.notCached(request.url ?? URL(fileURLWithPath: "/")))
+            return Promise(error: KringleError.notCached(request.url))
         case .load:
             return load(request, options: options, cache: cache)
         case .validate(let stored, let conditional):
@@ -89,7 +85,7 @@ extension NetworkClient {
         let requestDate = clock.now
         return afterExchange(request, options: options, cache: cache) { result in
             let response = try result.get()
-            cache.store(response, for: request.urlRequest, requestDate: requestDate, responseDate: clock.now)
+            cache.store(response, for: request.request, requestDate: requestDate, responseDate: clock.now)
             return Promise(response)
         }
     }
@@ -112,11 +108,11 @@ extension NetworkClient {
             do {
                 response = try result.get()
             } catch {
-                guard !error.isCancellation, HTTPCache.mayServeStale(stored, onErrorFor: request.urlRequest, at: now)
+                guard !error.isCancellation, HTTPCache.mayServeStale(stored, onErrorFor: request.request, at: now)
                 else {
                     throw error
                 }
-                return self.served(stored, .staleOnError, for: request.urlRequest, exchange: nil)
+                return self.served(stored, .staleOnError, for: request.request, exchange: nil)
             }
             if response.statusCode == 304 {
                 guard stored.isSelected(by: response.headers) else {
@@ -125,16 +121,16 @@ extension NetworkClient {
                 }
                 var updated = stored.updated(with: response.headers, requestDate: requestDate, responseDate: now)
                 // A 304 may change `Vary` (§4.3.4 updates every field): select by the new one.
-                updated.varyingRequestHeaders = CacheVary.varyingValues(of: request.urlRequest, for: updated.headers)
+                updated.varyingRequestHeaders = CacheVary.varyingValues(of: request.request, for: updated.headers)
                 cache.replace(stored, with: updated)
-                return self.served(updated, .revalidated, for: request.urlRequest, exchange: response)
+                return self.served(updated, .revalidated, for: request.request, exchange: response)
             }
             if HTTPCache.errorStatuses.contains(response.statusCode),
-                HTTPCache.mayServeStale(stored, onErrorFor: request.urlRequest, at: now)
+                HTTPCache.mayServeStale(stored, onErrorFor: request.request, at: now)
             {
-                return self.served(stored, .staleOnError, for: request.urlRequest, exchange: response)
+                return self.served(stored, .staleOnError, for: request.request, exchange: response)
             }
-            cache.store(response, for: request.urlRequest, requestDate: requestDate, responseDate: now)
+            cache.store(response, for: request.request, requestDate: requestDate, responseDate: now)
             return Promise(response)
         }
     }
@@ -159,13 +155,13 @@ extension NetworkClient {
     /// - Parameter exchange: The network exchange that led to it (the 304, the error), for
     ///   the call's metrics and the cookie jar; `nil` for none.
     private func served(
-        _ stored: CachedResponse, _ status: CacheStatus, for request: URLRequest, exchange: HTTPResponse? = nil
+        _ stored: CachedResponse, _ status: CacheStatus, for request: HTTPRequest, exchange: HTTPResponse? = nil
     ) -> Promise<HTTPResponse> {
         var headers = stored.headers
         headers.remove(name: "Age")
         headers.add(name: "Age", value: String(Int(stored.currentAge(at: configuration.clock.now))))
         var response = HTTPResponse(
-            statusCode: stored.statusCode, headers: headers, body: stored.body, url: request.url ?? stored.url,
+            statusCode: stored.statusCode, headers: headers, body: stored.body, url: request.url,
             metrics: exchange?.metrics)
         response.cacheStatus = status
         response.setCookieFromNetwork = exchange?.headers.values(for: "Set-Cookie") ?? []

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension NetworkClient {
     /// Sends `request` and calls `completion` exactly once, for callers that do not use
     /// promises.
@@ -16,14 +12,14 @@ extension NetworkClient {
     /// reports a request that cannot be built at once, before returning).
     ///
     /// ```swift
-    /// let request = URLRequest(url: URL(string: "https://cats.example/cuddle")!)
+    /// let request = HTTPRequest(url: URL(string: "https://cats.example/cuddle")!)
     /// let handle = client.sendRequest(request) { result in
     ///     if case .success(let response) = result { print(response.statusCode) }
     /// }
     /// handle.dispose()   // cancels the request and any retry still to come
     /// ```
     @discardableResult
-    public func sendRequest(_ request: URLRequest, completion: @escaping @Sendable (NetworkResult) -> Void)
+    public func sendRequest(_ request: HTTPRequest, completion: @escaping @Sendable (NetworkResult) -> Void)
         -> Disposable
     {
         let checked: ValidatedRequest
@@ -36,7 +32,7 @@ extension NetworkClient {
     }
 
     /// Builds a request from `builder` (with the client's default headers and query items)
-    /// and sends it like ``sendRequest(_:completion:)-(URLRequest,_)``; a multipart body is
+    /// and sends it like ``sendRequest(_:completion:)-(HTTPRequest,_)``; a multipart body is
     /// streamed, as for ``request(_:_:body:cachePolicy:as:timeout:)``.
     ///
     /// When the request cannot be built, `completion` is called at once with the error

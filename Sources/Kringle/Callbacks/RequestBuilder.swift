@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A request described piece by piece, for ``NetworkClient/sendRequest(_:completion:)-(RequestBuilder,_)``.
 ///
 /// ```swift

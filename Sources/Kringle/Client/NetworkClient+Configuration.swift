@@ -68,7 +68,7 @@ extension NetworkClient {
         ///
         /// It is the one limit on a whole request, on every transport: no transport has a
         /// timeout setting of its own. (A transport used without a client takes each
-        /// request's `timeoutInterval`, which the client sets from this too.)
+        /// request's ``HTTPRequest/timeout``, which the client sets from this too.)
         ///
         /// The time runs from the call to its settlement, across everything it waits for: a
         /// place in the transport's queue for a connection, DNS, connecting, TLS, the

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension NetworkClient {
     /// Sends `method` to `endpoint` and decodes the body as `type`, keeping the status,
     /// headers, raw body and final URL.

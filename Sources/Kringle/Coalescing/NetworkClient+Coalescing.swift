@@ -26,7 +26,7 @@ extension RequestCoalescer {
     /// exchange answers every caller as well as several would) without a body, its response
     /// held in memory (never a stream or a download).
     static func mayShare(_ request: ValidatedRequest, options: TransferOptions) -> Bool {
-        !options.isStreaming && request.urlRequest.httpBody == nil
-            && (request.method == HTTPMethod.get.rawValue || request.method == HTTPMethod.head.rawValue)
+        !options.isStreaming && request.request.body == nil
+            && (request.method == .get || request.method == .head)
     }
 }

@@ -33,9 +33,9 @@ final class RequestCoalescer: Sendable {
     /// The key of `request`: method, URL and every header field, names in lower case, but
     /// the trace context, which names the caller rather than what it asks for.
     static func key(of request: ValidatedRequest) -> String {
-        let fields = (request.urlRequest.allHTTPHeaderFields ?? [:]).map { ($0.key.lowercased(), $0.value) }
+        let fields = request.request.headers.map { ($0.name.lowercased(), $0.value) }
             .filter { $0.0 != "traceparent" && $0.0 != "tracestate" }.map { "\($0.0): \($0.1)" }
-        return ([request.method, request.url?.absoluteString ?? ""] + fields.sorted()).joined(separator: "\n")
+        return ([request.method.rawValue, request.url.absoluteString] + fields.sorted()).joined(separator: "\n")
     }
 
     /// How many callers wait for exchanges in flight.

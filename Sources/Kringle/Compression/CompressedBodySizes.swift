@@ -35,7 +35,7 @@ public struct CompressedBodySizes: Sendable, Hashable, CustomStringConvertible {
         if let original = options.compressedFrom {
             self.init(
                 coding: original.coding, originalBytes: original.bytes,
-                compressedBytes: Int64(request.urlRequest.httpBody?.count ?? 0))
+                compressedBytes: Int64(request.request.body?.count ?? 0))
         } else if let body = options.body, let compression = body.compression, let counter = body.compressionCounter {
             self.init(coding: compression.coding, originalBytes: body.length, compressedBytes: counter.bytesWritten)
         } else {

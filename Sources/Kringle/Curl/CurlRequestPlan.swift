@@ -1,11 +1,7 @@
 import CCurlShim
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// What libcurl must be told to send one `URLRequest`, worked out before any curl call so
+/// What libcurl must be told to send one ``HTTPRequest``, worked out before any curl call so
 /// that bad requests are rejected on the caller's thread and the rules can be unit-tested.
 struct CurlRequestPlan: Sendable {
     /// How the method reaches curl: GET and HEAD have dedicated options, POST is implied by
@@ -71,16 +67,14 @@ struct CurlRequestPlan: Sendable {
     /// Works out the plan for `request`.
     ///
     /// - Parameters:
-    ///   - request: the request to send as it is; its `timeoutInterval` is not read (the
+    ///   - request: the request to send as it is; its `timeout` is not read (the
     ///     caller chose `timeLimit`).
     ///   - timeLimit: the time the exchange may take.
-    ///   - streamedBody: a body to stream instead of `request.httpBody`.
-    /// - Throws: `KringleError.invalidRequest` for a missing or non-HTTP URL, a body stream,
-    ///   or a header that would break the request framing.
-    init(_ request: URLRequest, timeLimit: TimeLimit, streamedBody: StreamedBody? = nil) throws(KringleError) {
-        guard let url = request.url else {
-            throw .invalidRequest("The request has no URL.")
-        }
+    ///   - streamedBody: a body to stream instead of `request.body`.
+    /// - Throws: `KringleError.invalidRequest` for a URL that is not HTTP's, or a header that
+    ///   would break the request framing.
+    init(_ request: HTTPRequest, timeLimit: TimeLimit, streamedBody: StreamedBody? = nil) throws(KringleError) {
+        let url = request.url
         let scheme = url.scheme?.lowercased()
         if scheme == "http" || scheme == "https" {
             self.url = url.absoluteString
@@ -97,19 +91,16 @@ struct CurlRequestPlan: Sendable {
                 "CurlTransport sends only http, https, http+unix and https+unix URLs, not \(Redaction.default.redacting(url))."
             )
         }
-        guard request.httpBodyStream == nil else {
-            throw .invalidRequest("CurlTransport sends bodies from httpBody only; httpBodyStream is not supported.")
-        }
         requestURL = url
-        let methodName = request.httpMethod ?? "GET"
+        let methodName = request.method.rawValue
         if let streamedBody {
             (method, body) = Self.method(methodName, stream: streamedBody)
         } else {
-            let (method, data) = Self.method(methodName, body: request.httpBody)
+            let (method, data) = Self.method(methodName, body: request.body)
             self.method = method
             body = data.map { .data($0) }
         }
-        headerLines = try Self.headerLines(request.allHTTPHeaderFields ?? [:], hasBody: body != nil)
+        headerLines = try Self.headerLines(request.headers, hasBody: body != nil)
         self.timeLimit = timeLimit
     }
 
@@ -140,16 +131,16 @@ struct CurlRequestPlan: Sendable {
         }
     }
 
-    /// The header lines: the request's own (sorted, so the wire order does not depend on
-    /// dictionary order), then `Accept-Encoding` unless the request names its own, then the
-    /// ones that remove curl's defaults.
-    static func headerLines(_ fields: [String: String], hasBody: Bool) throws(KringleError) -> [String] {
+    /// The header lines: the request's own, in their order, then `Accept-Encoding` unless the
+    /// request names its own, then the ones that remove curl's defaults.
+    static func headerLines(_ fields: HTTPHeaders, hasBody: Bool) throws(KringleError) -> [String] {
         var lines: [String] = []
         lines.reserveCapacity(fields.count + 3)
         var hasExpect = false
         var hasContentType = false
         var hasAcceptEncoding = false
-        func add(_ name: String, _ value: String) throws(KringleError) {
+        for field in fields {
+            let (name, value) = (field.name, field.value)
             // RFC 9110 §5.1: a field name is a token.
             guard RequestValidation.isToken(name), !value.withContiguousUTF8({ $0.contains(where: isLineBreakOrNull) })
             else {
@@ -160,15 +151,6 @@ struct CurlRequestPlan: Sendable {
             hasAcceptEncoding = hasAcceptEncoding || name.equalsIgnoringASCIICase("accept-encoding")
             // "Name:" would tell curl to remove the header; "Name;" sends it empty.
             lines.append(value.isEmpty ? name + ";" : headerLine(name, value))
-        }
-        // In a stable order; most requests have a header or two, which need no sorting (nor
-        // a copy of the fields).
-        if fields.count < 2 {
-            for (name, value) in fields { try add(name, value) }
-        } else {
-            for (name, value) in fields.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
-                try add(name, value)
-            }
         }
         if !hasAcceptEncoding, let acceptEncoding = Self.acceptEncodingLine {
             lines.append(acceptEncoding)

@@ -5,7 +5,7 @@ extension CurlTransport {
     /// HTTP version. Every transport has its own connection pool, so settings never leak from
     /// one transport to another.
     ///
-    /// Time limits are not here: a request's own `timeoutInterval` limits it, which a
+    /// Time limits are not here: a request's own ``HTTPRequest/timeout`` limits it, which a
     /// ``NetworkClient`` sets from its one
     /// ``NetworkClient/Configuration-swift.struct/timeout``.
     ///

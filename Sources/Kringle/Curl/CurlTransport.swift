@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A ``Transport`` that sends requests with libcurl, loaded at run time: the default on Linux
 /// (see ``NetworkClient/makeDefaultTransport()``).
 ///
@@ -39,8 +35,8 @@ import FoundationNetworking
 /// failed (the certificate did not verify, a pin did not match, the server wanted a client
 /// certificate…), `KringleError.transport(CurlError)` for any other failure (``CurlError``
 /// is a `TransportFailure`, so `RetryPolicy` can resend requests that never reached a
-/// server), `KringleError.invalidRequest` for a request that cannot be sent (no URL, a scheme
-/// other than http, https, http+unix or https+unix, an `httpBodyStream`, a header name that is not a token), and
+/// server), `KringleError.invalidRequest` for a request that cannot be sent (a scheme
+/// other than http, https, http+unix or https+unix, a header name that is not a token), and
 /// `PromiseError.cancelled` when the promise is cancelled. A status line without a reason
 /// phrase is valid and accepted.
 public final class CurlTransport: Transport, ClientSending {
@@ -103,12 +99,12 @@ public final class CurlTransport: Transport, ClientSending {
     /// Sends `request` once and reports the response, whatever its status.
     ///
     /// - Parameter request: sent as it is, checked already: method, URL, headers and
-    ///   `httpBody`. Its `timeoutInterval` (60 seconds unless set; zero or less for no
+    ///   body. Its ``HTTPRequest/timeout`` (60 seconds unless set; zero or less for no
     ///   limit) limits the whole request, with millisecond precision, from this call on: a
     ///   wait for a connection (see ``Configuration/maximumConnections``) counts.
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        let deadline = Deadline(after: request.urlRequest.timeoutInterval, on: SystemClock())
+        let deadline = Deadline(after: request.request.timeout, on: SystemClock())
         return send(request, deadline: deadline, connectTimeout: nil, limits: .default)
     }
 
@@ -121,7 +117,7 @@ public final class CurlTransport: Transport, ClientSending {
         _ request: ValidatedRequest, deadline: Deadline?, connectTimeout: TimeInterval?, limits: ResponseLimits
     ) -> Promise<HTTPResponse> {
         submit { engine, promise in
-            var plan = try CurlRequestPlan(request.urlRequest, timeLimit: .deadline(deadline))
+            var plan = try CurlRequestPlan(request.request, timeLimit: .deadline(deadline))
             plan.connectTimeoutMilliseconds = connectTimeout.map(CurlRequestPlan.milliseconds) ?? 0
             engine.submit(plan, limits: limits, promise: promise)
         }
@@ -143,7 +139,7 @@ public final class CurlTransport: Transport, ClientSending {
     /// its one thread, so a stalled disk holds back the others too. The response's `body` is
     /// then empty.
     ///
-    /// The request's `timeoutInterval` bounds the longest silence here, not the whole
+    /// The request's ``HTTPRequest/timeout`` bounds the longest silence here, not the whole
     /// transfer (a large download may rightly take minutes): the connection must be made
     /// within it, and the transfer stops once less than a byte a second moved for that long
     /// (in whole seconds). `progress` is called on the transport's thread whenever the byte
@@ -156,9 +152,9 @@ public final class CurlTransport: Transport, ClientSending {
     /// - Returns: a promise of the response. Cancel it to stop the transfer.
     public func transfer(_ transfer: TransferRequest) -> Promise<HTTPResponse> {
         submit { engine, promise in
-            let silence = CurlRequestPlan.milliseconds(transfer.request.urlRequest.timeoutInterval)
+            let silence = CurlRequestPlan.milliseconds(transfer.request.request.timeout)
             var plan = try CurlRequestPlan(
-                transfer.request.urlRequest, timeLimit: .silence(milliseconds: silence), streamedBody: transfer.body)
+                transfer.request.request, timeLimit: .silence(milliseconds: silence), streamedBody: transfer.body)
             plan.connectTimeoutMilliseconds = transfer.connectTimeout.map(CurlRequestPlan.milliseconds) ?? 0
             engine.submit(
                 plan, responseBodyFile: transfer.responseBodyFile, responseBodyHandle: transfer.responseBodyHandle,

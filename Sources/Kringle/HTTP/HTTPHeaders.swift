@@ -45,12 +45,20 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The first value for `name` (case-insensitive), or `nil`.
     ///
-    /// Setting a value replaces every field of that name; setting `nil` removes them.
+    /// Setting a value replaces every field of that name with one, where the first of them
+    /// was (or at the end); setting `nil` removes them.
     public subscript(name: String) -> String? {
         get { fields.first { Self.same($0.name, name) }?.value }
         set {
-            remove(name: name)
-            if let newValue { add(name: name, value: newValue) }
+            guard let newValue else { return remove(name: name) }
+            guard let first = fields.firstIndex(where: { Self.same($0.name, name) }) else {
+                return add(name: name, value: newValue)
+            }
+            fields[first] = Field(name: name, value: newValue)
+            if fields[(first + 1)...].contains(where: { Self.same($0.name, name) }) {
+                fields = fields.enumerated().filter { $0.offset <= first || !Self.same($0.element.name, name) }
+                    .map(\.element)
+            }
         }
     }
 

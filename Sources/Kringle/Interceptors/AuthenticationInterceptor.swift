@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Applies a credential to every request and refreshes it when the server refuses it.
 ///
 /// - Every request gets the current credential; while a refresh runs, new requests wait
@@ -66,7 +62,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     ///
     /// - Returns: The request with the credential; it rejects when the refresh it waited for
     ///   failed.
-    public func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    public func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         let (credential, refreshing) = state.withLock { ($0.credential, $0.refreshing) }
         let authenticator = authenticator
         guard let refreshing else {
@@ -92,7 +88,7 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     /// - Returns: ``RetryDecision/retry`` once a credential is ready,
     ///   ``RetryDecision/doNotRetry`` for other errors or a credential refused within the
     ///   refresh window; it rejects with the refresh's error when the refresh fails.
-    public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+    public func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         guard authenticator.isAuthenticationFailure(error), !Self.cameFromAnotherOrigin(error, than: request) else {
             return Promise(.doNotRetry)
         }
@@ -135,11 +131,9 @@ public final class AuthenticationInterceptor<Base: Authenticator>: RequestInterc
     /// origin: that server never saw the credential (it is dropped across origins), so its
     /// 401 says nothing about it, and refreshing would only hand a third party a reason to
     /// make the client churn tokens.
-    private static func cameFromAnotherOrigin(_ error: any Error, than request: URLRequest) -> Bool {
-        guard case .unacceptableStatusCode(_, let response)? = error as? KringleError, let url = request.url else {
-            return false
-        }
-        return !Redirect.sameOrigin(url, response.url)
+    private static func cameFromAnotherOrigin(_ error: any Error, than request: HTTPRequest) -> Bool {
+        guard case .unacceptableStatusCode(_, let response)? = error as? KringleError else { return false }
+        return !Redirect.sameOrigin(request.url, response.url)
     }
 
     private enum RefreshAction: Sendable {

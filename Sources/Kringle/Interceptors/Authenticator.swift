@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Knows how to apply and refresh one kind of credential, for an
 /// ``AuthenticationInterceptor``.
 ///
@@ -12,8 +8,8 @@ import FoundationNetworking
 ///
 /// struct BearerAuthenticator: Authenticator {
 ///     let client: NetworkClient   // a client without this interceptor
-///     func apply(_ token: Token, to request: inout URLRequest) {
-///         request.setValue("Bearer \(token.access)", forHTTPHeaderField: "Authorization")
+///     func apply(_ token: Token, to request: inout HTTPRequest) {
+///         request.headers["Authorization"] = "Bearer \(token.access)"
 ///     }
 ///     func refresh(_ token: Token) -> Promise<Token> {
 ///         client.post(["refreshToken": token.refresh], to: AuthEndpoint.refresh, as: Token.self)
@@ -25,7 +21,7 @@ public protocol Authenticator: Sendable {
     associatedtype Credential: Sendable
 
     /// Puts `credential` on `request`.
-    func apply(_ credential: Credential, to request: inout URLRequest)
+    func apply(_ credential: Credential, to request: inout HTTPRequest)
 
     /// The headers `apply` writes, dropped when a redirect leads to another origin;
     /// `Authorization` by default (which is always dropped).
@@ -39,7 +35,7 @@ public protocol Authenticator: Sendable {
 
     /// Whether `request` was sent with `credential`; by default, whether applying
     /// `credential` would leave its headers unchanged.
-    func isRequest(_ request: URLRequest, authenticatedWith credential: Credential) -> Bool
+    func isRequest(_ request: HTTPRequest, authenticatedWith credential: Credential) -> Bool
 }
 
 extension Authenticator {
@@ -54,9 +50,9 @@ extension Authenticator {
     }
 
     /// Whether applying `credential` to `request` again would leave its headers unchanged.
-    public func isRequest(_ request: URLRequest, authenticatedWith credential: Credential) -> Bool {
+    public func isRequest(_ request: HTTPRequest, authenticatedWith credential: Credential) -> Bool {
         var reapplied = request
         apply(credential, to: &reapplied)
-        return reapplied.allHTTPHeaderFields == request.allHTTPHeaderFields
+        return reapplied.headers == request.headers
     }
 }

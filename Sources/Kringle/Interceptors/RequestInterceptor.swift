@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Sees every request a ``NetworkClient`` sends, and every failure it could retry.
 ///
 /// Both hooks have defaults (pass the request on; do not retry), so an interceptor
@@ -12,9 +8,9 @@ import FoundationNetworking
 /// struct APIKey: RequestInterceptor {
 ///     let key: String
 ///     var credentialHeaders: Set<String> { ["X-API-Key"] }   // never sent to another origin
-///     func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+///     func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
 ///         var request = request
-///         request.setValue(key, forHTTPHeaderField: "X-API-Key")
+///         request.headers["X-API-Key"] = key
 ///         return Promise(request)
 ///     }
 /// }
@@ -26,7 +22,7 @@ import FoundationNetworking
 public protocol RequestInterceptor: Sendable {
     /// Returns the request to send: add headers, sign it, refresh a token first.
     /// A rejection fails the call with that error.
-    func adapt(_ request: URLRequest) -> Promise<URLRequest>
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest>
 
     /// The headers `adapt` puts a credential in (`X-API-Key`, a signature), which the client
     /// drops when a redirect leads to another origin, as it always does `Authorization`,
@@ -47,7 +43,7 @@ public protocol RequestInterceptor: Sendable {
     ///     ``KringleError/transport(_:)``.
     ///   - attempt: The number of the attempt that failed, from 1.
     /// - Returns: The decision; a rejection fails the call with that error.
-    func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision>
+    func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision>
 }
 
 extension RequestInterceptor {
@@ -58,12 +54,12 @@ extension RequestInterceptor {
     public var idempotencyKeyMethods: Set<HTTPMethod> { [] }
 
     /// Passes the request on unchanged.
-    public func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    public func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         Promise(request)
     }
 
     /// Never retries.
-    public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+    public func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         Promise(.doNotRetry)
     }
 }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Retries what is safe to retry, with exponential backoff and jitter, honouring
 /// `Retry-After`.
 ///
@@ -74,13 +70,13 @@ public struct RetryPolicy: RequestInterceptor {
     ///   - attempt: The number of the attempt that failed, from 1; the backoff doubles with it.
     /// - Returns: ``RetryDecision/retryAfter(_:)`` with the backoff (or the server's
     ///   `Retry-After`, capped by ``maximumDelay``), or ``RetryDecision/doNotRetry``.
-    public func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+    public func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         Promise(decision(for: request, dueTo: error, attempt: attempt, now: clock.now))
     }
 
-    func decision(for request: URLRequest, dueTo error: any Error, attempt: Int, now: Date) -> RetryDecision {
-        let method = HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased())
-        guard retryableMethods.contains(method) || request.value(forHTTPHeaderField: IdempotencyKey.field) != nil
+    func decision(for request: HTTPRequest, dueTo error: any Error, attempt: Int, now: Date) -> RetryDecision {
+        let method = HTTPMethod(rawValue: request.method.rawValue.uppercased())
+        guard retryableMethods.contains(method) || request.headers[IdempotencyKey.field] != nil
         else { return .doNotRetry }
         switch error {
         case KringleError.unacceptableStatusCode(let status, let response) where retryableStatusCodes.contains(status):

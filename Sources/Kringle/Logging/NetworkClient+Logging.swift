@@ -49,18 +49,18 @@ extension NetworkClient {
         _ exchange: @escaping @Sendable () -> Promise<HTTPResponse>
     ) -> Promise<HTTPResponse> {
         let sent = KringleLogEvent.requestSent(
-            method: request.urlRequest.httpMethod ?? "GET",
+            method: request.request.method.rawValue,
             url: loggedURL(request.url),
-            headers: configuration.redaction.redacting(request.urlRequest.kringleHeaders))
+            headers: configuration.redaction.redacting(request.request.headers))
         return delivering([sent]).flatMapResultInline { _ in
             let start = self.configuration.clock.uptimeNanoseconds
             return exchange().flatMapResultInline { result in
                 let response = try result.get()
                 var events: [KringleLogEvent] = []
                 if let sizes = CompressedBodySizes(request, options: options) {
-                    events.append(self.compressedEvent(request.urlRequest, sizes))
+                    events.append(self.compressedEvent(request.request, sizes))
                 }
-                events.append(self.receivedEvent(response, for: request.urlRequest, since: start))
+                events.append(self.receivedEvent(response, for: request.request, since: start))
                 return self.delivering(events).mapResultInline { _ in response }
             }
         }
@@ -69,7 +69,7 @@ extension NetworkClient {
     /// `decoded`, the call's outcome, after its failure event if it fails; a cancellation's
     /// event follows the cancellation.
     @usableFromInline
-    func loggingFailure<Output: Sendable>(of decoded: Promise<Output>, for request: URLRequest) -> Promise<Output> {
+    func loggingFailure<Output: Sendable>(of decoded: Promise<Output>, for request: HTTPRequest) -> Promise<Output> {
         let logged = decoded.continueInline { result -> Outcome<Output> in
             guard case .failure(let error) = result else { return .settle(result) }
             return .adopt(self.delivering([self.failureEvent(request, error)]).mapResultInline { _ in throw error })
@@ -79,25 +79,25 @@ extension NetworkClient {
     }
 
     /// `response` after its event, for an answer of the client's cache.
-    func logging(_ response: HTTPResponse, answeredBy status: CacheStatus, for request: URLRequest)
+    func logging(_ response: HTTPResponse, answeredBy status: CacheStatus, for request: HTTPRequest)
         -> Promise<HTTPResponse>
     {
         guard isLogging else { return Promise(response) }
         let answered = KringleLogEvent.cacheAnswered(
-            method: request.httpMethod ?? "GET", url: configuration.redaction.redacting(response.url),
+            method: request.method.rawValue, url: configuration.redaction.redacting(response.url),
             statusCode: response.statusCode, cacheStatus: status)
         return delivering([answered]).mapResultInline { _ in response }
     }
 
-    private func compressedEvent(_ request: URLRequest, _ sizes: CompressedBodySizes) -> KringleLogEvent {
-        .requestBodyCompressed(method: request.httpMethod ?? "GET", url: loggedURL(request.url), sizes: sizes)
+    private func compressedEvent(_ request: HTTPRequest, _ sizes: CompressedBodySizes) -> KringleLogEvent {
+        .requestBodyCompressed(method: request.method.rawValue, url: loggedURL(request.url), sizes: sizes)
     }
 
-    private func receivedEvent(_ response: HTTPResponse, for request: URLRequest, since start: UInt64)
+    private func receivedEvent(_ response: HTTPResponse, for request: HTTPRequest, since start: UInt64)
         -> KringleLogEvent
     {
         .responseReceived(
-            method: request.httpMethod ?? "GET",
+            method: request.method.rawValue,
             url: loggedURL(response.url),
             statusCode: response.statusCode,
             duration: Double(configuration.clock.uptimeNanoseconds &- start) / 1e9,
@@ -108,10 +108,10 @@ extension NetworkClient {
     }
 
     /// Logged from a handler of the retry decision, on `DispatchQueue.promises`.
-    func logRetry(_ request: URLRequest, attempt: Int, reason: any Error, delay: TimeInterval) {
+    func logRetry(_ request: HTTPRequest, attempt: Int, reason: any Error, delay: TimeInterval) {
         log(
             .retry(
-                method: request.httpMethod ?? "GET",
+                method: request.method.rawValue,
                 url: loggedURL(request.url),
                 attempt: attempt,
                 reason: configuration.redaction.redacting(reason),
@@ -119,10 +119,10 @@ extension NetworkClient {
             ))
     }
 
-    func logRetryDenied(_ request: URLRequest, attempt: Int, reason: any Error, denial: RetryDenial) {
+    func logRetryDenied(_ request: HTTPRequest, attempt: Int, reason: any Error, denial: RetryDenial) {
         log(
             .retryDenied(
-                method: request.httpMethod ?? "GET",
+                method: request.method.rawValue,
                 url: loggedURL(request.url),
                 attempt: attempt,
                 reason: configuration.redaction.redacting(reason),
@@ -130,9 +130,9 @@ extension NetworkClient {
             ))
     }
 
-    private func failureEvent(_ request: URLRequest, _ error: any Error) -> KringleLogEvent {
+    private func failureEvent(_ request: HTTPRequest, _ error: any Error) -> KringleLogEvent {
         .failure(
-            method: request.httpMethod ?? "GET", url: loggedURL(request.url),
+            method: request.method.rawValue, url: loggedURL(request.url),
             error: configuration.redaction.redacting(error))
     }
 

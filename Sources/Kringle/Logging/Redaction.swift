@@ -1,11 +1,7 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// What the client keeps out of log events, error descriptions and
-/// `URLRequest.curlDescription`: the values of secret headers, of secret query
+/// ``HTTPRequest/curlDescription``: the values of secret headers, of secret query
 /// items, and URL passwords.
 ///
 /// The defaults are always redacted; what you configure comes on top of them:

@@ -50,7 +50,7 @@ struct PageWalk<Page: Decodable & Sendable>: Sendable {
         } catch {
             return Promise(error: error)
         }
-        guard let url = built.request.url else { return Promise(error: KringleError.invalidRequest("no page URL")) }
+        let url = built.request.url
         if visited.contains(url.absoluteString) { return Promise(error: KringleError.repeatedPage(url)) }
         let configuration = client.configuration
         return client.runPipeline(for: built.request, options: built.options) { response in

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension Attempt {
     /// An attempt of a client with interceptors: each interceptor's `adapt` before the first
     /// hop, and the interceptors' retry decision after a failure.
@@ -40,7 +36,7 @@ extension Attempt {
         /// The first hop's answer as it came, after 2. adapt: each interceptor's `adapt`, in
         /// order.
         func start() -> Promise<HTTPResponse> {
-            let adapting = client.configuration.interceptors.reduce(Promise(request.urlRequest)) {
+            let adapting = client.configuration.interceptors.reduce(Promise(request.request)) {
                 adapted, interceptor in
                 adapted.then { request in
                     // User code, on the promises' queue: never where it would stall transfers.
@@ -55,7 +51,7 @@ extension Attempt {
                     options: self.options, attempt: self.number, earlier: self.earlier, trace: self.trace)
                 if self.number == 1, let budget = self.client.configuration.retryBudget {
                     budget.recordFirstAttempt(
-                        to: hop.request.url?.hostKey ?? "", now: self.client.configuration.clock.uptimeNanoseconds)
+                        to: hop.request.url.hostKey, now: self.client.configuration.clock.uptimeNanoseconds)
                 }
                 self.hop.withLock { $0 = hop }
                 return hop.start()
@@ -92,7 +88,7 @@ extension Attempt {
                 decided.then { decision in
                     ThreadConfinement.assertOffDrivingThreads("RequestInterceptor.retry")
                     return decision == .doNotRetry
-                        ? interceptor.retry(sent.urlRequest, dueTo: error, attempt: number) : Promise(decision)
+                        ? interceptor.retry(sent.request, dueTo: error, attempt: number) : Promise(decision)
                 }
             }
             return spanningRetry(decision, of: sent, dueTo: error).then { decision in
@@ -103,10 +99,10 @@ extension Attempt {
                 case .retryAfter(let seconds): delay = seconds
                 }
                 if let denial = self.denial(ofRetryAfter: delay, to: sent, dueTo: error) {
-                    self.client.logRetryDenied(sent.urlRequest, attempt: number, reason: error, denial: denial)
+                    self.client.logRetryDenied(sent.request, attempt: number, reason: error, denial: denial)
                     throw error
                 }
-                self.client.logRetry(sent.urlRequest, attempt: number, reason: error, delay: delay)
+                self.client.logRetry(sent.request, attempt: number, reason: error, delay: delay)
                 let next = { @Sendable in
                     Attempt(
                         client: self.client, request: self.request, options: self.options, number: number + 1,
@@ -153,7 +149,7 @@ extension Attempt {
                 if delay >= timeLeft { return .deadline(delay: delay, timeLeft: timeLeft) }
             }
             guard let budget = client.configuration.retryBudget, RetryBudget.counts(error) else { return nil }
-            let host = sent.url?.hostKey ?? ""
+            let host = sent.url.hostKey
             return budget.withdrawRetry(to: host, now: clock.uptimeNanoseconds) ? nil : .budget(host: host)
         }
     }

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// One attempt of a call, stages 2 to 6 of the pipeline (NetworkClient+Pipeline.swift):
 /// the interceptors adapt the request (``start()``), its hops run (``Hop``), and a
 /// failure goes to the interceptors' retry decision (``decide(_:)``), which may start the

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension NetworkClient {
     /// One hop of an attempt, stages 3 to 5 of the pipeline (NetworkClient+Pipeline.swift): the
     /// request goes out with the jar's cookies to the cache or the transport (``start()``);
@@ -101,20 +97,20 @@ extension NetworkClient {
 
         /// The request with the jar's cookies for its URL, after the caller's own.
         private func withCookies() throws -> ValidatedRequest {
-            guard let url = request.url else { return request }
-            let jarCookie = client.configuration.cookieJar?.cookieHeader(for: url, now: client.configuration.clock.now)
+            let jarCookie = client.configuration.cookieJar?.cookieHeader(
+                for: request.url, now: client.configuration.clock.now)
             // The first hop already carries the caller's cookie: without the jar's there is
-            // nothing to change (and changing a URLRequest copies it).
+            // nothing to change (and changing a request copies it).
             guard jarCookie != nil || redirectsFollowed > 0 else { return request }
             let merged = [callerCookie, jarCookie].compactMap { $0 }.joined(separator: "; ")
             return try request.setting(merged.isEmpty ? nil : merged, forField: "Cookie")
         }
 
         /// The `Cookie` header the caller set: the first hop's own, or the one a redirect's
-        /// hop carries. Read from the request only when needed: looking a field up in a
-        /// `URLRequest` is not free.
+        /// hop carries. Read from the request only when needed: looking a field up compares
+        /// names without case, one by one.
         private var callerCookie: String? {
-            redirectsFollowed == 0 ? request.urlRequest.value(forHTTPHeaderField: "Cookie") : userCookie
+            redirectsFollowed == 0 ? request.request.headers["Cookie"] : userCookie
         }
 
         /// The final response (``Outcome/settle(_:)``, validated), or the promise of the
@@ -132,7 +128,7 @@ extension NetworkClient {
             // 4. redirect? Only a 3xx can be one.
             if response.statusCode / 100 == 3,
                 let redirect = try Redirect(
-                    after: response, to: request.urlRequest, credentialHeaders: { allCredentialHeaders() })
+                    after: response, to: request.request, credentialHeaders: { allCredentialHeaders() })
             {
                 return .adopt(try next(after: redirect, from: counted(response)).response)
             }
@@ -170,9 +166,9 @@ extension NetworkClient {
             response.bodyChannel?.cancel()  // a redirect's body is not the caller's
             let configuration = client.configuration
             guard redirectsFollowed < configuration.maximumRedirects else {
-                throw KringleError.tooManyRedirects(redirect.request.url ?? response.url)
+                throw KringleError.tooManyRedirects(redirect.request.url)
             }
-            if let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
+            if case let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
                 !configuration.allowsRedirectsFromHTTPSToHTTP
             {
                 throw KringleError.insecureRedirect(from: response.url, to: target)

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 // The hop's call to the transport (stage 3 of NetworkClient+Pipeline.swift), within the attempt's
 // deadline and the client's response limits.
 

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 // The one path every request takes, top to bottom, each stage in the file named:
 //
 // 1. build      the endpoint, method and body become a `ValidatedRequest`: every field
@@ -117,7 +113,7 @@ extension NetworkClient {
                 DecodeStep(attempt: attempt, writesBodyToFile: options.writesBodyToFile, output: output),
                 on: Self.codingQueue))
         guard isLogging else { return decoded }
-        return loggingFailure(of: decoded, for: request.urlRequest)
+        return loggingFailure(of: decoded, for: request.request)
     }
 
     /// Encodes bodies and decodes responses, off the caller's thread and the transport's

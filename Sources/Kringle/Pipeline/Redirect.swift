@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// One redirect hop the client follows itself (RFC 9110 §15.4): the next request and what
 /// carries over to it.
 ///
@@ -15,7 +11,7 @@ import FoundationNetworking
 /// `next(after:from:)`, which asks ``isDowngrade(from:to:)`` here.
 struct Redirect {
     /// The request for the next hop.
-    let request: URLRequest
+    let request: HTTPRequest
     /// Whether the caller's own `Cookie` header goes along: only to the same origin. (The
     /// jar's cookies are chosen afresh for every hop.)
     let keepsUserCookie: Bool
@@ -42,7 +38,7 @@ struct Redirect {
     ///   ``followingUnixSocket(_:from:)`` refuses: the caller learns why the redirect was not
     ///   followed, rather than get the 3xx as an unacceptable status.
     init?(
-        after response: HTTPResponse, to request: URLRequest, credentialHeaders: () -> Set<String> = { [] }
+        after response: HTTPResponse, to request: HTTPRequest, credentialHeaders: () -> Set<String> = { [] }
     ) throws(KringleError) {
         // A switch, not a search of an array: every response passes here.
         switch response.statusCode {
@@ -64,24 +60,24 @@ struct Redirect {
 
         var next = request
         next.url = target.withLowercaseSchemeAndHost()
-        let method = request.httpMethod ?? "GET"
+        let method = request.method
         let becomesGet =
-            (response.statusCode == 303 && method != "HEAD")
-            || ([301, 302].contains(response.statusCode) && method == "POST")
+            (response.statusCode == 303 && method != .head)
+            || ([301, 302].contains(response.statusCode) && method == .post)
         if becomesGet {
-            next.httpMethod = "GET"
-            next.httpBody = nil
+            next.method = .get
+            next.body = nil
             for name in Self.contentHeaders {
-                next.setValue(nil, forHTTPHeaderField: name)
+                next.headers[name] = nil
             }
         }
-        let sameOrigin = request.url.map { Self.sameOrigin($0, target) } ?? false
+        let sameOrigin = Self.sameOrigin(request.url, target)
         if !sameOrigin {
             // Credentials are for the origin they were given to (RFC 9110 §15.4: a user
             // agent should not forward them to another). `Cookie` is rebuilt from the jar on
             // every hop.
             for name in credentialHeaders().union(Self.alwaysDroppedAcrossOrigins) {
-                next.setValue(nil, forHTTPHeaderField: name)
+                next.headers[name] = nil
             }
         }
         self.request = next

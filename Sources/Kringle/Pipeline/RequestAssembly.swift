@@ -107,12 +107,8 @@ enum RequestAssembly {
             }
             try fields.set(encoded.contentType, for: "Content-Type")
         }
-        for (name, value) in headers {
-            try fields.set(value, for: name)
-        }
-        for (name, value) in endpoint.headers {
-            try fields.set(value, for: name)
-        }
+        try fields.set(headers)
+        try fields.set(endpoint.headers)
         // One key per call: the attempts reuse this request, key and all.
         // The client's flag first: loading its set of methods costs a retain and a release.
         if endpoint.sendsIdempotencyKey
@@ -131,7 +127,7 @@ enum RequestAssembly {
             coalesces: client.isCoalescing && endpoint.allowsCoalescing)
     }
 
-    /// The `timeoutInterval` a request gives its transport, which is not the client's deadline
+    /// The ``HTTPRequest/timeout`` a request gives its transport, which is not the client's deadline
     /// (that travels as a ``Deadline``, to a transport that keeps it) but what a transport
     /// reads for itself: the limit a transport of the caller's own is told of, URLSession's
     /// own timer (a backstop that never fires much before the client's), and the limit on
@@ -161,9 +157,7 @@ enum RequestAssembly {
         init(_ defaults: [String: String]) {
             fields = Result {
                 var merged = CheckedFields()
-                for (name, value) in defaults.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                    try merged.set(value, for: name)
-                }
+                try merged.set(defaults)
                 return merged
             }
         }

@@ -1,20 +1,15 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The grammar every request's head is checked against (RFC 9110), before any transport
 /// sees it: see ``ValidatedRequest``.
 enum RequestValidation {
     /// Throws ``KringleError/invalidRequest(_:)`` naming the method or header that breaks
     /// RFC 9110's grammar: a method (§9.1) and field names (§5.1) are tokens, and field values
     /// (§5.5) hold no CR, LF, NUL or other control character but horizontal tab.
-    static func validate(_ request: URLRequest) throws {
-        if let method = request.httpMethod { try validateMethod(method) }
-        guard let fields = request.allHTTPHeaderFields else { return }
-        for (name, value) in fields {
-            try validateField(name: name, value: value)
+    static func validate(_ request: HTTPRequest) throws {
+        try validateMethod(request.method.rawValue)
+        for field in request.headers {
+            try validateField(name: field.name, value: field.value)
         }
     }
 

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension NetworkClient {
     /// Sends `method` to `endpoint` and hands over the response body as it arrives.
     ///
@@ -140,7 +136,7 @@ extension NetworkClient {
             head.redaction = configuration.redaction
             return ResponseStream.Started(response: head, channel: channel)
         }
-        return ResponseStream(started: started, channels: channels, url: request.url ?? endpoint.baseURL)
+        return ResponseStream(started: started, channels: channels, url: request.url)
     }
 
     /// How much of a streamed body may wait for a slow reader: 1 MiB.

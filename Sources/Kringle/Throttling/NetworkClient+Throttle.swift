@@ -12,7 +12,7 @@ extension NetworkClient {
         slotTaken: Bool = false, probe: Bool = false,
         exchange: @escaping @Sendable () -> Promise<HTTPResponse>
     ) -> Promise<HTTPResponse> {
-        let host = request.url?.hostKey ?? ""
+        let host = request.url.hostKey
         let clock = configuration.clock
         let deadline = options.deadline
         let again = { @Sendable (slotTaken: Bool, probe: Bool) in

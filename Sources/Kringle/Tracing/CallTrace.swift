@@ -88,8 +88,8 @@ final class CallTrace: Sendable {
     /// The attributes of a request: its method and URL, redacted.
     func attributes(of request: ValidatedRequest) -> [String: String] {
         [
-            "http.request.method": request.method,
-            "url.full": request.url.map { redaction.redacting($0).description } ?? "",
+            "http.request.method": request.method.rawValue,
+            "url.full": redaction.redacting(request.url).description,
         ]
     }
 

@@ -104,7 +104,7 @@ extension NetworkClient {
         do {
             body = try StreamedBody.file(fileURL)
             request = try RequestAssembly.build(method, endpoint, body: nil, for: self).request
-            if request.urlRequest.value(forHTTPHeaderField: "Content-Type") == nil {
+            if request.request.headers["Content-Type"] == nil {
                 request = try request.setting("application/octet-stream", forField: "Content-Type")
             }
             if let compression = try RequestCompression.checked(for: endpoint),
@@ -149,7 +149,7 @@ extension NetworkClient {
         let asksForPart: Bool
         do {
             request = try RequestAssembly.build(.get, endpoint, body: nil, for: self).request
-            asksForPart = request.urlRequest.value(forHTTPHeaderField: "Range") != nil  // the caller's own
+            asksForPart = request.request.headers["Range"] != nil  // the caller's own
             if resumeOffset > 0 {
                 request = try request.setting("bytes=\(resumeOffset)-", forField: "Range")
                 // RFC 9110 §14.4: a coded body's ranges count coded bytes, not the file's.

@@ -21,7 +21,7 @@ protocol ClientSending: Transport {
     /// ``Transport/send(_:)``, the response held within `limits` and, when the transport
     /// ``enforcesTimeLimits``, the whole exchange ended at `deadline` (a point on the
     /// ``/KringlePromise/SystemClock``; `nil` for no limit), whatever the request's
-    /// `timeoutInterval` says. `connectTimeout`, when given, bounds getting a connection
+    /// ``HTTPRequest/timeout`` says. `connectTimeout`, when given, bounds getting a connection
     /// ready, rejecting with `KringleError.timedOut(.connect)`, where the transport can (see
     /// ``ignoredSettings(of:)``).
     func send(

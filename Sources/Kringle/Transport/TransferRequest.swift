@@ -7,7 +7,7 @@ import FoundationNetworking
 /// A request whose body, response body or both are too big for memory: what
 /// ``Transport/transfer(_:)`` sends.
 public struct TransferRequest: Sendable {
-    /// The request, checked (``ValidatedRequest``); its `httpBody` is ignored when ``body``
+    /// The request, checked (``ValidatedRequest``); its body is ignored when ``body``
     /// is set.
     public var request: ValidatedRequest
     /// The body to stream, if any.
@@ -41,7 +41,7 @@ public struct TransferRequest: Sendable {
     public var responseBodyChannel: ResponseBodyChannel?
     /// The longest time to get a connection ready (resolving the host, TCP, a proxy's
     /// tunnel, TLS), rejecting with `KringleError.timedOut(.connect)` when it passes; `nil`
-    /// (the default) leaves connecting to the request's `timeoutInterval`. A transport
+    /// (the default) leaves connecting to the request's ``HTTPRequest/timeout``. A transport
     /// that cannot bound connecting alone sends the transfer without it, as
     /// ``URLSessionTransport`` does (which its client reports once through its logger, see
     /// ``NetworkClient/Configuration-swift.struct/connectTimeout``); the other limits still

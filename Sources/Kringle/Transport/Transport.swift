@@ -21,7 +21,7 @@ import FoundationNetworking
 ///   ``KringleError/malformedResponse(_:reason:)`` when what arrives is not an HTTP response,
 ///   ``KringleError/incompleteResponse(_:received:expected:underlying:)`` when the response
 ///   began but was cut short, or ``KringleError/timedOut(_:)`` when the request's
-///   `timeoutInterval` passes.
+///   ``HTTPRequest/timeout`` passes.
 ///
 /// ``CurlTransport`` and ``URLSessionTransport`` ship with Kringle
 /// (``NetworkClient/makeDefaultTransport()`` picks one per platform);
@@ -53,7 +53,7 @@ extension Transport {
     /// Checks `request` (``ValidatedRequest/init(_:)``), then sends it with
     /// ``send(_:)-(ValidatedRequest)``: a request that breaks RFC 9110's grammar is rejected
     /// with ``KringleError/invalidRequest(_:)`` and never sent.
-    public func send(_ request: URLRequest) -> Promise<HTTPResponse> {
+    public func send(_ request: HTTPRequest) -> Promise<HTTPResponse> {
         do {
             return send(try ValidatedRequest(request))
         } catch {
@@ -73,7 +73,7 @@ extension Transport {
         let sentBytes: Int64
         do {
             if let body = transfer.body { request = request.withBody(try body.readAll()) }
-            sentBytes = Int64(request.urlRequest.httpBody?.count ?? 0)
+            sentBytes = Int64(request.request.body?.count ?? 0)
         } catch {
             return Promise(error: error)
         }

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A transport's error that can tell whether the request surely did not complete
 /// (refused, unresolved, timed out before an answer…), so that a retry cannot apply it twice.
 ///

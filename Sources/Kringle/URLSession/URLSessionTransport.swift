@@ -129,7 +129,7 @@ public final class URLSessionTransport: Transport, ClientSending {
         if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
         // Unix domain sockets (issue 32): URLSessionTransport+UnixSocket.swift.
         if let refusal = Self.unixSocketRefusal(request.url) { return refusal }
-        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(request.urlRequest)) }
+        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(URLRequest(request.request))) }
         return start(task, delegate.register(task, limits: limits))
     }
 
@@ -189,7 +189,7 @@ public final class URLSessionTransport: Transport, ClientSending {
             return stream(transfer, into: channel)
             #endif
         }
-        let request = Self.loosened(transfer.request.urlRequest)
+        let request = Self.loosened(URLRequest(transfer.request.request))
         var spool: URL?
         let sink: FileHandle?
         let task: URLSessionTask
@@ -242,7 +242,7 @@ public final class URLSessionTransport: Transport, ClientSending {
         let streamDelegate = URLSessionTransportDelegate(queue: queue, serverTrust: serverTrust)
         let streamSession = URLSession(
             configuration: session.configuration, delegate: streamDelegate, delegateQueue: queue)
-        var request = transfer.request.urlRequest
+        var request = URLRequest(transfer.request.request)
         request.timeoutInterval = Self.streamSilenceAllowed
         let task = queue.withoutPacing { streamSession.dataTask(with: request) }
         let promise = streamDelegate.register(

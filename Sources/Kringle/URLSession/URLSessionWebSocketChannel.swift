@@ -142,7 +142,7 @@ extension URLSessionTransport: WebSocketConnecting {
     /// form) and settles once the server has answered: with the `101` when the connection is
     /// open, handed to `upgrade`.
     func openWebSocket(_ transfer: TransferRequest, upgrade: WebSocketUpgrade) -> Promise<HTTPResponse> {
-        var request = transfer.request.urlRequest
+        var request = URLRequest(transfer.request.request)
         guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return Promise(error: KringleError.invalidRequest("The WebSocket's request has no URL."))
         }

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension NetworkClient {
     /// Opens a WebSocket (RFC 6455) to `endpoint`: a `ws://` or `wss://` base URL, or
     /// `http://` and `https://`, which mean the same.
@@ -56,7 +52,7 @@ extension NetworkClient {
         var transferOptions: TransferOptions
         do {
             let built = try RequestAssembly.build(.get, endpoint, body: nil, for: self)
-            request = try Self.httpForm(of: built.request)
+            request = Self.httpForm(of: built.request)
             transferOptions = built.options
         } catch {
             return Promise(error: error)
@@ -79,15 +75,13 @@ extension NetworkClient {
 
     /// The request with the `http` form of a `ws` URL (RFC 6455 §3: `ws` is `http`'s port
     /// and `wss` is `https`'s, and the handshake is an HTTP request).
-    private static func httpForm(of request: ValidatedRequest) throws -> ValidatedRequest {
-        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme.hasPrefix("ws"),
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+    private static func httpForm(of request: ValidatedRequest) -> ValidatedRequest {
+        guard let scheme = request.url.scheme?.lowercased(), scheme.hasPrefix("ws"),
+            var components = URLComponents(url: request.url, resolvingAgainstBaseURL: true)
         else { return request }
         components.scheme = "http" + scheme.dropFirst(2)
         guard let httpURL = components.url else { return request }
-        var urlRequest = request.urlRequest
-        urlRequest.url = httpURL
-        return try ValidatedRequest(urlRequest)
+        return request.with(url: httpURL)
     }
 
     /// The transport's handshake for one hop of a WebSocket call.

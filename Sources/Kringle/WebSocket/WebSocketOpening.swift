@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The client's side of the opening handshake over a byte link (RFC 6455 §4.1): the request's
 /// head to write, then the server's answer read until its head (and, for a refusal, its body)
 /// is complete.
@@ -49,10 +45,10 @@ final class WebSocketOpening: @unchecked Sendable {
     ///   - target: The URL the connection goes to, for the `Host` field and the request line
     ///     (for a Unix socket, curl's `http://localhost/…` form).
     init(
-        request: URLRequest, target: URL, upgrade: WebSocketUpgrade, promise: Promise<HTTPResponse>,
+        request: HTTPRequest, target: URL, upgrade: WebSocketUpgrade, promise: Promise<HTTPResponse>,
         channel: ResponseBodyChannel?
     ) {
-        url = request.url ?? target
+        url = request.url
         key = WebSocketHandshake.makeKey()
         self.upgrade = upgrade
         self.promise = promise
@@ -62,7 +58,7 @@ final class WebSocketOpening: @unchecked Sendable {
 
     /// The request's head (RFC 9112 §3, RFC 6455 §4.1): a GET with the caller's fields and
     /// the handshake's own.
-    private static func head(of request: URLRequest, target: URL, key: String, upgrade: WebSocketUpgrade) -> [UInt8] {
+    private static func head(of request: HTTPRequest, target: URL, key: String, upgrade: WebSocketUpgrade) -> [UInt8] {
         let components = URLComponents(url: target, resolvingAgainstBaseURL: true)
         var path = components?.percentEncodedPath ?? "/"
         if path.isEmpty { path = "/" }
@@ -71,9 +67,8 @@ final class WebSocketOpening: @unchecked Sendable {
         if host.contains(":") { host = "[" + host + "]" }  // an IPv6 literal
         if let port = components?.port, port != (target.scheme == "https" ? 443 : 80) { host += ":\(port)" }
         var lines = ["GET \(path) HTTP/1.1", "Host: \(host)"]
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key })
-        where !WebSocketUpgrade.ownFields.contains(name.lowercased()) {
-            lines.append("\(name): \(value)")
+        for field in request.headers where !WebSocketUpgrade.ownFields.contains(field.name.lowercased()) {
+            lines.append("\(field.name): \(field.value)")
         }
         lines += upgrade.handshakeFields(key: key).map { "\($0.0): \($0.1)" }
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// What a recorder hides before an exchange reaches a cassette: the client's ``/Kringle/Redaction``
 /// rules for headers, query items and URL passwords; the values (not the names) of cookies;
 /// and whatever a body hook removes from the bodies.

@@ -2,18 +2,13 @@ import Foundation
 @_spi(KringleInternals) import Kringle
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 extension HAR.Entry {
     /// The entry a cassette records for `exchange`, its secrets hidden by `redaction`.
     init(_ exchange: RecordedExchange, redaction: CassetteRedaction) {
-        let url = redaction.url(exchange.request.url ?? URL(fileURLWithPath: "/"))
-        let requestFields = (exchange.request.allHTTPHeaderFields ?? [:])
-            .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { (name: $0.key, value: $0.value) }
+        let url = redaction.url(exchange.request.url)
+        let requestFields = exchange.request.headers.map { (name: $0.name, value: $0.value) }
         var request = HAR.Request(
-            method: exchange.request.httpMethod ?? "GET", url: url.absoluteString,
+            method: exchange.request.method.rawValue, url: url.absoluteString,
             cookies: HAR.requestCookies(requestFields, redaction: redaction),
             headers: redaction.headers(requestFields).map { HAR.NameValue(name: $0.name, value: $0.value) },
             queryString: (URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems ?? []).map {

@@ -1,13 +1,9 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// One exchange as a recorder saw it, before redaction.
 struct RecordedExchange {
     /// The request as the transport was given it.
-    var request: URLRequest
+    var request: HTTPRequest
     /// Its body (a streamed body read whole).
     var requestBody: Data
     /// When it started, if the transport did not measure it.

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A ``/Kringle/Transport`` that sends through another and writes every exchange to a HAR
 /// cassette, for ``ReplayTransport`` to answer from later.
 ///
@@ -123,9 +119,9 @@ public final class RecordingTransport: Transport {
     ///   from the cause).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         let started = clock.now
-        let body = request.urlRequest.httpBody ?? Data()
+        let body = request.request.body ?? Data()
         return base.send(request).mapResultInline { [self] result in
-            try record(request.urlRequest, body: body, started: started, result.map { ($0, $0.body) })
+            try record(request.request, body: body, started: started, result.map { ($0, $0.body) })
             return try result.get()
         }
     }
@@ -142,11 +138,11 @@ public final class RecordingTransport: Transport {
         let startedUptime = clock.uptimeNanoseconds
         let requestBody: Data
         do {
-            requestBody = try transfer.body?.readAll() ?? transfer.request.urlRequest.httpBody ?? Data()
+            requestBody = try transfer.body?.readAll() ?? transfer.request.request.body ?? Data()
         } catch {
             return Promise(error: error)
         }
-        let request = transfer.request.urlRequest
+        let request = transfer.request.request
         var forwarded = transfer
         let relay = transfer.responseBodyChannel.map { reader in
             let rules = redaction.rules
@@ -185,7 +181,7 @@ public final class RecordingTransport: Transport {
     }
 
     private func record(
-        _ request: URLRequest, body: Data, started: Date, _ outcome: Result<(HTTPResponse, Data), any Error>,
+        _ request: HTTPRequest, body: Data, started: Date, _ outcome: Result<(HTTPResponse, Data), any Error>,
         timeline: StreamTimeline? = nil
     ) throws(KringleError) {
         // A cancelled exchange is the caller's doing, not the server's answer.

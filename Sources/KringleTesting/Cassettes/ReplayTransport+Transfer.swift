@@ -31,7 +31,7 @@ extension ReplayTransport {
         if recordsEverything, let recorder { return recorder.transfer(transfer) }
         let body: Data
         do {
-            body = try transfer.body?.readAll() ?? transfer.request.urlRequest.httpBody ?? Data()
+            body = try transfer.body?.readAll() ?? transfer.request.request.body ?? Data()
         } catch {
             return Promise(error: error)
         }

@@ -1,10 +1,6 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// A ``/Kringle/Transport`` that answers from a HAR cassette and never touches the network
 /// unless told to record.
 ///
@@ -158,7 +154,7 @@ public final class ReplayTransport: Transport {
     ///   wrapping a ``RecordedFailure``).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         if recordsEverything, let recorder { return recorder.send(request) }
-        switch choose(asked(request, body: request.urlRequest.httpBody ?? Data())) {
+        switch choose(asked(request, body: request.request.body ?? Data())) {
         case .success(let (index, entry)):
             do {
                 return Promise(try response(index, entry, for: request))
@@ -174,14 +170,13 @@ public final class ReplayTransport: Transport {
     /// `request` with `body`, as the cassette's entries are matched against: redacted as
     /// they were.
     func asked(_ request: ValidatedRequest, body: Data) -> CassetteRequest {
-        let url = redaction.url(request.url ?? URL(fileURLWithPath: "/"))
+        let url = redaction.url(request.url)
         return CassetteRequest(
-            method: request.method, url: url,
-            headers: redaction.headers(
-                (request.urlRequest.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }),
+            method: request.method.rawValue, url: url,
+            headers: redaction.headers(request.request.headers.map { (name: $0.name, value: $0.value) }),
             body: redaction.body(
                 body, isRequest: true, url: url,
-                contentType: request.urlRequest.value(forHTTPHeaderField: "Content-Type")))
+                contentType: request.request.headers["Content-Type"]))
     }
 
     /// The entry that answers `request`, marked used; or why none does.
@@ -266,7 +261,7 @@ public final class ReplayTransport: Transport {
             statusCode: recorded.status,
             // HTTP/2 pseudo-header fields (`:status`), which browsers export, are not fields.
             headers: HTTPHeaders(recorded.headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) }),
-            trailers: trailers, body: body, url: request.url ?? URL(fileURLWithPath: "/"), metrics: metrics)
+            trailers: trailers, body: body, url: request.url, metrics: metrics)
     }
 }
 

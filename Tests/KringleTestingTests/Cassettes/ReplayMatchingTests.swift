@@ -29,10 +29,10 @@ struct ReplayMatchingTests {
         _ transport: ReplayTransport, _ method: String, _ url: String, body: String? = nil,
         accept: String = "application/json"
     ) async throws -> String {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = method
-        request.setValue(accept, forHTTPHeaderField: "Accept")
-        request.httpBody = body.map { Data($0.utf8) }
+        var request = HTTPRequest(url: URL(string: url)!)
+        request.method = HTTPMethod(rawValue: method)
+        request.headers["Accept"] = accept
+        request.body = body.map { Data($0.utf8) }
         let response = try await transport.send(try ValidatedRequest(request)).value
         return String(decoding: response.body, as: UTF8.self)
     }
@@ -98,8 +98,8 @@ struct ReplayMatchingTests {
     @Test("an unmatched request rejects with a KringleError, its CassetteError kept as the underlying value")
     func unmatchedRejectsWithKringleError() async throws {
         let replay = ReplayTransport(archive: Self.archive([("GET", "https://cats.example/cats", nil)]))
-        var request = URLRequest(url: URL(string: "https://cats.example/dogs")!)
-        request.httpMethod = "GET"
+        var request = HTTPRequest(url: URL(string: "https://cats.example/dogs")!)
+        request.method = "GET"
         let validated = try ValidatedRequest(request)
         let sent = await replay.send(validated).outcome()
         var transfer = TransferRequest(request: validated)
@@ -234,10 +234,10 @@ extension ReplayMatchingTests {
     ) async throws {
         let replay = ReplayTransport(
             archive: Self.jsonArchive(recorded, mimeType: recordedType), matching: CassetteMatching(body: true))
-        var request = URLRequest(url: URL(string: "https://cats.example/cats")!)
-        request.httpMethod = "POST"
-        request.setValue(askedType, forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(asked.utf8)
+        var request = HTTPRequest(url: URL(string: "https://cats.example/cats")!)
+        request.method = "POST"
+        request.headers["Content-Type"] = askedType
+        request.body = Data(asked.utf8)
         let outcome = await replay.send(try ValidatedRequest(request)).outcome()
         switch outcome {
         case .success(let response):

@@ -110,8 +110,8 @@ struct CallDeadlineTests {
         // Its promise is kept, as whatever would settle it keeps it: a pending promise nobody
         // holds is dropped, and its chain with it (KringlePromise frees dropped chains).
         struct Hanging: RequestInterceptor {
-            let adapted = Promise<URLRequest>.pending()
-            func adapt(_ request: URLRequest) -> Promise<URLRequest> { adapted }
+            let adapted = Promise<HTTPRequest>.pending()
+            func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> { adapted }
         }
         let clock = ManualClock()
         let transport = StubTransport(clock: clock)

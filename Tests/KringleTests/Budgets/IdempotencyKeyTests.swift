@@ -32,7 +32,7 @@ struct IdempotencyKeyTests {
     }
 
     private static func keys(_ transport: StubTransport) -> [String?] {
-        transport.requests.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        transport.requests.map { $0.headers["Idempotency-Key"] }
     }
 
     @Test("a POST the retry policy opts in is sent with the same key on every attempt, and a new one on the next call")

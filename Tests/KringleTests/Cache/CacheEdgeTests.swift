@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// The rules at the edges of the cache: what streams, other methods and a request's own
 /// `cachePolicy` do, and what a late revalidation may not undo.
-@Suite("Cache edges: uploads, other methods, URLRequest policies, late revalidations", .generousTimeLimit)
+@Suite("Cache edges: uploads, other methods, HTTPRequest policies, late revalidations", .generousTimeLimit)
 struct CacheEdgeTests {
     @Test("§4.4 a streamed upload (PUT of a file) still invalidates the URL it went to")
     func streamedUploadInvalidates() async throws {
@@ -43,7 +43,7 @@ struct CacheEdgeTests {
     }
 
     @Test(
-        "a URLRequest's own cachePolicy decides where the endpoint and the call leave .useProtocol",
+        "an HTTPRequest's own cachePolicy decides where the endpoint and the call leave .useProtocol",
         arguments: [
             (URLRequest.CachePolicy.reloadIgnoringLocalCacheData, CachePolicy.reload),
             (.reloadIgnoringLocalAndRemoteCacheData, .reload),
@@ -58,9 +58,9 @@ struct CacheEdgeTests {
     @Test("an interceptor that sets reloadIgnoringLocalCacheData sends a fresh entry's request to the network")
     func interceptorPolicy() async {
         struct Reloading: RequestInterceptor {
-            func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+            func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
                 var reloading = request
-                reloading.cachePolicy = .reloadIgnoringLocalCacheData
+                reloading.cachePolicy = .reload
                 return Promise(reloading)
             }
         }

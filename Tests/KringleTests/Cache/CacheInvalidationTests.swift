@@ -148,6 +148,6 @@ struct CacheInvalidationTests {
             ("PUT", true), ("PATCH", true), ("DELETE", true), ("PURGE", true), ("CONNECT", true),
         ])
     func unsafeMethods(_ method: String, _ unsafe: Bool) {
-        #expect(CacheStorability.isUnsafe(method) == unsafe)
+        #expect(CacheStorability.isUnsafe(HTTPMethod(rawValue: method)) == unsafe)
     }
 }

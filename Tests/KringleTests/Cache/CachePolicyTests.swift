@@ -30,7 +30,7 @@ struct CachePolicyTests {
         let outcome = await harness.send("/doc", policy: .reload)
         #expect(outcome.cacheStatus == .network)
         #expect(outcome.text == "new")
-        #expect(harness.stub.requests.last?.value(forHTTPHeaderField: "If-None-Match") == nil)
+        #expect(harness.stub.requests.last?.headers["If-None-Match"] == nil)
         let next = await harness.send("/doc")
         #expect(next.cacheStatus == .hit)
         #expect(next.text == "new")

@@ -71,8 +71,8 @@ struct CacheHarness {
     }
 
     /// The requests the transport received with `method` for `path` (on any origin), in order.
-    func requests(_ method: String = "GET", to path: String) -> [URLRequest] {
-        stub.requests.filter { $0.httpMethod == method && $0.url?.path == path }
+    func requests(_ method: String = "GET", to path: String) -> [HTTPRequest] {
+        stub.requests.filter { $0.method.rawValue == method && $0.url.path == path }
     }
 
     /// Stores a fresh response (`max-age=600`) for a GET to each endpoint, through the client.
@@ -124,10 +124,10 @@ func cacheURL(_ path: String) -> URL {
 }
 
 /// A GET for `path` on the stub origin with these header fields.
-func cacheRequest(_ path: String = "/doc", method: String = "GET", headers: [String: String] = [:]) -> URLRequest {
-    var request = URLRequest(url: cacheURL(path))
-    request.httpMethod = method
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+func cacheRequest(_ path: String = "/doc", method: String = "GET", headers: [String: String] = [:]) -> HTTPRequest {
+    var request = HTTPRequest(url: cacheURL(path))
+    request.method = HTTPMethod(rawValue: method)
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) { request.headers[name] = value }
     return request
 }
 

@@ -39,9 +39,9 @@ struct CacheValidationTests {
         let response = try await harness.send("/doc").get()
         let sent = harness.requests(to: "/doc")
         #expect(sent.count == 2)
-        #expect(sent.first?.value(forHTTPHeaderField: "If-None-Match") == nil)
-        #expect(sent.last?.value(forHTTPHeaderField: "If-None-Match") == Self.v1)
-        #expect(sent.last?.value(forHTTPHeaderField: "If-Modified-Since") == lastModified)
+        #expect(sent.first?.headers["If-None-Match"] == nil)
+        #expect(sent.last?.headers["If-None-Match"] == Self.v1)
+        #expect(sent.last?.headers["If-Modified-Since"] == lastModified)
         #expect(response.cacheStatus == .revalidated)
         #expect(response.statusCode == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "old")
@@ -218,7 +218,7 @@ struct CacheValidationTests {
         let harness = CacheHarness()
         let stub = harness.stub
         stub.stub(handler: { request in
-            guard request.value(forHTTPHeaderField: "If-None-Match") == nil else {
+            guard request.headers["If-None-Match"] == nil else {
                 return StubTransport.Stub(status: 304, headers: ["ETag": Self.v2])
             }
             let first = stub.requests.count == 1
@@ -231,7 +231,7 @@ struct CacheValidationTests {
         let outcome = await harness.send("/doc")
         #expect(outcome.text == "new")
         #expect(outcome.cacheStatus == .network)
-        let sent = stub.requests.map { $0.value(forHTTPHeaderField: "If-None-Match") }
+        let sent = stub.requests.map { $0.headers["If-None-Match"] }
         #expect(sent == [nil, Self.v1, nil])
         let again = await harness.send("/doc")
         #expect(again.cacheStatus == .hit)

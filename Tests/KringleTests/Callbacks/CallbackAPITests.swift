@@ -58,7 +58,7 @@ struct CallbackAPITests {
     /// Sends `request` and returns the first completion, counting all of them in `count`.
     private static func send(
         _ client: NetworkClient,
-        _ request: URLRequest,
+        _ request: HTTPRequest,
         count: Counter = Counter()
     ) async throws -> (NetworkResult, Disposable) {
         let done = Promise<NetworkResult>.pending()
@@ -89,7 +89,7 @@ struct CallbackAPITests {
         callerQueue.setSpecific(key: Self.queueKey, value: 1)
         let disposable = Box<Disposable?>(nil)
         callerQueue.async {
-            let handle = client.sendRequest(URLRequest(url: clientURL("https://stub.example/cat"))) { result in
+            let handle = client.sendRequest(HTTPRequest(url: clientURL("https://stub.example/cat"))) { result in
                 onCallerQueue.withLock { $0 = DispatchQueue.getSpecific(key: Self.queueKey) != nil }
                 count.increment()
                 done.fulfill(result)
@@ -106,7 +106,7 @@ struct CallbackAPITests {
         #expect(response.value == Data("purr".utf8))
         #expect(response.headers["X-Id"] == "7")
         #expect(transport.requests.count == 3)
-        #expect(transport.requests.allSatisfy { $0.value(forHTTPHeaderField: "X-Adapted-By") == "T" })
+        #expect(transport.requests.allSatisfy { $0.headers["X-Adapted-By"] == "T" })
         #expect(onCallerQueue.value == false, "completion runs on a queue of the library's")
 
         // Disposing after completion changes nothing.
@@ -128,7 +128,7 @@ struct CallbackAPITests {
         let count = Counter()
 
         let (result, _) = try await Self.send(
-            client, URLRequest(url: clientURL("https://stub.example/missing")), count: count)
+            client, HTTPRequest(url: clientURL("https://stub.example/missing")), count: count)
         guard case .failure(KringleError.unacceptableStatusCode(404, let response)) = result else {
             Issue.record("expected a 404 failure, got \(result)")
             return
@@ -148,7 +148,7 @@ struct CallbackAPITests {
         let count = Counter()
 
         let (result, _) = try await Self.send(
-            client, URLRequest(url: clientURL("https://stub.example/busy")), count: count)
+            client, HTTPRequest(url: clientURL("https://stub.example/busy")), count: count)
         #expect(result.result.rejectedStatus == 503, "\(result)")
         #expect(transport.requests.count == 3)
         await allowTimeForAWrongEvent()
@@ -158,14 +158,14 @@ struct CallbackAPITests {
     @Test("an interceptor's own error reaches the completion")
     func interceptorError() async throws {
         struct Refusing: RequestInterceptor {
-            func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+            func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
                 Promise(error: InterceptorTestError(label: "offline mode"))
             }
         }
         let transport = StubTransport()
         let (result, _) = try await Self.send(
             Self.client(transport, interceptors: [Refusing()]),
-            URLRequest(url: clientURL("https://stub.example/x")))
+            HTTPRequest(url: clientURL("https://stub.example/x")))
         #expect(result.result.failure as? InterceptorTestError == InterceptorTestError(label: "offline mode"))
         #expect(transport.requests.isEmpty)
     }
@@ -300,7 +300,7 @@ struct CallbackAPITests {
         let count = Counter()
         let done = Promise<NetworkResult>.pending()
 
-        let disposable = client.sendRequest(URLRequest(url: server.url("/slow"))) { result in
+        let disposable = client.sendRequest(HTTPRequest(url: server.url("/slow"))) { result in
             count.increment()
             done.fulfill(result)
         }
@@ -326,7 +326,7 @@ struct CallbackAPITests {
         let count = Counter()
         let done = Promise<NetworkResult>.pending()
 
-        let disposable = client.sendRequest(URLRequest(url: server.url("/busy"))) { result in
+        let disposable = client.sendRequest(HTTPRequest(url: server.url("/busy"))) { result in
             count.increment()
             done.fulfill(result)
         }
@@ -348,7 +348,7 @@ struct CallbackAPITests {
         let calls = 1_000
         let transport = StubTransport()
         transport.stub { request in
-            let index = Int(request.url?.lastPathComponent ?? "") ?? 0
+            let index = Int(request.url.lastPathComponent) ?? 0
             let delay = [0, 0, 0.000_2, 0.001][index % 4]
             switch index % 3 {
             case 0: return .init(status: 200, delay: delay)
@@ -368,7 +368,7 @@ struct CallbackAPITests {
             DispatchQueue.global().async {
                 for index in 0..<calls {
                     let url = clientURL("https://stub.example/race/\(index)")
-                    let disposable = client.sendRequest(URLRequest(url: url)) { ledger.record(index, $0) }
+                    let disposable = client.sendRequest(HTTPRequest(url: url)) { ledger.record(index, $0) }
                     let dispose: @Sendable () -> Void = {
                         disposeRequested.withLock { _ = $0.insert(index) }
                         disposable.dispose()
@@ -410,7 +410,7 @@ struct CallbackAPITests {
             flattened.contains("cancelled") && flattened.contains("success 200") && flattened.contains("failure 503"),
             "the mix covers every outcome")
         // No call, disposed or not, sent more than its 3 attempts.
-        let perCall = Dictionary(grouping: transport.requests, by: { $0.url?.lastPathComponent ?? "" }).mapValues(
+        let perCall = Dictionary(grouping: transport.requests, by: { $0.url.lastPathComponent }).mapValues(
             \.count)
         #expect(perCall.values.allSatisfy { $0 <= 3 })
     }

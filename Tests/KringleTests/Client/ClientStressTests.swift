@@ -49,7 +49,7 @@ struct ClientStressTests {
         let transportLedger = SettlementLedger()
         let transport = SettlementCountingTransport(base: URLSessionTransport(), ledger: transportLedger) { request in
             // Cancel from inside a `then` on the transport's promise, i.e. as it finishes.
-            let path = request.url?.path ?? ""
+            let path = request.url.path
             guard path.hasPrefix("/finish/"), let id = Int(path.split(separator: "/").last ?? ""),
                 FinishCanceller.mode(of: id) == .transportThen
             else { return }
@@ -175,12 +175,12 @@ final class SettlementLedger: Sendable {
 struct SettlementCountingTransport: Transport {
     let base: any Transport
     let ledger: SettlementLedger
-    let onFulfilled: @Sendable (URLRequest) -> Void
+    let onFulfilled: @Sendable (HTTPRequest) -> Void
 
     func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         let promise = base.send(request)
         ledger.track(promise)
-        promise.done { _ in onFulfilled(request.urlRequest) }
+        promise.done { _ in onFulfilled(request.request) }
         return promise
     }
 }

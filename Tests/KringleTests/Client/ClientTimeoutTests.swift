@@ -96,8 +96,8 @@ struct ClientTimeoutTests {
         // clock of Kringle's drives. The bounds only say "not early, not wildly late".
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("late").heldUntilHangUp() }
         defer { server.shutdown() }
-        var request = URLRequest(url: server.url("/slow"))
-        request.timeoutInterval = 1
+        var request = HTTPRequest(url: server.url("/slow"))
+        request.timeout = 1
         let adapter = transport.make()
         let (outcome, elapsed) = await SettlementTimer.measure { adapter.send(request) }
         #expect(outcome.kringleError?.caseName == "timedOut", "\(outcome)")

@@ -41,8 +41,8 @@ struct DerivedClientTests {
 
         func tags(_ client: NetworkClient, _ path: String) async -> [String?] {
             _ = await client.get(Self.endpoint(path)).outcome()
-            return transport.requests.filter { $0.url?.path == path }.map {
-                $0.value(forHTTPHeaderField: "X-Adapted-By")
+            return transport.requests.filter { $0.url.path == path }.map {
+                $0.headers["X-Adapted-By"]
             }
         }
         #expect(
@@ -77,13 +77,13 @@ struct DerivedClientTests {
         _ = try await derived.get(Self.endpoint("/login")).outcome().get()
         _ = try await base.get(Self.endpoint("/me")).outcome().get()
         _ = try await logged.get(Self.endpoint("/me")).outcome().get()
-        let cookies = transport.requests.filter { $0.url?.path == "/me" }.map { $0.value(forHTTPHeaderField: "Cookie") }
+        let cookies = transport.requests.filter { $0.url.path == "/me" }.map { $0.headers["Cookie"] }
         #expect(
             cookies == ["session=abc", "session=abc"],
             "a cookie stored through the derived client is sent by the others")
         #expect(
-            transport.requests.filter { $0.url?.path == "/me" }.allSatisfy {
-                $0.value(forHTTPHeaderField: "X-Adapted-By") == nil
+            transport.requests.filter { $0.url.path == "/me" }.allSatisfy {
+                $0.headers["X-Adapted-By"] == nil
             },
             "the parent and its logged sibling do not run the derived client's interceptor")
     }
@@ -101,7 +101,7 @@ struct DerivedClientTests {
         #expect(logged.configuration.maxRetryCount == 2)
         let outcome = await logged.get(Self.endpoint("/thing")).outcome()
         #expect(outcome.rejectedStatus == 500)
-        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Adapted-By") } == ["A", "A", "A"])
+        #expect(transport.requests.map { $0.headers["X-Adapted-By"] } == ["A", "A", "A"])
         #expect(log.sent.count == 3)
         #expect(log.retries.count == 2)
     }

@@ -61,7 +61,7 @@ struct StubTransportTests {
         let outcome = await Self.client(transport).get(Self.endpoint(path), as: String.self).outcome()
         #expect(
             try outcome.get() == "matched",
-            "stub for \("/api" + path), request to \(transport.requests.last?.url?.absoluteString ?? "-")")
+            "stub for \("/api" + path), request to \(transport.requests.last?.url.absoluteString ?? "-")")
     }
 
     @Test("a later stub for the same method and path replaces the earlier one")
@@ -79,8 +79,8 @@ struct StubTransportTests {
         let transport = StubTransport()
         transport.stub(.get, "/api/known", with: .json(#""stub""#))
         transport.stub { request in
-            guard request.url?.path != "/api/refused" else { throw Refused() }
-            return .json(#""handler \#(request.httpMethod ?? "?") \#(request.url?.path ?? "?")""#)
+            guard request.url.path != "/api/refused" else { throw Refused() }
+            return .json(#""handler \#(request.method) \#(request.url.path)""#)
         }
         let client = Self.client(transport)
         #expect(try await client.get(Self.endpoint("/known"), as: String.self).valueWithin() == "stub")
@@ -114,15 +114,15 @@ struct StubTransportTests {
 
         let requests = transport.requests
         try #require(requests.count == 2)
-        #expect(requests[0].httpMethod == "GET")
-        #expect(requests[0].url?.absoluteString == "http://stub.example/api/a?q=a%20b")
-        #expect(requests[0].value(forHTTPHeaderField: "Accept") == "application/json")
-        #expect(requests[0].value(forHTTPHeaderField: "X-Client") == "tests")
-        #expect(requests[0].httpBody == nil)
-        #expect(requests[1].httpMethod == "PUT")
-        #expect(requests[1].httpBody == Data("k=v%20w".utf8))
-        #expect(requests[1].value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
-        #expect(requests[1].value(forHTTPHeaderField: "X-Endpoint") == "1")
+        #expect(requests[0].method == "GET")
+        #expect(requests[0].url.absoluteString == "http://stub.example/api/a?q=a%20b")
+        #expect(requests[0].headers["Accept"] == "application/json")
+        #expect(requests[0].headers["X-Client"] == "tests")
+        #expect(requests[0].body == nil)
+        #expect(requests[1].method == "PUT")
+        #expect(requests[1].body == Data("k=v%20w".utf8))
+        #expect(requests[1].headers["Content-Type"] == "application/x-www-form-urlencoded")
+        #expect(requests[1].headers["X-Endpoint"] == "1")
     }
 
     @Test("a delay holds the answer back")
@@ -222,8 +222,8 @@ struct StubTransportTests {
             .valueWithin()
         let requests = transport.requests
         try #require(requests.count == 2)
-        #expect(requests[0].value(forHTTPHeaderField: "Cookie") == nil)
-        let cookie = try #require(requests[1].value(forHTTPHeaderField: "Cookie"))
+        #expect(requests[0].headers["Cookie"] == nil)
+        let cookie = try #require(requests[1].headers["Cookie"])
         #expect(Set(cookie.components(separatedBy: "; ")) == ["session=1", "theme=dark"])
     }
 

@@ -339,14 +339,14 @@ struct CompressedRequestLogTests {
 
     @Test("curlDescription reads a compressed body from standard input instead of printing it")
     func curlDescription() throws {
-        var request = URLRequest(url: try #require(URL(string: "https://logs.example/v1/ingest")))
-        request.httpMethod = "POST"
-        request.httpBody = try RequestCompression.gzip.compress(Inflating.sample(bytes: 5000))
-        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        var request = HTTPRequest(url: try #require(URL(string: "https://logs.example/v1/ingest")))
+        request.method = "POST"
+        request.body = try RequestCompression.gzip.compress(Inflating.sample(bytes: 5000))
+        request.headers["Content-Encoding"] = "gzip"
         let command = request.curlDescription(includingBody: true)
         #expect(
             command.hasSuffix(
-                "--data-binary @- # pipe in the \(request.httpBody?.count ?? 0) bytes of the gzip-compressed body"))
+                "--data-binary @- # pipe in the \(request.body?.count ?? 0) bytes of the gzip-compressed body"))
         #expect(command.contains("-H 'Content-Encoding: gzip'"))
     }
 }

@@ -74,7 +74,7 @@ import Testing
     @Test func headerNameThatIsNotATokenIsAnInvalidRequest() async throws {
         let server = try LoopbackServer { _ in .status(204) }
         defer { server.shutdown() }
-        // URLRequest itself drops values with line breaks, but keeps this name.
+        // HTTPRequest itself drops values with line breaks, but keeps this name.
         let request = makeRequest(server.url("/"), headers: ["Bad Name": "v"])
 
         let result = await CurlTransport().send(request).outcome()

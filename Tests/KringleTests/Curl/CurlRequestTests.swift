@@ -36,6 +36,24 @@ import Testing
         #expect(value("Cookie") == nil)
     }
 
+    /// A `URLRequest` keeps one value per name; an ``HTTPRequest`` keeps every field.
+    @Test func fieldsArriveInTheirOrderWithRepeats() async throws {
+        let received = Recorder<[(name: String, value: String)]>()
+        let server = try LoopbackServer { request in
+            received.append(request.headers)
+            return .status(204)
+        }
+        defer { server.shutdown() }
+        var request = HTTPRequest(url: server.url("/"))
+        request.headers = HTTPHeaders([("X-Zebra", "1"), ("x-apple", "2"), ("X-Zebra", "3"), ("X-Mango", "4")])
+
+        _ = try await CurlTransport().send(request).valueWithin()
+
+        let headers = try #require(received.elements.first)
+        let sent = headers.filter { $0.name.lowercased().hasPrefix("x-") }.map { "\($0.name): \($0.value)" }
+        #expect(sent == ["X-Zebra: 1", "x-apple: 2", "X-Zebra: 3", "X-Mango: 4"])
+    }
+
     @Test func largeBodyIsSentWithoutExpectContinue() async throws {
         let expectations = Recorder<String?>()
         let server = try LoopbackServer { request in

@@ -16,15 +16,15 @@ func makeRequest(
     body: Data? = nil,
     headers: [String: String] = [:],
     timeout: TimeInterval? = nil
-) -> URLRequest {
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    request.httpBody = body
-    for (name, value) in headers {
-        request.setValue(value, forHTTPHeaderField: name)
+) -> HTTPRequest {
+    var request = HTTPRequest(url: url)
+    request.method = HTTPMethod(rawValue: method)
+    request.body = body
+    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+        request.headers[name] = value
     }
     if let timeout {
-        request.timeoutInterval = timeout
+        request.timeout = timeout
     }
     return request
 }

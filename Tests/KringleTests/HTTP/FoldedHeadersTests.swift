@@ -92,7 +92,7 @@ struct FoldedHeadersTests {
         }
         defer { server.shutdown() }
         let transport = URLSessionTransport()
-        let response = try await transport.send(URLRequest(url: server.url("/cookies"))).valueWithin()
+        let response = try await transport.send(HTTPRequest(url: server.url("/cookies"))).valueWithin()
         #expect(response.headers.values(for: "Set-Cookie") == Self.setCookieLines)
         #expect(response.headers.values(for: "set-cookie") == Self.setCookieLines)
         #expect(response.headers["x-other"] == "kept")
@@ -111,7 +111,7 @@ struct FoldedHeadersTests {
         let server = try LoopbackServer { _ in LoopbackServer.Response.text("x").addingHeader("Set-Cookie", "a=b, c=d")
         }
         defer { server.shutdown() }
-        let response = try await URLSessionTransport().send(URLRequest(url: server.url("/"))).valueWithin()
+        let response = try await URLSessionTransport().send(HTTPRequest(url: server.url("/"))).valueWithin()
         #expect(response.headers.values(for: "Set-Cookie") == ["a=b", "c=d"])
     }
 }

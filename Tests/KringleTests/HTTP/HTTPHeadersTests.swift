@@ -31,4 +31,14 @@ struct HTTPHeadersTests {
         headers.remove(name: "accept")
         #expect(headers.isEmpty)
     }
+
+    @Test("setting keeps the field where the first of its name was, in the new spelling")
+    func settingKeepsThePlace() {
+        var headers = HTTPHeaders([("A", "1"), ("X-Trace", "a"), ("B", "2"), ("x-trace", "b")])
+        headers["X-TRACE"] = "c"
+        #expect(headers.map(\.name) == ["A", "X-TRACE", "B"])
+        #expect(headers.values(for: "x-trace") == ["c"])
+        headers["C"] = "3"
+        #expect(headers.map(\.name) == ["A", "X-TRACE", "B", "C"])
+    }
 }

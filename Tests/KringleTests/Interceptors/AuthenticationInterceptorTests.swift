@@ -15,8 +15,8 @@ struct InterceptorTokenAuthenticator: Authenticator {
     let failureChecks = Counter()
     let script: @Sendable (String) -> Promise<String>
 
-    func apply(_ token: String, to request: inout URLRequest) {
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    func apply(_ token: String, to request: inout HTTPRequest) {
+        request.headers["Authorization"] = "Bearer \(token)"
     }
 
     func refresh(_ token: String) -> Promise<String> {
@@ -42,8 +42,8 @@ struct AuthenticationInterceptorTests {
         client: NetworkClient
     ) {
         let transport = InterceptorGatedTransport { request in
-            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
-                ? HTTPResponse(statusCode: 200, url: request.url ?? interceptorStubBase)
+            request.headers["Authorization"] == "Bearer fresh"
+                ? HTTPResponse(statusCode: 200, url: request.url)
                 : nil
         }
         let refresh = Promise<String>.pending()
@@ -261,9 +261,9 @@ struct AuthenticationInterceptorTests {
             Response(
                 value: Data(), statusCode: 401, headers: HTTPHeaders(),
                 body: Data(), url: interceptorStubBase))
-        func request(with token: String) -> URLRequest {
-            var request = URLRequest(url: interceptorStubBase)
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        func request(with token: String) -> HTTPRequest {
+            var request = HTTPRequest(url: interceptorStubBase)
+            request.headers["Authorization"] = "Bearer \(token)"
             return request
         }
 

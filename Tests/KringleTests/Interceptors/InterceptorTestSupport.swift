@@ -23,14 +23,14 @@ struct InterceptorTagger: RequestInterceptor {
     var decide: @Sendable (_ attempt: Int, _ error: any Error) -> RetryDecision = { _, _ in .doNotRetry }
     let retryLog = Box<[String]>([])
 
-    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         var request = request
-        let previous = request.value(forHTTPHeaderField: "X-Adapted-By")
-        request.setValue(previous.map { "\($0),\(name)" } ?? name, forHTTPHeaderField: "X-Adapted-By")
+        let previous = request.headers["X-Adapted-By"]
+        request.headers["X-Adapted-By"] = previous.map { "\($0),\(name)" } ?? name
         return Promise(request)
     }
 
-    func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+    func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
         retryLog.withLock { $0.append("\(name)#\(attempt)") }
         return Promise(decide(attempt, error))
     }
@@ -101,18 +101,18 @@ struct InterceptorTestError: Error, Equatable, CustomStringConvertible {
 /// A transport whose responses the test releases by hand: every request waits until the
 /// test answers it, so "all requests are in flight" is a fact, not a timing hope.
 final class InterceptorGatedTransport: Transport {
-    private let pending = Box<[(request: URLRequest, promise: Promise<HTTPResponse>)]>([])
+    private let pending = Box<[(request: HTTPRequest, promise: Promise<HTTPResponse>)]>([])
     /// Answers requests at once instead of holding them, when it returns a response.
-    private let immediate: @Sendable (URLRequest) -> HTTPResponse?
+    private let immediate: @Sendable (HTTPRequest) -> HTTPResponse?
 
-    init(immediate: @escaping @Sendable (URLRequest) -> HTTPResponse? = { _ in nil }) {
+    init(immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil }) {
         self.immediate = immediate
     }
 
     func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-        if let response = immediate(request.urlRequest) { return Promise(response) }
+        if let response = immediate(request.request) { return Promise(response) }
         let promise = Promise<HTTPResponse>.pending()
-        pending.withLock { $0.append((request.urlRequest, promise)) }
+        pending.withLock { $0.append((request.request, promise)) }
         return promise
     }
 
@@ -128,7 +128,7 @@ final class InterceptorGatedTransport: Transport {
             return pending
         }
         for (request, promise) in taken {
-            promise.fulfill(HTTPResponse(statusCode: status, url: request.url ?? interceptorStubBase))
+            promise.fulfill(HTTPResponse(statusCode: status, url: request.url))
         }
     }
 }

@@ -31,12 +31,12 @@ struct RequestInterceptorTests {
         let client = Self.client(transport, interceptors: ["A", "B", "C"].map { InterceptorTagger(name: $0) })
 
         _ = try await client.get(Self.stubEndpoint).outcome().get()
-        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Adapted-By") } == ["A,B,C"])
+        #expect(transport.requests.map { $0.headers["X-Adapted-By"] } == ["A,B,C"])
     }
 
     @Test("the default hooks pass the request on unchanged and never retry")
     func defaultHooks() async throws {
-        let request = URLRequest(url: clientURL("https://stub.example/x?y=1"))
+        let request = HTTPRequest(url: clientURL("https://stub.example/x?y=1"))
         let adapted = try await InterceptorDefaultsOnly().adapt(request).outcome().get()
         #expect(adapted == request)
         let decision = try await InterceptorDefaultsOnly()
@@ -67,9 +67,8 @@ struct RequestInterceptorTests {
             let outcome = await client.post(RequestBody.form([("name", "Tom")]), to: endpoint).outcome()
             #expect(outcome.rejectedStatus == 500, "\(interceptors.count) interceptors")
             return transport.requests.map { request in
-                let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
-                let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                return "\(request.httpMethod ?? "?") \(request.url?.absoluteString ?? "?") \(headers) \(body)"
+                let body = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+                return "\(request.method) \(request.url.absoluteString) \(request.headers) \(body)"
             }
         }
         let without = await sent(interceptors: [])
@@ -80,7 +79,7 @@ struct RequestInterceptorTests {
     @Test("a rejected adapt fails the call with its error, and nothing is sent")
     func adaptRejection() async {
         struct Refusing: RequestInterceptor {
-            func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+            func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
                 Promise(error: InterceptorTestError(label: "no signing key"))
             }
         }
@@ -117,7 +116,7 @@ struct RequestInterceptorTests {
     @Test("a rejected retry hook fails the call with its error")
     func retryRejection() async {
         struct Failing: RequestInterceptor {
-            func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+            func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
                 Promise(error: InterceptorTestError(label: "gave up"))
             }
         }
@@ -155,12 +154,12 @@ struct RequestInterceptorTests {
     func retriedRequestIsReadapted() async throws {
         struct Token: RequestInterceptor {
             let current = Box("first")
-            func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+            func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
                 var request = request
-                request.setValue("Bearer \(current.value)", forHTTPHeaderField: "Authorization")
+                request.headers["Authorization"] = "Bearer \(current.value)"
                 return Promise(request)
             }
-            func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+            func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
                 current.withLock { $0 = "second" }
                 return Promise(.retry)
             }
@@ -222,7 +221,7 @@ struct RequestInterceptorTests {
         let transport = StubTransport()
         let hits = Box<[String: Int]>([:])
         transport.stub { request in
-            let path = request.url?.path ?? "?"
+            let path = request.url.path
             let count = hits.withLock { hits -> Int in
                 hits[path, default: 0] += 1
                 return hits[path, default: 0]
@@ -234,8 +233,8 @@ struct RequestInterceptorTests {
         let attempts = Box<[String: [Int]]>([:])
         struct AttemptRecorder: RequestInterceptor {
             let attempts: Box<[String: [Int]]>
-            func retry(_ request: URLRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
-                attempts.withLock { $0[request.url?.path ?? "?", default: []].append(attempt) }
+            func retry(_ request: HTTPRequest, dueTo error: any Error, attempt: Int) -> Promise<RetryDecision> {
+                attempts.withLock { $0[request.url.path, default: []].append(attempt) }
                 return Promise(.doNotRetry)
             }
         }

@@ -55,9 +55,9 @@ struct RetryPolicyTests {
             code, Response(value: Data(), statusCode: code, headers: headers, body: Data(), url: url))
     }
 
-    static func request(_ method: HTTPMethod) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
+    static func request(_ method: HTTPMethod) -> HTTPRequest {
+        var request = HTTPRequest(url: url)
+        request.method = method
         return request
     }
 

@@ -15,17 +15,17 @@ struct InterceptorCurlCase: Sendable, CustomTestStringConvertible {
     var label: String
     var method: String
     var url: String
-    var headers: [String: String] = [:]
+    var headers: HTTPHeaders = [:]
     var body: Data?
     var redaction: Redaction = .default
     var includingBody = false
     var expected: String
 
-    var request: URLRequest {
-        var request = URLRequest(url: URL(string: url) ?? URL(fileURLWithPath: "/"))
-        request.httpMethod = method
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
+    var request: HTTPRequest {
+        var request = HTTPRequest(url: URL(string: url) ?? URL(fileURLWithPath: "/"))
+        request.method = HTTPMethod(rawValue: method)
+        request.headers = headers
+        request.body = body
         return request
     }
 
@@ -69,7 +69,7 @@ struct CurlDescriptionTests {
                 headers: ["X-Api-Key": "k", "Authorization": "a"],
                 redaction: Redaction(additionalHeaderNames: ["x-api-key"], additionalQueryItemNames: ["session"]),
                 expected:
-                    "curl 'https://cats.example/?Session=***&page=2' -H 'Authorization: ***' -H 'X-Api-Key: ***'"
+                    "curl 'https://cats.example/?Session=***&page=2' -H 'X-Api-Key: ***' -H 'Authorization: ***'"
             ),
             InterceptorCurlCase(
                 label: "secret query items and the URL's password redacted", method: "GET",
@@ -110,14 +110,14 @@ struct CurlDescriptionTests {
             return .text("ok")
         }
         defer { server.shutdown() }
-        var request = URLRequest(url: server.url("/cats/Tom?mood=sleepy&note=it%27s%20late"))
-        request.httpMethod = method
-        request.setValue("Bearer t0k3n", forHTTPHeaderField: "Authorization")
-        request.setValue("it's here", forHTTPHeaderField: "X-Quote")
+        var request = HTTPRequest(url: server.url("/cats/Tom?mood=sleepy&note=it%27s%20late"))
+        request.method = HTTPMethod(rawValue: method)
+        request.headers["Authorization"] = "Bearer t0k3n"
+        request.headers["X-Quote"] = "it's here"
         let body = #"{"name": "O'Malley", "mood": "😺 $HOME `date`"}"#
         if method != "GET" {
-            request.httpBody = Data(body.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = Data(body.utf8)
+            request.headers["Content-Type"] = "application/json"
         }
 
         let result = try await interceptorRunShell(
@@ -143,8 +143,8 @@ struct CurlDescriptionTests {
             return .status(204)
         }
         defer { server.shutdown() }
-        var request = URLRequest(url: server.url("/me"))
-        request.setValue("Bearer t0k3n", forHTTPHeaderField: "Authorization")
+        var request = HTTPRequest(url: server.url("/me"))
+        request.headers["Authorization"] = "Bearer t0k3n"
         #expect(!request.curlDescription.contains("t0k3n"))
 
         let result = try await interceptorRunShell(request.curlDescription + " --silent --show-error --max-time 10")
@@ -154,8 +154,8 @@ struct CurlDescriptionTests {
 
     @Test("a quote that a combining mark follows cannot end the shell quoting")
     func combiningMarkAfterQuote() async throws {
-        var request = URLRequest(url: URL(string: "https://cats.example/")!)
-        request.setValue("a'\u{301}; echo pwned #", forHTTPHeaderField: "X-Note")
+        var request = HTTPRequest(url: URL(string: "https://cats.example/")!)
+        request.headers["X-Note"] = "a'\u{301}; echo pwned #"
         let command = request.curlDescription
         // Run by a shell, the header argument comes back whole: nothing after it ran.
         let result = try await interceptorRunShell("printf '%s' " + command.dropFirst("curl ".count))
@@ -170,8 +170,8 @@ struct CurlDescriptionTests {
             return .text("a body that HEAD does not send")
         }
         defer { server.shutdown() }
-        var request = URLRequest(url: server.url("/cats"))
-        request.httpMethod = "HEAD"
+        var request = HTTPRequest(url: server.url("/cats"))
+        request.method = "HEAD"
 
         let command = request.curlDescription
         let result = try await interceptorRunShell(command + " --silent --show-error --max-time 2 --output /dev/null")

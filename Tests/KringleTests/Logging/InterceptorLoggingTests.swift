@@ -86,7 +86,7 @@ struct InterceptorLoggingTests {
         let responseHeaders = try #require(log.received.first?.headers)
         #expect(responseHeaders["X-Secret-Echo"] == "***")
         #expect(responseHeaders["Set-Cookie"] == "***")
-        #expect(transport.requests.first?.value(forHTTPHeaderField: "X-Api-Key") == "k-123")
+        #expect(transport.requests.first?.headers["X-Api-Key"] == "k-123")
     }
 
     @Test("secret query items and URL passwords are redacted in events and error descriptions")
@@ -114,7 +114,7 @@ struct InterceptorLoggingTests {
         #expect(everything.contains("apiKey=***") && everything.contains("page=2"), "\(everything)")
         #expect(log.sent.first?.url.absoluteString == "https://ann:***@cats.example/cats?apiKey=***&session=***&page=2")
         // The request itself, and the error's response, keep the real values.
-        #expect(transport.requests.first?.url?.query?.contains("s3cr3t-key") == true)
+        #expect(transport.requests.first?.url.query?.contains("s3cr3t-key") == true)
         if case .unacceptableStatusCode(_, let response)? = error as? KringleError {
             #expect(response.url.password == "s3cr3t-pass")
         } else {
@@ -216,7 +216,7 @@ struct InterceptorLoggingTests {
         let client = Self.client(transport, log: log)
         let done = Promise<NetworkResult>.pending()
 
-        client.sendRequest(URLRequest(url: clientURL("https://stub.example/missing"))) { done.fulfill($0) }
+        client.sendRequest(HTTPRequest(url: clientURL("https://stub.example/missing"))) { done.fulfill($0) }
         let result = try await done.outcome().get()
         #expect(result.result.rejectedStatus == 404)
         #expect(

@@ -14,9 +14,9 @@ import FoundationNetworking
 private struct Signing: RequestInterceptor {
     var credentialHeaders: Set<String> { ["X-Signature"] }
 
-    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         var signed = request
-        signed.setValue("sig-1", forHTTPHeaderField: "X-Signature")
+        signed.headers["X-Signature"] = "sig-1"
         return Promise(signed)
     }
 }
@@ -87,7 +87,7 @@ struct RedirectHardeningTests {
             $0.allowsRedirectsFromHTTPSToHTTP = true
         }
         try await allowing.get(start).valueWithin()
-        #expect(allowingTransport.requests.last?.url?.path == "/landing")
+        #expect(allowingTransport.requests.last?.url.path == "/landing")
     }
 
     @Test("the scheme of a Location is compared case-insensitively")
@@ -95,6 +95,6 @@ struct RedirectHardeningTests {
         let (client, transport) = Self.stubbed("HTTPS://other.example/landing")
         try await client.get(ClientTestEndpoint(baseURL: clientURL("https://secure.example"), path: "/start"))
             .valueWithin()
-        #expect(transport.requests.map { $0.url?.host ?? "" } == ["secure.example", "other.example"])
+        #expect(transport.requests.map { $0.url.host ?? "" } == ["secure.example", "other.example"])
     }
 }

@@ -36,8 +36,8 @@ struct RedirectNormalizationTests {
         ] {
             let response = HTTPResponse(
                 statusCode: 302, headers: HTTPHeaders([("Location", location)]), url: answered)
-            let redirect = try #require(try Redirect(after: response, to: URLRequest(url: answered)))
-            #expect(redirect.request.url?.absoluteString == expected, "Location \(location)")
+            let redirect = try #require(try Redirect(after: response, to: HTTPRequest(url: answered)))
+            #expect(redirect.request.url.absoluteString == expected, "Location \(location)")
         }
     }
 

@@ -293,11 +293,11 @@ struct RedirectTests {
         #expect(response.value == ClientCat(name: "Tom", mood: "moved"))
         #expect(response.url == clientURL("http://stub.example/new"))
         let requests = transport.requests
-        #expect(requests.map { $0.httpMethod ?? "?" } == ["POST", "GET"])
+        #expect(requests.map { $0.method } == ["POST", "GET"])
         #expect(
-            requests.map { $0.url?.absoluteString ?? "" } == ["http://stub.example/old", "http://stub.example/new"])
-        #expect(requests.last?.httpBody == nil)
-        #expect(requests.last?.value(forHTTPHeaderField: "Authorization") == "Bearer x")
+            requests.map { $0.url.absoluteString } == ["http://stub.example/old", "http://stub.example/new"])
+        #expect(requests.last?.body == nil)
+        #expect(requests.last?.headers["Authorization"] == "Bearer x")
     }
 }
 

@@ -15,9 +15,9 @@ private struct SettingHeader: RequestInterceptor {
     let name: String
     let value: String
 
-    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         var adapted = request
-        adapted.setValue(value, forHTTPHeaderField: name)
+        adapted.headers[name] = value
         return Promise(adapted)
     }
 }

@@ -19,9 +19,9 @@ struct ValidatedRequestTests {
 
     /// A request carrying a field value with a control character. (On Linux,
     /// `URLRequest.setValue` drops a value with CR, LF or NUL by itself; ESC it keeps.)
-    private static func request(field: String = "X-Note", value: String) -> URLRequest {
-        var request = URLRequest(url: base)
-        request.setValue(value, forHTTPHeaderField: field)
+    private static func request(field: String = "X-Note", value: String) -> HTTPRequest {
+        var request = HTTPRequest(url: base)
+        request.headers[field] = value
         return request
     }
 
@@ -34,8 +34,8 @@ struct ValidatedRequestTests {
     @Test("a request that breaks the grammar cannot be made a ValidatedRequest")
     func checkedOnCreation() {
         #expect(throws: KringleError.self) { try ValidatedRequest(Self.request(value: "a\u{1B}b")) }
-        var badMethod = URLRequest(url: Self.base)
-        badMethod.httpMethod = "PO ST"
+        var badMethod = HTTPRequest(url: Self.base)
+        badMethod.method = "PO ST"
         #expect(throws: KringleError.self) { try ValidatedRequest(badMethod) }
         #expect((try? ValidatedRequest(Self.request(value: "a\tb"))) != nil)
     }
@@ -51,13 +51,13 @@ struct ValidatedRequestTests {
         }
         #expect(Self.namesField(thrown, "X-Signature"))
         #expect(throws: KringleError.self) { try checked.setting("v", forField: "Bad Name") }
-        #expect(checked.urlRequest.value(forHTTPHeaderField: "X-Signature") == nil)
+        #expect(checked.request.headers["X-Signature"] == nil)
         let changed = try checked.setting("2", forField: "X-Version")
-        #expect(changed.urlRequest.value(forHTTPHeaderField: "X-Version") == "2")
-        #expect(changed.urlRequest.value(forHTTPHeaderField: "X-Note") == "fine")
+        #expect(changed.request.headers["X-Version"] == "2")
+        #expect(changed.request.headers["X-Note"] == "fine")
     }
 
-    @Test("a transport sent a URLRequest directly checks it first, and sends nothing that fails")
+    @Test("a transport sent an HTTPRequest directly checks it first, and sends nothing that fails")
     func transportsCheckWhatTheyAreHandedDirectly() async {
         let transport = StubTransport()
         transport.stub { _ in .init(status: 200) }

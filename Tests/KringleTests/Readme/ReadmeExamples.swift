@@ -43,7 +43,7 @@ enum ReadmeExamples {
     struct LoggingTransport: Transport {
         let base: any Transport
         func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
-            print(request.method, request.url?.absoluteString ?? "")
+            print(request.method, request.url.absoluteString)
             return base.send(request)
         }
     }
@@ -51,9 +51,9 @@ enum ReadmeExamples {
 
     struct APIKey: RequestInterceptor {
         let key: String
-        func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+        func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
             var request = request
-            request.setValue(key, forHTTPHeaderField: "X-API-Key")
+            request.headers["X-API-Key"] = key
             return Promise(request)
         }
     }
@@ -71,8 +71,8 @@ enum ReadmeExamples {
 
     struct BearerAuthenticator: Authenticator {
         let client: NetworkClient   // a client without the interceptor
-        func apply(_ token: Token, to request: inout URLRequest) {
-            request.setValue("Bearer \(token.access)", forHTTPHeaderField: "Authorization")
+        func apply(_ token: Token, to request: inout HTTPRequest) {
+            request.headers["Authorization"] = "Bearer \(token.access)"
         }
         func refresh(_ token: Token) -> Promise<Token> {
             client.post(["refreshToken": token.refresh], to: AuthEndpoint.refresh, as: Token.self)
@@ -137,9 +137,8 @@ enum ReadmeExamples {
         let verbose = client.newClient(withLogger: PrintLogger())
         _ = verbose
 
-        var login = URLRequest(url: URL(string: "https://cats.example/login")!)
-        login.httpMethod = "POST"
-        login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
+        var login = HTTPRequest(url: URL(string: "https://cats.example/login")!, method: .post)
+        login.headers["Authorization"] = "Bearer a1"
         print(login.curlDescription)   // curl -X 'POST' 'https://cats.example/login' -H 'Authorization: ***'
     }
 
@@ -636,7 +635,7 @@ struct ReadmeExampleTests {
         let client = NetworkClient(transport: transport)
         let tom = try await client.get(ReadmeExamples.CatEndpoint.cuddle, as: ReadmeExamples.Cat.self).value
         #expect(tom.name == "Tom")
-        #expect(transport.requests.first?.url?.absoluteString == "https://cats.example/api/v2/cuddle")
+        #expect(transport.requests.first?.url.absoluteString == "https://cats.example/api/v2/cuddle")
     }
 
     @Test("the README's ManualClock example times out at once, as it says")
@@ -655,9 +654,8 @@ struct ReadmeExampleTests {
 
     @Test("the README's curlDescription example prints what it says")
     func curlDescriptionExample() {
-        var login = URLRequest(url: URL(string: "https://cats.example/login")!)
-        login.httpMethod = "POST"
-        login.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
+        var login = HTTPRequest(url: URL(string: "https://cats.example/login")!, method: .post)
+        login.headers["Authorization"] = "Bearer a1"
         #expect(login.curlDescription == "curl -X 'POST' 'https://cats.example/login' -H 'Authorization: ***'")
     }
 }

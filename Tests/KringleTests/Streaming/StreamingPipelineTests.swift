@@ -14,9 +14,9 @@ import FoundationNetworking
 @Suite("Streaming through the pipeline", .generousTimeLimit)
 struct StreamingPipelineTests {
     private struct Tagging: RequestInterceptor {
-        func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+        func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
             var tagged = request
-            tagged.setValue("stream-1", forHTTPHeaderField: "X-Tag")
+            tagged.headers["X-Tag"] = "stream-1"
             return Promise(tagged)
         }
     }

@@ -27,7 +27,7 @@ import FoundationNetworking
         let server = try await TLSTestServer.shared.value.get()
         let ca = try TLSTestServer.contents("ca.pem")
         let transport = CurlTransport(configuration: .trustingTestCA { $0.certificateAuthorityPEM = ca })
-        let outcome = await transport.send(URLRequest(url: server.url(.trusted))).outcome()
+        let outcome = await transport.send(HTTPRequest(url: server.url(.trusted))).outcome()
         guard case .failure(KringleError.invalidRequest(let reason)) = outcome else {
             Issue.record("expected invalidRequest, got \(outcome)")
             return

@@ -39,7 +39,7 @@ enum TLSOutcome: Equatable, CustomStringConvertible {
 /// Sends a GET for `url` with `transport` and sorts out what came back; a refusal must name
 /// the request's URL to count as ``TLSOutcome/refused(_:)``.
 func tlsOutcome(_ transport: any Transport, _ url: URL) async -> TLSOutcome {
-    switch await transport.send(URLRequest(url: url)).outcome() {
+    switch await transport.send(HTTPRequest(url: url)).outcome() {
     case .success(let response):
         let body = String(decoding: response.body, as: UTF8.self)
         guard body == "hello over TLS\n" else { return .unexpected("body \(body.debugDescription)") }

@@ -163,9 +163,9 @@ struct DownloadRequestFeatureTests {
 
 /// Tags every request with `X-Streaming-Tag: tagged`.
 struct StreamingTagInterceptor: RequestInterceptor {
-    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         var request = request
-        request.setValue("tagged", forHTTPHeaderField: "X-Streaming-Tag")
+        request.headers["X-Streaming-Tag"] = "tagged"
         return Promise(request)
     }
 }

@@ -322,7 +322,7 @@ struct StreamingFileRewriter: RequestInterceptor {
     let file: URL
     let contents: Data
 
-    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         do {
             try contents.write(to: file)
             return Promise(request)

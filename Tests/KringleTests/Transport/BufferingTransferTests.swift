@@ -37,7 +37,7 @@ struct BufferingTransferTests {
         #expect(scratch.entries == ["file.bin"])
         #expect(await log.awaitCompletion())
         #expect(log.values.last == TransferProgress(completedBytes: Int64(body.count), totalBytes: Int64(body.count)))
-        #expect(transport.requests.map(\.httpMethod) == ["GET"])
+        #expect(transport.requests.map(\.method) == ["GET"])
     }
 
     @Test("an upload sends the file's bytes as the body, with its Content-Length")
@@ -60,9 +60,9 @@ struct BufferingTransferTests {
             .valueWithin()
         #expect(receipt.bytes == 200_000)
         let request = try #require(transport.requests.first)
-        #expect(request.httpBody == data)
-        #expect(request.value(forHTTPHeaderField: "Content-Length") == "200000")
-        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
+        #expect(request.body == data)
+        #expect(request.headers["Content-Length"] == "200000")
+        #expect(request.headers["Content-Type"] == "application/octet-stream")
         #expect(await log.awaitCompletion())
         #expect(log.isMonotonic)
     }
@@ -84,10 +84,10 @@ struct BufferingTransferTests {
             ]), as: StreamingReceipt.self
         ).valueWithin()
         let request = try #require(transport.requests.first)
-        let body = try #require(request.httpBody)
+        let body = try #require(request.body)
         let boundary = try #require(
-            StreamingMultipartParser.boundary(fromContentType: request.value(forHTTPHeaderField: "Content-Type")))
-        #expect(request.value(forHTTPHeaderField: "Content-Length") == String(body.count))
+            StreamingMultipartParser.boundary(fromContentType: request.headers["Content-Type"]))
+        #expect(request.headers["Content-Length"] == String(body.count))
         #expect(
             try StreamingMultipartParser.parse(body, boundary: boundary) == [
                 StreamingParsedPart(name: "x", body: Data("y".utf8)),

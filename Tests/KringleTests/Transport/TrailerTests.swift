@@ -55,7 +55,7 @@ struct TrailerTests {
         let server = try Self.server()
         defer { server.shutdown() }
 
-        let response = try await transport.make().send(URLRequest(url: server.url("/plain"))).valueWithin()
+        let response = try await transport.make().send(HTTPRequest(url: server.url("/plain"))).valueWithin()
 
         #expect(String(decoding: response.body, as: UTF8.self) == Self.payload)
         #expect(response.trailers.fields.isEmpty)
@@ -66,7 +66,7 @@ struct TrailerTests {
         let server = try Self.server()
         defer { server.shutdown() }
 
-        let response = try await CurlTransport().send(URLRequest(url: server.url("/trailers"))).valueWithin()
+        let response = try await CurlTransport().send(HTTPRequest(url: server.url("/trailers"))).valueWithin()
 
         #expect(String(decoding: response.body, as: UTF8.self) == Self.payload)
         #expect(response.trailers.values(for: "x-checksum") == ["abc123", "second"])
@@ -119,7 +119,7 @@ struct TrailerTests {
             // Nothing here throws: an error thrown out of an exit test traps too.
             guard let server = try? TrailerTests.server() else { exit(2) }
             defer { server.shutdown() }
-            _ = try? await URLSessionTransport().send(URLRequest(url: server.url("/trailers"))).valueWithin()
+            _ = try? await URLSessionTransport().send(HTTPRequest(url: server.url("/trailers"))).valueWithin()
         }
     }
     #endif

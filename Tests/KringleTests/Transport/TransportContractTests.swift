@@ -20,11 +20,11 @@ struct TransportContractTests {
             return .text("ok", status: 202)
         }
         defer { server.shutdown() }
-        var request = URLRequest(url: server.url("/things?x=1"))
-        request.httpMethod = "PUT"
-        request.httpBody = Data("body bytes".utf8)
-        request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
-        request.setValue("value", forHTTPHeaderField: "X-Test")
+        var request = HTTPRequest(url: server.url("/things?x=1"))
+        request.method = "PUT"
+        request.body = Data("body bytes".utf8)
+        request.headers["Content-Type"] = "text/plain"
+        request.headers["X-Test"] = "value"
 
         let response = try await transport.make().send(request).valueWithin()
         #expect(response.statusCode == 202)
@@ -46,7 +46,7 @@ struct TransportContractTests {
             request.path == "/from" ? .redirect(to: "/to", status: status) : .text("followed")
         }
         defer { server.shutdown() }
-        let response = try await transport.make().send(URLRequest(url: server.url("/from"))).valueWithin()
+        let response = try await transport.make().send(HTTPRequest(url: server.url("/from"))).valueWithin()
         #expect(response.statusCode == status)
         #expect(response.headers["Location"] == "/to")
         #expect(response.url == server.url("/from"))
@@ -62,8 +62,8 @@ struct TransportContractTests {
         }
         defer { server.shutdown() }
         let adapter = transport.make()
-        _ = try await adapter.send(URLRequest(url: server.url("/one"))).valueWithin()
-        _ = try await adapter.send(URLRequest(url: server.url("/two"))).valueWithin()
+        _ = try await adapter.send(HTTPRequest(url: server.url("/one"))).valueWithin()
+        _ = try await adapter.send(HTTPRequest(url: server.url("/two"))).valueWithin()
         #expect(received.all.map { $0.header("Cookie") } == [nil, nil])
     }
 
@@ -77,8 +77,8 @@ struct TransportContractTests {
         }
         defer { server.shutdown() }
         let adapter = transport.make()
-        let first = try await adapter.send(URLRequest(url: server.url("/cacheable"))).valueWithin()
-        let second = try await adapter.send(URLRequest(url: server.url("/cacheable"))).valueWithin()
+        let first = try await adapter.send(HTTPRequest(url: server.url("/cacheable"))).valueWithin()
+        let second = try await adapter.send(HTTPRequest(url: server.url("/cacheable"))).valueWithin()
         #expect(String(decoding: first.body, as: UTF8.self) == "response 1")
         #expect(String(decoding: second.body, as: UTF8.self) == "response 2")
         #expect(server.statistics.requestsReceived == 2)
@@ -98,8 +98,8 @@ struct TransportContractTests {
                 "Content-Encoding", "gzip")
         }
         defer { server.shutdown() }
-        var request = URLRequest(url: server.url("/zipped"))
-        request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+        var request = HTTPRequest(url: server.url("/zipped"))
+        request.headers["Accept-Encoding"] = "gzip"
         let response = try await transport.make().send(request).valueWithin()
         #expect(response.body.count == 621)
 
@@ -122,10 +122,10 @@ struct TransportContractTests {
         }
         defer { server.shutdown() }
         let adapter = transport.make()
-        let big = try await adapter.send(URLRequest(url: server.url("/large"))).valueWithin()
+        let big = try await adapter.send(HTTPRequest(url: server.url("/large"))).valueWithin()
         #expect(big.body.count == large.count)
         #expect(big.body == large)
-        let chunked = try await adapter.send(URLRequest(url: server.url("/chunked"))).valueWithin()
+        let chunked = try await adapter.send(HTTPRequest(url: server.url("/chunked"))).valueWithin()
         #expect(String(decoding: chunked.body, as: UTF8.self) == String(repeating: "chunky ", count: 1_000))
     }
 
@@ -134,7 +134,7 @@ struct TransportContractTests {
         let server = try LoopbackServer { _ in .status(200) }
         let url = server.url("/")
         server.shutdown()
-        let outcome = await transport.make().send(URLRequest(url: url)).outcome()
+        let outcome = await transport.make().send(HTTPRequest(url: url)).outcome()
         #expect(outcome.kringleError?.caseName == "transport", "\(outcome)")
     }
 }

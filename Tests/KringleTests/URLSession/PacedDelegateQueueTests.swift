@@ -104,7 +104,7 @@ struct URLSessionBackpressureTests {
 
         let response = try await transport.transfer(
             TransferRequest(
-                request: try ValidatedRequest(URLRequest(url: server.url("/body"))),
+                request: try ValidatedRequest(HTTPRequest(url: server.url("/body"))),
                 responseBodyFile: file,
                 // Real time on purpose: a delegate slower than the loopback network, which is
                 // what the pacing must hold FoundationNetworking back for.
@@ -141,7 +141,7 @@ struct URLSessionBackpressureTests {
 
         let started = URLSessionTransport().transfer(
             TransferRequest(
-                request: try ValidatedRequest(URLRequest(url: server.url("/body"))),
+                request: try ValidatedRequest(HTTPRequest(url: server.url("/body"))),
                 responseBodyFile: file,
                 progress: { _ in
                     if cancelSent.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {

@@ -144,7 +144,7 @@ struct UnixSocketLoopbackTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("unix-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: file) }
-        let request = try ValidatedRequest(URLRequest(url: server.url("/blob")))
+        let request = try ValidatedRequest(HTTPRequest(url: server.url("/blob")))
         let response = try await CurlTransport().transfer(TransferRequest(request: request, responseBodyFile: file))
             .valueWithin()
         #expect(response.statusCode == 200)
@@ -172,7 +172,7 @@ struct UnixSocketLoopbackTests {
     @Test("no server at the path fails as a transport error naming the connection, not as another request")
     func nobodyListening() async throws {
         let url = UnixSocketURL(socketPath: freshSocketPath("none")).url.appendingPathComponent("x")
-        let result = await CurlTransport().send(URLRequest(url: url)).outcome(within: 30)
+        let result = await CurlTransport().send(HTTPRequest(url: url)).outcome(within: 30)
         guard case .failure(KringleError.transport(let underlying)) = result else {
             Issue.record("expected a transport error, got \(result)")
             return

@@ -65,7 +65,7 @@ struct UnixSocketNginxTests {
     func directoryRedirect() async throws {
         try await Self.withNginx { socket, _ in
             let transport = CurlTransport()
-            let first = try await transport.send(URLRequest(url: socket.url.appendingPathComponent("dir")))
+            let first = try await transport.send(HTTPRequest(url: socket.url.appendingPathComponent("dir")))
                 .valueWithin()
             #expect(first.statusCode == 301)
             let location = try #require(first.headers["Location"])

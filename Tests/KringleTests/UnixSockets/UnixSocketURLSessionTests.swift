@@ -25,7 +25,7 @@ struct UnixSocketURLSessionTests {
         let server = try unixSocketServer { _ in .text("should not be asked") }
         defer { server.shutdown() }
         let transport = URLSessionTransport()
-        let request = try ValidatedRequest(URLRequest(url: server.url("/containers/json")))
+        let request = try ValidatedRequest(HTTPRequest(url: server.url("/containers/json")))
         #expect(isRefusal(await transport.send(request).outcome()))
 
         let client = NetworkClient(transport: transport)

@@ -58,7 +58,7 @@ struct UnixSocketURLTests {
     @Test("curl is told the socket, and http://localhost with the path and query, encoding intact")
     func curlPlan() throws {
         let url = try parsedURL("http+unix://%2Ftmp%2FK.sock/containers/a%2Fb/json?all=1&x=%26")
-        let plan = try CurlRequestPlan(URLRequest(url: url), timeLimit: .deadline(nil))
+        let plan = try CurlRequestPlan(HTTPRequest(url: url), timeLimit: .deadline(nil))
         #expect(plan.url == "http://localhost/containers/a%2Fb/json?all=1&x=%26")
         #expect(plan.unixSocketPath == "/tmp/K.sock")
         #expect(plan.isHTTPS == false)
@@ -66,11 +66,11 @@ struct UnixSocketURLTests {
         #expect(plan.admissionURL == url.absoluteString, "each socket waits in a queue of its own")
 
         let root = try CurlRequestPlan(
-            URLRequest(url: try parsedURL("https+unix://%2Ftmp%2Fk.sock")), timeLimit: .deadline(nil))
+            HTTPRequest(url: try parsedURL("https+unix://%2Ftmp%2Fk.sock")), timeLimit: .deadline(nil))
         #expect(root.url == "https://localhost/")
         #expect(root.isHTTPS)
 
-        let tcp = try CurlRequestPlan(URLRequest(url: try parsedURL("http://a.example/x")), timeLimit: .deadline(nil))
+        let tcp = try CurlRequestPlan(HTTPRequest(url: try parsedURL("http://a.example/x")), timeLimit: .deadline(nil))
         #expect(tcp.unixSocketPath == nil)
         #expect(tcp.admissionURL == "http://a.example/x")
     }
@@ -84,7 +84,7 @@ struct UnixSocketURLTests {
     func refusedPlans(_ text: String) throws {
         let url = try parsedURL(text)
         let error = #expect(throws: KringleError.self) {
-            try CurlRequestPlan(URLRequest(url: url), timeLimit: .deadline(nil))
+            try CurlRequestPlan(HTTPRequest(url: url), timeLimit: .deadline(nil))
         }
         guard case .invalidRequest(let reason)? = error else {
             Issue.record("expected invalidRequest, got \(String(describing: error))")
@@ -140,14 +140,14 @@ struct UnixSocketURLTests {
 struct UnixSocketCurlDescriptionTests {
     @Test("curlDescription names the socket with --unix-socket and the localhost URL, redacted")
     func curlDescription() throws {
-        var request = URLRequest(
+        var request = HTTPRequest(
             url: try parsedURL("http+unix://%2Fvar%2Frun%2Fdocker.sock/containers/json?all=1&token=abc#top"))
-        request.setValue("Bearer a1", forHTTPHeaderField: "Authorization")
+        request.headers["Authorization"] = "Bearer a1"
         #expect(
             request.curlDescription
                 == "curl --unix-socket '/var/run/docker.sock' 'http://localhost/containers/json?all=1&token=***' -H 'Authorization: ***'"
         )
-        let secure = URLRequest(url: try parsedURL("https+unix://%2Frun%2Fa%27b.sock"))
+        let secure = HTTPRequest(url: try parsedURL("https+unix://%2Frun%2Fa%27b.sock"))
         #expect(secure.curlDescription == #"curl --unix-socket '/run/a'\''b.sock' 'https://localhost/'"#)
     }
 }

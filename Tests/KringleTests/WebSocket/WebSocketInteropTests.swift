@@ -190,9 +190,9 @@ private struct SeenHeaders: Codable, Sendable, Equatable {
 private struct BearerInterceptor: RequestInterceptor {
     let token: String
 
-    func adapt(_ request: URLRequest) -> Promise<URLRequest> {
+    func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
         var request = request
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.headers["Authorization"] = "Bearer \(token)"
         return Promise(request)
     }
 }

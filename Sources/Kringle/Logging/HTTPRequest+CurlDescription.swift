@@ -1,10 +1,6 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-extension URLRequest {
+extension HTTPRequest {
     /// A `curl` command line that sends this request, with secrets redacted (``Redaction/default``)
     /// and without its body.
     ///
@@ -30,24 +26,24 @@ extension URLRequest {
     ///     input (`--data-binary @-`).
     public func curlDescription(redacting redaction: Redaction = .default, includingBody: Bool = false) -> String {
         var parts = ["curl"]
-        let method = httpMethod ?? "GET"
+        let method = method.rawValue
         switch method {
         case "GET": break
         case "HEAD": parts.append("--head")  // `-X HEAD` would make curl wait for a body
-        default: parts.append("-X \(Self.quoted(method))")
+        case let method: parts.append("-X \(Self.quoted(method))")
         }
-        if let url, let socket = UnixSocketURL(url), let local = URL(string: socket.localhostURL(for: url)) {
+        if let socket = UnixSocketURL(url), let local = URL(string: socket.localhostURL(for: url)) {
             // Unix domain sockets (issue 32): curl takes the socket apart from the URL.
             parts.append("--unix-socket \(Self.quoted(socket.socketPath))")
             parts.append(Self.quoted(redaction.redacting(local).description))
         } else {
-            parts.append(Self.quoted(url.map { redaction.redacting($0).description } ?? ""))
+            parts.append(Self.quoted(redaction.redacting(url).description))
         }
-        for field in redaction.redacting(kringleHeaders).value {
+        for field in redaction.redacting(headers).value {
             parts.append("-H \(Self.quoted("\(field.name): \(field.value)"))")
         }
-        if let body = httpBody, !body.isEmpty {
-            if let coding = value(forHTTPHeaderField: "Content-Encoding") {
+        if let body, !body.isEmpty {
+            if let coding = headers["Content-Encoding"] {
                 // Compressed bytes are not text: the command reads them from standard input,
                 // and a shell comment (last, so it ends the line) says what to pipe in.
                 let name = coding.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "," || $0 == " " }
