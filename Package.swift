@@ -9,6 +9,7 @@ let package = Package(
     // work here, through the products SwiftPM gives a root package's executable targets.
     products: [
         .library(name: "Kringle", targets: ["Kringle"]),
+        .library(name: "KringleURLSession", targets: ["KringleURLSession"]),
         .library(name: "KringlePromise", targets: ["KringlePromise"]),
         .library(name: "KringleTesting", targets: ["KringleTesting"]),
     ],
@@ -17,9 +18,21 @@ let package = Package(
         // (-DKRINGLE_TSAN, Scripts/tsan.sh), around the promises' lock; see its header.
         .target(name: "KringlePromise", dependencies: ["CThreadSanitizer"]),
         .target(name: "CThreadSanitizer"),
-        // The libcurl transport lives in Kringle, so that `NetworkClient()` can choose it.
-        .target(name: "Kringle", dependencies: ["KringlePromise", "CCurlShim"]),
-        .target(name: "KringleTesting", dependencies: ["Kringle"]),
+        // The client, its pipeline and the libcurl transport. FoundationNetworking is not
+        // imported here, so that a Linux process that never uses URLSession does not load it.
+        .target(name: "KringleCore", dependencies: ["KringlePromise", "CCurlShim"]),
+        // The URLSession adapter, which needs FoundationNetworking on Linux.
+        .target(name: "KringleURLSession", dependencies: ["KringleCore", "CCurlShim"]),
+        // What `import Kringle` gives: the core, and on Apple platforms the URLSession adapter
+        // too, whose transport `NetworkClient()` uses there.
+        .target(
+            name: "Kringle",
+            dependencies: [
+                "KringleCore",
+                .target(
+                    name: "KringleURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ]),
+        .target(name: "KringleTesting", dependencies: ["Kringle", "KringleCore"]),
         // libcurl is loaded at run time with dlopen: no headers, no -lcurl at build time.
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Not a product: starts programs for the tests and benchmarks without Foundation's
@@ -27,7 +40,7 @@ let package = Package(
         .target(name: "ChildProcess", path: "Tests/ChildProcess"),
         // Not a product: nginx for the benchmarks and the HTTP/2 tests.
         .target(
-            name: "NginxTestServer", dependencies: ["Kringle", "KringleTesting", "ChildProcess"],
+            name: "NginxTestServer", dependencies: ["Kringle", "KringleCore", "KringleTesting", "ChildProcess"],
             path: "Tests/NginxTestServer"),
         // Not a product: the helpers every test target shares (counters, boxes, waiting, the
         // programs some tests need).
@@ -47,7 +60,8 @@ let package = Package(
         .executableTarget(
             name: "kringle-benchmarks",
             dependencies: [
-                "Kringle", "KringleTesting", "ChildProcess", "AllocationCounter", "CurlFloor", "NginxTestServer",
+                "Kringle", "KringleCore", "KringleURLSession", "KringleTesting", "ChildProcess", "AllocationCounter",
+                "CurlFloor", "NginxTestServer",
             ],
             path: "Benchmarks",
             exclude: ["AllocationCounter", "CurlFloor", "OneShot", "websocket_echo.py"]
@@ -59,7 +73,10 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "KringleTests",
-            dependencies: ["Kringle", "KringleTesting", "ChildProcess", "KringleTestSupport", "NginxTestServer"],
+            dependencies: [
+                "Kringle", "KringleCore", "KringleURLSession", "KringleTesting", "ChildProcess", "KringleTestSupport",
+                "NginxTestServer",
+            ],
             exclude: ["Fixtures"]
         ),
     ],

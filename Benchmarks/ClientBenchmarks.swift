@@ -1,6 +1,7 @@
 import Foundation
 import Kringle
 import KringleTesting
+import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import Kringle
 import KringleTesting
+import KringleURLSession
 
 /// The bound: a 200 MB file uploads gzip-compressed with peak RSS growth under 64 MB
 /// on both transports. The file is 200 MB of NDJSON log records (``writeLogFile(_:size:)``).

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import Kringle
 import KringleTesting
+import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import KringleURLSession
 import NginxTestServer
 
 #if canImport(FoundationNetworking)

@@ -3,6 +3,7 @@ import ChildProcess
 import Foundation
 import Kringle
 import KringleTesting
+import KringleURLSession
 import NginxTestServer
 
 #if canImport(FoundationNetworking)

@@ -1,5 +1,6 @@
 import Foundation
 import Kringle
+import KringleURLSession
 
 /// The soak's phases over one transport: (a) faults, (b) retries, (c) an outage, each with
 /// ``SoakLoops`` through the ``ChaosProxy``, then (d) fan-outs straight to nginx (see

@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import Kringle
+import KringleURLSession
 import NginxTestServer
 
 #if canImport(FoundationNetworking)

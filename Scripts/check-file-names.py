@@ -23,13 +23,15 @@ import sys
 
 DEFAULT_DIRS = [
     "Sources/Kringle",
+    "Sources/KringleCore",
+    "Sources/KringleURLSession",
     "Sources/KringlePromise",
     "Sources/KringleTesting",
     "Tests/ChildProcess",
 ]
 
 # Generated from the public suffix list (Scripts/generate-public-suffix-list.py).
-SKIPPED = {"Sources/Kringle/Cookies/PublicSuffixList+Data.swift"}
+SKIPPED = {"Sources/KringleCore/Cookies/PublicSuffixList+Data.swift"}
 
 ATTRIBUTE = r"@\w+(?:\([^)]*\))?\s+"
 MODIFIER = (

@@ -20,11 +20,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Each module after the modules its documentation links to.
-modules=(KringlePromise Kringle KringleTesting)
+modules=(KringlePromise KringleCore KringleURLSession Kringle KringleTesting)
 declare -A dependencies=(
     [KringlePromise]=""
-    [Kringle]="KringlePromise"
-    [KringleTesting]="KringlePromise Kringle"
+    [KringleCore]="KringlePromise"
+    [KringleURLSession]="KringlePromise KringleCore"
+    [Kringle]="KringlePromise KringleCore KringleURLSession"
+    [KringleTesting]="KringlePromise KringleCore"
 )
 
 docc=$(command -v docc || true)
@@ -48,7 +50,7 @@ swift build --build-tests
 failed=()
 
 # The catalogs' code blocks (```swift) must compile against the modules just built. They go
-# into one file, module by module, Kringle's getting-started article first, so that later
+# into one file, module by module, KringleCore's getting-started article first, so that later
 # examples may use what it declares (`CatEndpoint`, `Cat`, `Meal`, `client`) as their
 # readers do. `#sourceLocation` points any error at the article's own line.
 echo "== type-checking the catalogs' code"
@@ -56,7 +58,7 @@ bin=$(swift build --show-bin-path)
 snippets=$output/catalog-code.swift
 {
     printf 'import Foundation\n#if canImport(FoundationNetworking)\nimport FoundationNetworking\n#endif\n'
-    for module in Kringle KringleTesting KringlePromise; do
+    for module in KringleCore KringleURLSession Kringle KringleTesting KringlePromise; do
         catalog=Sources/$module/$module.docc
         { [ -f "$catalog/GettingStarted.md" ] && echo "$catalog/GettingStarted.md"
           find "$catalog" -name '*.md' ! -name GettingStarted.md | sort; } |

@@ -78,7 +78,7 @@ swiftc -O -swift-version 6 -warnings-as-errors -parse-as-library -sanitize=fuzze
     -module-name "$(basename "$file" .swift)Fuzzer" "$file" Fuzz/Support/*.swift \
     -I "$bin/Modules" \
     -Xcc -fmodule-map-file="$bin/CCurlShim.build/module.modulemap" -Xcc -I -Xcc Sources/CCurlShim/include \
-    "$bin"/Kringle.build/*.o "$bin"/KringlePromise.build/*.o "$bin"/KringleTesting.build/*.o \
+    "$bin"/KringleCore.build/*.o "$bin"/Kringle.build/*.o "$bin"/KringlePromise.build/*.o "$bin"/KringleTesting.build/*.o \
     "$bin"/CCurlShim.build/*.o -ldl \
     -o "$executable"
 

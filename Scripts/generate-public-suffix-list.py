@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate Sources/Kringle/Cookies/PublicSuffixList+Data.swift from the Public Suffix List.
+"""Generate Sources/KringleCore/Cookies/PublicSuffixList+Data.swift from the Public Suffix List.
 
 Usage: Scripts/generate-public-suffix-list.py [path/to/public_suffix_list.dat]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lists the files of ours (Sources/Kringle, Sources/KringlePromise, Sources/CCurlShim) whose
+# Lists the files of ours (Sources/Kringle, Sources/KringleCore, Sources/KringlePromise, Sources/CCurlShim) whose
 # code runs for ONE request of the default client: `NetworkClient().get(endpoint, as:).done { … }`
 # against nginx on 127.0.0.1, after a first request has warmed the client up.
 #
@@ -56,7 +56,7 @@ $cov export -summary-only -instr-profile "$out/request.profdata" "$binary" >"$ou
 python3 - "$out/summary.json" "$PWD" <<'EOF'
 import json, sys
 summary, root = json.load(open(sys.argv[1])), sys.argv[2].rstrip("/") + "/"
-ours = ("Sources/Kringle/", "Sources/KringlePromise/", "Sources/CCurlShim/")
+ours = ("Sources/Kringle/", "Sources/KringleCore/", "Sources/KringlePromise/", "Sources/CCurlShim/")
 files = {}
 for entry in summary["data"][0]["files"]:
     name = entry["filename"].removeprefix(root)

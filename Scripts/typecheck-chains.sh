@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#lengths[@]} -gt 0 ] || lengths=(10 20 50)
 
-swift build --target Kringle >/dev/null
+swift build --target Kringle >/dev/null  # and KringleCore, which it re-exports
 bin=$(swift build --show-bin-path)
 modules="$bin/Modules"
 # Kringle imports the C module of its libcurl shim, which a bare swiftc must be shown.

@@ -1,6 +1,6 @@
 import Foundation
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 @testable import KringleTesting
 
 /// `CookieDateParser.parse` (RFC 6265 §5.1.1) on one `Expires` value.

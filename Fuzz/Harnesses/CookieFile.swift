@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Reading a persistent jar's file: `CookieJarFile.read(from:maximumSize:)`, then the checks a jar runs
 /// when it loads the cookies (`CookieStore.load`).

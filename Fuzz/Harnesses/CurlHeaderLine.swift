@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `CurlHeaderLine`, which classifies each header line curl hands CurlTransport, and the
 /// `ResponseCollector` that gathers the classified lines into header and trailer fields.

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `FoldedHeaders`, which undoes FoundationNetworking's folding of repeated response headers
 /// (URLSessionTransport): `splitSetCookie` on one comma-joined value, and `unfold` on the

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `WebLink`, the `Link` header field parser (RFC 8288) that a walk through pages follows.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The multipart/form-data encoder (`MultipartEncoding`, RFC 7578) and its escaping of
 /// names and filenames (its check of content types too).

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `ServerRateLimit`, which reads `Retry-After` and the `RateLimit`, `RateLimit-Policy`,
 /// `RateLimit-Remaining` and `RateLimit-Reset` fields a server sends, and `StructuredList`

@@ -1,6 +1,6 @@
 import Foundation
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 @testable import KringleTesting
 
 /// `SetCookieParser.parse` (RFC 6265 §5.2, 6265bis §5.6) on one header value.

@@ -1,4 +1,4 @@
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// The WebSocket frame parser and message assembler (RFC 6455 §5), on bytes from either peer,
 /// and the UTF-8 validator beneath the assembler.

@@ -1,4 +1,4 @@
-@_spi(KringleInternals) import Kringle
+@_spi(KringleInternals) import KringleCore
 
 /// Remembers the last formatted `Date` value, since a busy connection sends many responses
 /// within the same second.

@@ -25,7 +25,7 @@ extension LoopbackServer {
         /// answers a close frame with a close frame of the same status code (§5.5.1), then
         /// closes the TCP connection (the server closes first, §7.1.1). A frame that breaks
         /// the protocol fails the connection (§7.1.7): a close frame with the error's
-        /// ``/Kringle/WebSocketProtocolError/closeCode``, then the TCP close.
+        /// ``/KringleCore/WebSocketProtocolError/closeCode``, then the TCP close.
         case echo
 
         /// Reads and discards everything after the handshake (still recorded in the

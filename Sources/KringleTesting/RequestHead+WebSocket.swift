@@ -1,5 +1,5 @@
 import Foundation
-@_spi(KringleInternals) import Kringle
+@_spi(KringleInternals) import KringleCore
 
 extension RequestHead {
     /// The `Sec-WebSocket-Accept` value that answers this request, if it is a WebSocket

@@ -1,4 +1,4 @@
-@_spi(KringleInternals) import Kringle
+@_spi(KringleInternals) import KringleCore
 
 /// Parses the request line and header field lines of an HTTP/1.1 request (RFC 9112 §3, §5).
 ///

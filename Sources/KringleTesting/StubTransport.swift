@@ -1,12 +1,8 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
 @_spi(KringleInternals) import KringlePromise
-#endif
 
-/// A ``/Kringle/Transport`` that answers with canned responses, for unit tests of code that uses
-/// ``/Kringle/NetworkClient``.
+/// A ``/KringleCore/Transport`` that answers with canned responses, for unit tests of code that uses
+/// ``/KringleCore/NetworkClient``.
 ///
 /// Stubs are matched by method and URL path; the first stub added for a pair wins until it
 /// is replaced. Unmatched requests go to the fallback handler, or reject with
@@ -51,7 +47,7 @@ public final class StubTransport: Transport {
         }
 
         /// A failure: the transport rejects with `error` (wrap network failures in
-        /// ``/Kringle/KringleError/transport(_:)`` to imitate a real adapter).
+        /// ``/KringleCore/KringleError/transport(_:)`` to imitate a real adapter).
         public static func failure(_ error: any Error, delay: TimeInterval = 0) -> Stub {
             var stub = Stub(delay: delay)
             stub.error = error

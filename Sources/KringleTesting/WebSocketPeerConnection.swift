@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(KringleInternals) import Kringle
+@_spi(KringleInternals) import KringleCore
 
 /// Plays a ``LoopbackServer/WebSocketPeer`` on a connection whose opening handshake was
 /// answered with `101`, on the connection's thread, until the connection ends (RFC 6455

@@ -1,4 +1,5 @@
-@_spi(KringleInternals) import Kringle
+import Kringle
+@_spi(KringleInternals) import KringleCore
 import KringleTestSupport
 import Testing
 

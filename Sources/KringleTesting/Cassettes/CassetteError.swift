@@ -4,8 +4,8 @@ import Foundation
 /// cannot be replayed, or a request the cassette has no answer for.
 ///
 /// Making a transport or reading a file throws it as it is. A request the cassette refuses
-/// rejects, as every request does, with a ``/Kringle/KringleError``: this error is the
-/// underlying value of ``/Kringle/KringleError/transport(_:)``.
+/// rejects, as every request does, with a ``/KringleCore/KringleError``: this error is the
+/// underlying value of ``/KringleCore/KringleError/transport(_:)``.
 ///
 /// ```swift
 /// if case KringleError.transport(CassetteError.unmatchedRequest(let mismatch)) = error {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a recorder hides before an exchange reaches a cassette: the client's ``/Kringle/Redaction``
+/// What a recorder hides before an exchange reaches a cassette: the client's ``/KringleCore/Redaction``
 /// rules for headers, query items and URL passwords; the values (not the names) of cookies;
 /// and whatever a body hook removes from the bodies.
 ///
@@ -29,14 +29,14 @@ public struct CassetteRedaction: Sendable {
     /// Rewrites a body before it is written; `nil` writes bodies as they are.
     public var body: (@Sendable (Body) -> Data)?
 
-    /// The defaults of ``/Kringle/Redaction``, plus `rules`' additions, and the body hook.
+    /// The defaults of ``/KringleCore/Redaction``, plus `rules`' additions, and the body hook.
     public init(rules: Redaction = .default, body: (@Sendable (Body) -> Data)? = nil) {
         self.rules = rules
         self.body = body
     }
 
     /// A body hook that replaces the value of every JSON object member named in `names`
-    /// (case-insensitive), at any depth, with ``/Kringle/Redaction/placeholder`` (`***`,
+    /// (case-insensitive), at any depth, with ``/KringleCore/Redaction/placeholder`` (`***`,
     /// as everywhere Kringle hides a secret); a body that is not JSON is written as it is.
     public static func jsonFields(_ names: Set<String>) -> @Sendable (Body) -> Data {
         let lowercased = Set(names.map { $0.lowercased() })

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-/// Offers a body's chunks to a reader's ``/Kringle/ResponseBodyChannel`` as the built-in
+/// Offers a body's chunks to a reader's ``/KringleCore/ResponseBodyChannel`` as the built-in
 /// transports do: a chunk the full channel refuses is held back, and offered again once the
 /// reader has made room (curl pauses and unpauses in the same way), so whoever feeds the
 /// channel goes no faster than its reader.

@@ -17,7 +17,7 @@ extension HAR {
         var error: String?
         /// The kind of a Kringle error replayed as that error: `timedOut`.
         var kind: String?
-        /// A timeout's ``/Kringle/TimeoutPhase`` raw value.
+        /// A timeout's ``/KringleCore/TimeoutPhase`` raw value.
         var timeoutPhase: String?
 
         /// The failure `entry` recorded.

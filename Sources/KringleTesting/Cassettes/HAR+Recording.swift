@@ -1,5 +1,5 @@
 import Foundation
-@_spi(KringleInternals) import Kringle
+@_spi(KringleInternals) import KringleCore
 @_spi(KringleInternals) import KringlePromise
 
 extension HAR.Entry {

@@ -1,14 +1,14 @@
 import Kringle
 
 /// A failure a cassette recorded, given again on replay inside
-/// ``/Kringle/KringleError/transport(_:)``: an exchange that got no response (HAR status 0,
+/// ``/KringleCore/KringleError/transport(_:)``: an exchange that got no response (HAR status 0,
 /// its error in the response's `_error`), or a streamed body that broke off
 /// (`_kringleStreamError`).
 ///
-/// It stands for a failure of the network, so it is a ``/Kringle/TransportFailure``, as a
+/// It stands for a failure of the network, so it is a ``/KringleCore/TransportFailure``, as a
 /// live transport's `CurlError` or `URLError` is: an event stream reconnects after it, to the
 /// cassette's next entry, as it did when it was recorded. Whether the recorded request never
-/// completed is not known, so ``/Kringle/RetryPolicy`` does not resend it.
+/// completed is not known, so ``/KringleCore/RetryPolicy`` does not resend it.
 ///
 /// ```swift
 /// if case KringleError.transport(let failure as RecordedFailure) = error {

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-/// A ``/Kringle/Transport`` that sends through another and writes every exchange to a HAR
+/// A ``/KringleCore/Transport`` that sends through another and writes every exchange to a HAR
 /// cassette, for ``ReplayTransport`` to answer from later.
 ///
 /// Each exchange the client makes is its own entry: every redirect hop and every retry, in
@@ -9,14 +9,14 @@ import Foundation
 /// headers (trailers in `_trailers`), both bodies (text as text, anything else in base64),
 /// the cookies sent and set, and the timings and server address when the transport measured
 /// them. An exchange that got no response is recorded too, with status 0 and its error in
-/// the response's `_error`, as Chrome does. A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
-/// ``/Kringle/NetworkClient/events(_:reconnection:)``) reaches its reader as it arrives, and
+/// the response's `_error`, as Chrome does. A streamed body (``/KringleCore/NetworkClient/stream(_:method:body:)``,
+/// ``/KringleCore/NetworkClient/events(_:reconnection:)``) reaches its reader as it arrives, and
 /// its entry records each chunk's size and time (`_kringleChunks` in the response's
 /// `content`), for ``ReplayTransport`` to replay it in the same chunks and, if asked, at the
 /// same pace.
 ///
 /// Secrets never reach the file with the default ``CassetteRedaction``: the values of
-/// `Authorization`, `Cookie`, `Set-Cookie` and the other headers of ``/Kringle/Redaction``,
+/// `Authorization`, `Cookie`, `Set-Cookie` and the other headers of ``/KringleCore/Redaction``,
 /// secret query items and URL passwords are replaced; give the client's redaction rules to
 /// hide more, and a body hook for secrets in bodies.
 ///
@@ -114,7 +114,7 @@ public final class RecordingTransport: Transport {
     /// Sends `request` through the wrapped transport and records the exchange.
     ///
     /// - Returns: The wrapped transport's response or error, unchanged; or, when the
-    ///   cassette cannot be written, ``/Kringle/KringleError/transport(_:)`` wrapping the
+    ///   cassette cannot be written, ``/KringleCore/KringleError/transport(_:)`` wrapping the
     ///   ``CassetteError`` (a recording that silently lost an exchange would fail later, far
     ///   from the cause).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {

@@ -5,7 +5,7 @@ extension ReplayTransport {
     /// When the chunks of a replayed stream reach the reader.
     ///
     /// The head (status and fields) is given at once either way; pacing applies to the body
-    /// of a streamed response (``/Kringle/TransferRequest/responseBodyChannel``), which is
+    /// of a streamed response (``/KringleCore/TransferRequest/responseBodyChannel``), which is
     /// replayed in the chunks ``RecordingTransport`` recorded (its `_kringleChunks` field).
     /// An entry without them (a browser's export, or a body a redaction hook changed in
     /// length) is cut as a reader would likely have got it: a `text/event-stream` body
@@ -63,9 +63,9 @@ extension ReplayTransport {
     }
 
     /// Gives `response`'s head now and its body to `channel` in the entry's chunks. A body
-    /// longer than `maximum` (``/Kringle/ResponseLimits/maximumDownloadBytes``) ends as a
+    /// longer than `maximum` (``/KringleCore/ResponseLimits/maximumDownloadBytes``) ends as a
     /// live transport ends it: the chunks within the bound, then
-    /// ``/Kringle/KringleError/responseTooLarge(_:limit:)``.
+    /// ``/KringleCore/KringleError/responseTooLarge(_:limit:)``.
     private func stream(
         _ response: HTTPResponse, of entry: HAR.Entry, to channel: ResponseBodyChannel, within maximum: Int64?
     ) -> Promise<HTTPResponse> {
@@ -97,7 +97,7 @@ extension ReplayTransport {
 }
 
 /// A transport that answers every request with one response: so that the default
-/// ``/Kringle/Transport/transfer(_:)`` writes a replayed body where a transfer wants it.
+/// ``/KringleCore/Transport/transfer(_:)`` writes a replayed body where a transfer wants it.
 private struct Answered: Transport {
     let response: HTTPResponse
 

@@ -1,7 +1,7 @@
 import Foundation
 @_spi(KringleInternals) import KringlePromise
 
-/// A ``/Kringle/Transport`` that answers from a HAR cassette and never touches the network
+/// A ``/KringleCore/Transport`` that answers from a HAR cassette and never touches the network
 /// unless told to record.
 ///
 /// Each request is matched against the cassette's entries as ``CassetteMatching`` says (by
@@ -11,7 +11,7 @@ import Foundation
 /// `Set-Cookie` lines reach the client's jar), trailers and body; the client's redirects,
 /// retries, validation, decoding, cache, downloads and streams run on it as on a live one.
 /// A request no entry answers rejects, as every request does, with a
-/// ``/Kringle/KringleError``: ``/Kringle/KringleError/transport(_:)`` wrapping
+/// ``/KringleCore/KringleError``: ``/KringleCore/KringleError/transport(_:)`` wrapping
 /// ``CassetteError/unmatchedRequest(_:)``, which names the request and the nearest entries
 /// with what differs.
 ///
@@ -24,10 +24,10 @@ import Foundation
 /// A browser's export replays as well: its pages and custom fields are ignored, a form's
 /// `params` are its body.
 ///
-/// A streamed body (``/Kringle/NetworkClient/stream(_:method:body:)``,
-/// ``/Kringle/NetworkClient/events(_:reconnection:)``) is replayed in the chunks
+/// A streamed body (``/KringleCore/NetworkClient/stream(_:method:body:)``,
+/// ``/KringleCore/NetworkClient/events(_:reconnection:)``) is replayed in the chunks
 /// it was recorded in, at once or at the recorded pace (``Pacing``). Every replayed
-/// response's ``/Kringle/TransferMetrics/isReplayed`` is `true`.
+/// response's ``/KringleCore/TransferMetrics/isReplayed`` is `true`.
 public final class ReplayTransport: Transport {
     /// Where answers come from.
     public enum Mode: Sendable {
@@ -146,11 +146,11 @@ public final class ReplayTransport: Transport {
 
     /// Answers `request` from the cassette (or, in a recording mode, from the network).
     ///
-    /// - Returns: The recorded response. It rejects with ``/Kringle/KringleError/transport(_:)``
+    /// - Returns: The recorded response. It rejects with ``/KringleCore/KringleError/transport(_:)``
     ///   wrapping ``CassetteError/unmatchedRequest(_:)`` when no entry answers, or
     ///   ``CassetteError/malformedEntry(_:reason:)`` when the entry's body does not decode;
     ///   or with the recorded failure of an exchange that had no response
-    ///   (``/Kringle/KringleError/timedOut(_:)``, or ``/Kringle/KringleError/transport(_:)``
+    ///   (``/KringleCore/KringleError/timedOut(_:)``, or ``/KringleCore/KringleError/transport(_:)``
     ///   wrapping a ``RecordedFailure``).
     public func send(_ request: ValidatedRequest) -> Promise<HTTPResponse> {
         if recordsEverything, let recorder { return recorder.send(request) }

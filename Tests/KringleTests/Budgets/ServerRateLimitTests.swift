@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// What a response says of its host's limits: `Retry-After` on a 429 or 503, and the
 /// `RateLimit` fields of draft-ietf-httpapi-ratelimit-headers and its earlier drafts.

@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

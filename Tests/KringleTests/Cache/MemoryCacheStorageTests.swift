@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The in-memory storage: a least recently used list bounded by ``CachedResponse/cost``.
 @Suite("MemoryCacheStorage", .generousTimeLimit)

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// A body that does not decode as its `Content-Encoding` says is the server's fault, on
 /// either transport the same error, and not a lost response to retry.

@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The one value the time left travels as, and its conversions, on a clock the test moves.
 @Suite struct DeadlineTests {

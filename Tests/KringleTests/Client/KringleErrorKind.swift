@@ -1,4 +1,6 @@
-@testable import Kringle
+import Kringle
+
+@testable import KringleCore
 
 /// Every case of ``KringleError``, for tests that must cover them all: a case added to
 /// `KringleError` breaks the build at ``KringleError/kind`` until it is added here, and

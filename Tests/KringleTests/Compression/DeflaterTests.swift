@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The streaming compressor under ``RequestCompression``: what it writes inflates, with
 /// other people's tools, to what it was given, however the input is cut. Each tool is a

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// DNS overrides and the IP version, against a server that only listens on 127.0.0.1.
 @Suite("CurlTransport addresses", .generousTimeLimit)

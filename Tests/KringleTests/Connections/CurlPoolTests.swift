@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The connection pool's settings, counted where connections are made: at the server.
 @Suite("CurlTransport connection pool", .generousTimeLimit)

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// h2c to a server that speaks only HTTP/1.1 can never succeed: the error says so, and no
 /// retry policy sends it again.

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import NginxTestServer
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// HTTP/2 without TLS, against nginx's plain `listen … http2` port, which speaks nothing
 /// but HTTP/2.

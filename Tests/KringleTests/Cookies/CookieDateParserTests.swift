@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// RFC 6265 §5.1.1: the cookie-date algorithm.
 @Suite("RFC 6265 §5.1.1 cookie-date")

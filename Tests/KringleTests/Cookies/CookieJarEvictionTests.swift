@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 6265 §6.1 limits and the eviction order of §5.3 (6265bis §5.7).
 @Suite("RFC 6265 §6.1 limits and eviction")

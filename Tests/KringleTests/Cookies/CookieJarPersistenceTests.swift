@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Persistent jars: file format, atomic writes, coalescing, failure modes.
 @Suite("Cookie jar persistence", .generousTimeLimit)

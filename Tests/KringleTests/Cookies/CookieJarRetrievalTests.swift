@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 6265 §5.4 (6265bis §5.8.3): the Cookie header.
 @Suite("RFC 6265 §5.4 Cookie header")

@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 6265 §5.3 storage model, with the RFC 6265bis §5.7 updates.
 @Suite("RFC 6265 §5.3 storage model")

@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 6265 §5.1.2 canonicalized host names and §5.1.3 domain matching.
 @Suite("RFC 6265 §5.1.2-§5.1.3 hosts and domain-match")

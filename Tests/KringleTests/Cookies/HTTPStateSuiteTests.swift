@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// One case of the http-state suite (`Fixtures/http-state/cases.json`).
 struct HTTPStateCase: Decodable, Sendable, CustomTestStringConvertible {

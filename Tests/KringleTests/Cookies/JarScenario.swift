@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// A table row for jar-level tests: some `Set-Cookie` batches, then one request.
 struct JarScenario: Sendable, CustomTestStringConvertible {

@@ -1,7 +1,8 @@
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 6265 §5.1.4: default-path and path-match.
 @Suite("RFC 6265 §5.1.4 paths")

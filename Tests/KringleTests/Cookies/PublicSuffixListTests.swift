@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// One `checkPublicSuffix(domain, registrableDomain)` line of the official test file.
 struct PublicSuffixCheck: Sendable, CustomTestStringConvertible {

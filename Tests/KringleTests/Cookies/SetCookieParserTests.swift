@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 6265 §5.2 (6265bis §5.6): parsing a `Set-Cookie` header.
 @Suite("RFC 6265 §5.2 Set-Cookie parsing")

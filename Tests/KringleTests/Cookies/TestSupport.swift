@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Shared helpers for the cookie tests: a pinned clock, fixture paths, URL literals.
 enum TestSupport {

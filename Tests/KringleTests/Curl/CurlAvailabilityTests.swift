@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// libcurl loads on this machine, and both ways of waiting work.
 @Suite(.generousTimeLimit) struct CurlAvailabilityTests {

@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Cancelling a promise stops its transfer; every promise settles exactly once.
 @Suite(.generousTimeLimit) struct CurlCancellationTests {

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `NetworkClient(transport: CurlTransport())` end to end: the client does redirects and
 /// cookies on top of the transport.

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The configuration's options reach curl.
 @Suite(.generousTimeLimit) struct CurlConfigurationTests {

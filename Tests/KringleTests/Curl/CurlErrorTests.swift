@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Failures map to KringleError as the Transport contract says.
 @Suite(.generousTimeLimit) struct CurlErrorTests {

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Each method reaches the server as itself, with the body only where one was given.
 @Suite(.generousTimeLimit) struct CurlMethodTests {

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Headers, bodies and URLs arrive exactly as the request gave them.
 @Suite(.generousTimeLimit) struct CurlRequestTests {

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Status, headers and body come back as the server sent them.
 @Suite(.generousTimeLimit) struct CurlResponseTests {

@@ -1,9 +1,10 @@
 import CCurlShim
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The objects curl's streaming callbacks work for, without curl.
 @Suite struct CurlStreamingPartsTests {

@@ -1,8 +1,9 @@
 import ChildProcess
 import Foundation
+import Kringle
 import KringleTesting
 
-@testable import Kringle
+@testable import KringleCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

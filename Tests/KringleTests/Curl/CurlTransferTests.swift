@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `transfer(_:)`: streamed bodies, response bodies written to files, progress.
 @Suite(.generousTimeLimit) struct CurlTransferTests {

@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
+import Kringle
 import KringlePromise
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The curl transport's driving thread runs what a response's promise sets off (the decode,
 /// a `done` on the promises' queue) before it goes back to libcurl (``DrivingSeat``). A

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Header lines as curl delivers them, and how a response's header blocks are kept.
 @Suite(.generousTimeLimit) struct CurlHeaderLineTests {

@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The byte-set fast path agrees with Foundation's encoding for every ASCII character.
 @Suite struct PercentEncodingTests {

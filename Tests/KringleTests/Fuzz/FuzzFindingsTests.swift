@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Inputs that the libFuzzer harnesses of `Fuzz/` (Scripts/fuzz.sh) found breaking an
 /// invariant, each fed to the parser that broke it. Every one is also a seed of its harness's

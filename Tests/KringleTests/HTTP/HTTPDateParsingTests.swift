@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// HTTP-dates as RFC 9110 §5.6.7 has recipients read them: IMF-fixdate and the two obsolete
 /// forms, byte by byte.

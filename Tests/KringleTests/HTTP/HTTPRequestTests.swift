@@ -1,7 +1,9 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
+@testable import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

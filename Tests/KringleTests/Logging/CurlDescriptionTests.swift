@@ -1,10 +1,11 @@
 import ChildProcess
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The `Link` header field parser, on RFC 8288's own examples (§3.5) and the shapes paged APIs
 /// send.

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// One redirect rule: a status and a method, and what the next hop must look like.
 struct RedirectRuleCase: Sendable, CustomTestStringConvertible {

@@ -7,7 +7,8 @@ import Foundation
 import NginxTestServer
 import Testing
 
-@testable import Kringle
+import Kringle
+@testable import KringleCore
 
 /// Where `Scripts/request-path.sh` wants the probe's profile written.
 private let probeProfilePath = ProcessInfo.processInfo.environment["KRINGLE_REQUEST_PATH_PROFILE"]

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// One row of the URL assembly table: a base, a path and query items, and the URL they make.
 struct URLAssemblyCase: Sendable, CustomTestStringConvertible {

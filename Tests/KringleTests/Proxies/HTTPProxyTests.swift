@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Requests through a real HTTP proxy (tinyproxy), each checked at both ends: the origin
 /// (a `Via` header, or none) and the proxy's log (the request line, or nothing).

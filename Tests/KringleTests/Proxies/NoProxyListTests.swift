@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The no-proxy rules `CurlTransport.Proxy` documents, table by table.
 @Suite(.generousTimeLimit) struct NoProxyListTests {

@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// `CurlTransport.Proxy.environment`'s reading of the proxy variables, as a pure function:
 /// variables in, routes out.

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// A proxy that turns a request away is one typed error, whatever the URL's scheme: a plain
 /// `http` request the proxy answers itself, and an `https` one whose `CONNECT` it refuses.

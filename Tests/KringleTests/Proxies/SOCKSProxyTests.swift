@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Requests through a real SOCKS5 proxy (microsocks), each checked at both ends: the origin
 /// (the request arrived, without a `Via`) and the proxy's log, which names the destination

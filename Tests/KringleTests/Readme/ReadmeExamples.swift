@@ -3,6 +3,7 @@
 import Foundation
 import KringleTestSupport
 import KringleTesting
+import KringleURLSession
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -528,7 +529,7 @@ enum ReadmeExamples {
     }
 
     static func transports() {
-        let loggingClient = NetworkClient(transport: LoggingTransport(base: URLSessionTransport()))
+        let loggingClient = NetworkClient(transport: LoggingTransport(base: NetworkClient.makeDefaultTransport()))
         _ = loggingClient
     }
 

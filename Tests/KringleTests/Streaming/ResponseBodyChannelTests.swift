@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringlePromise
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 @Suite("ResponseBodyChannel", .generousTimeLimit)
 struct ResponseBodyChannelTests {

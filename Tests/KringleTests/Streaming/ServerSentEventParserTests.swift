@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// WHATWG HTML §9.2.6, "Interpreting an event stream", one rule per row.
 @Suite("Server-Sent Events parsing (WHATWG HTML §9.2.6)")

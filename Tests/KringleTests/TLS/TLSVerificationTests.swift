@@ -1,8 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
+@testable import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 // RFC 9110 §14.4: Content-Range = range-unit SP ( range-resp / unsatisfied-range ),
 // range-resp = incl-range "/" ( complete-length / "*" ), incl-range = first-pos "-" last-pos.

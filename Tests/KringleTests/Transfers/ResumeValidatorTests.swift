@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// RFC 9110 §13.1.5: If-Range carries a strong validator only.
 @Suite("RFC 9110 §13.1.5 If-Range validators")

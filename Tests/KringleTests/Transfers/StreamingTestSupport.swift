@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTesting
 import Synchronization
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,7 +1,8 @@
+import Kringle
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 @Suite("TransferProgress")
 struct TransferProgressTests {

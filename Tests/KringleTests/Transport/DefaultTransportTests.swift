@@ -1,15 +1,17 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
+@testable import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Which engine `NetworkClient()` picks, and that the fallback works.
+/// Which engine `NetworkClient()` picks, and that it works.
 @Suite("The default transport", .generousTimeLimit)
 struct DefaultTransportTests {
     @Test func aNewClientUsesThePlatformsBestEngine() {
@@ -19,19 +21,6 @@ struct DefaultTransportTests {
         #expect(NetworkClient().transport is CurlTransport)
         #endif
         #expect(type(of: NetworkClient.makeDefaultTransport()) == type(of: NetworkClient().transport))
-    }
-
-    @Test func withoutLibcurlItFallsBackToURLSessionAndWorks() async throws {
-        let missing = CurlError(code: CurlError.failedInitialization, message: "no libcurl here")
-        let transport = NetworkClient.makeDefaultTransport(libcurl: .failure(missing))
-        let server = try LoopbackServer { _ in .json(#"{"name": "Tom", "mood": "purring"}"#) }
-        defer { server.shutdown() }
-
-        let cat = try await NetworkClient(transport: transport).get(server.clientEndpoint("/cat"), as: ClientCat.self)
-            .valueWithin()
-
-        #expect(transport is URLSessionTransport)
-        #expect(cat.name == "Tom")
     }
 
     @Test func aClientThatIsNotKeptFinishesItsRequest() async throws {

@@ -1,10 +1,12 @@
 import Foundation
+import Kringle
 import KringlePromise
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
+@testable import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

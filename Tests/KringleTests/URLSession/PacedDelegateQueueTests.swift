@@ -1,11 +1,13 @@
 import Dispatch
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Synchronization
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
+@testable import KringleURLSession
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

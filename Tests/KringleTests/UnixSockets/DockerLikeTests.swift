@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// The README's Docker example against a local server that answers as the Docker Engine API
 /// does on its socket (not Docker itself): `GET /containers/json` gives a JSON array of

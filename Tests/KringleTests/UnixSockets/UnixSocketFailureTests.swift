@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// A socket that cannot be reached is named in the error, with why, rather than curl's
 /// "Failed to connect to localhost port 80".

@@ -1,10 +1,11 @@
 import Foundation
+import Kringle
 import KringlePromise
 import KringleTestSupport
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,8 +1,9 @@
 import Foundation
+import Kringle
 import KringleTesting
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// A fresh socket path for a test: short (a socket address holds about a hundred bytes, and
 /// `TMPDIR` may be long), in `/tmp`, and with upper-case letters, so that every test also

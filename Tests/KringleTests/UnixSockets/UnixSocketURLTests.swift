@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

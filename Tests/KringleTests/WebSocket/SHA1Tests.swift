@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// SHA-1 on the test vectors of FIPS 180-4's examples (NIST's "SHA1.pdf") and the one-million
 /// 'a' message of FIPS 180-1 Appendix C.

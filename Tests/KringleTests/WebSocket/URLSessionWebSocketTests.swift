@@ -1,6 +1,7 @@
 import Foundation
 import Kringle
 import KringleTestSupport
+import KringleURLSession
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// The incremental UTF-8 check on the well-formed and ill-formed sequences of the Unicode
 /// Standard (§3.9, Table 3-7, and the examples of §3.9 and §5.22 "U+FFFD Substitution").

@@ -1,9 +1,10 @@
 import Foundation
+import Kringle
 import KringlePromise
 import KringleTestSupport
 import Testing
 
-@testable import Kringle
+@testable import KringleCore
 
 /// Backpressure both ways, against the Python `websockets` server: a reader that falls
 /// behind stops the socket being read (so the server's sends back up, not the client's

@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// The public status code type: its numbers, names and which codes a close frame may carry.
 @Suite("WebSocket close codes (RFC 6455 §7.4)")

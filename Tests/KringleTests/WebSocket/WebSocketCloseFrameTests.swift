@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// Close frames' payloads (RFC 6455 §5.5.1) and the status codes they may carry (§7.4).
 @Suite("WebSocket close frames (RFC 6455 §5.5.1, §7.4)")

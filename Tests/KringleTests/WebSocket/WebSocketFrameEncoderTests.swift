@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// The encoder on RFC 6455 §5.7's examples, byte for byte, and its length forms (§5.2).
 @Suite("WebSocket frame encoder (RFC 6455 §5.2, §5.7)")

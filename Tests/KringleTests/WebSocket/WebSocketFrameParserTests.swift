@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// The incremental frame parser: round trips through the encoder, the rules of RFC 6455 §5
 /// it enforces, and the same frames however the bytes are split.

@@ -1,7 +1,8 @@
 import Foundation
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// The opening handshake's key and accept values (RFC 6455 §4.1, §4.2.2).
 @Suite("WebSocket handshake values (RFC 6455 §4)")

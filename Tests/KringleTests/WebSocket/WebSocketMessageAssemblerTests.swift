@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// Messages from frames (RFC 6455 §5.4): fragments joined, control frames between them, the
 /// ordering rules, the length limit, and UTF-8 checked fragment by fragment (§8.1).

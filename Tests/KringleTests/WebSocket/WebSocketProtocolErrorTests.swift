@@ -1,6 +1,7 @@
+import Kringle
 import Testing
 
-@_spi(KringleInternals) @testable import Kringle
+@_spi(KringleInternals) @testable import KringleCore
 
 /// What each protocol error closes the connection with (RFC 6455 §7.4.1) and says.
 @Suite("WebSocket protocol errors (RFC 6455 §7.1.7, §7.4.1)")
