@@ -24,9 +24,14 @@ final class DeferredPromiseJobs {
     /// Whether this thread is a transport's driving thread lent to the promises' queue
     /// (`DispatchQueue.runLentToPromises(_:)`), which keeps even the jobs meant for a worker.
     @exclusivity(unchecked) private var isLent = false
+    /// Where a lent thread sets its kept jobs aside while user code runs, instead of
+    /// sending them back to the queue (see ``LentJobs``).
+    @exclusivity(unchecked) private var lentJobs: LentJobs?
+    /// Whether the user code running now had jobs set aside in ``lentJobs``.
+    @exclusivity(unchecked) private var hasJobsAside = false
 
     /// Wrapped for the reason given at `Trampoline.Job`.
-    private struct Job {
+    struct Job: Sendable {
         let run: @Sendable () -> Void
     }
 
@@ -91,33 +96,85 @@ final class DeferredPromiseJobs {
         }
     }
 
-    /// Runs `body` as a job of the promises' queue on a thread lent to it.
-    static func runLent(_ body: () -> Void) {
-        withCurrent { $0.isLent = true }
+    /// Runs `body` as a job of the promises' queue on a thread lent to it, setting kept jobs
+    /// aside in `lentJobs` while user code runs.
+    static func runLent(setAside lentJobs: LentJobs?, _ body: () -> Void) {
+        withCurrent {
+            $0.isLent = true
+            $0.lentJobs = lentJobs
+        }
         runAsJob(of: .promises, body)
-        withCurrent { $0.isLent = false }
+        withCurrent {
+            $0.isLent = false
+            $0.lentJobs = nil
+        }
     }
 
-    /// Runs the jobs this thread has kept (a thread about to block must not sit on them).
+    /// Runs the jobs this thread has kept (a thread about to block must not sit on them), and
+    /// sends back to the queue those it set aside.
     static func runKeptJobs() {
-        withCurrent { $0.runKeptJobs() }
+        withCurrent { deferred in
+            if deferred.hasJobsAside { deferred.lentJobs?.release() }
+            deferred.runKeptJobs()
+        }
+    }
+
+    /// What ``beginUserCode()`` changed, for ``endUserCode(_:)`` to undo.
+    struct UserCodeEntry {
+        /// Whether this thread was running a promise job.
+        let wasRunningPromiseJob: Bool
+        /// Whether the kept jobs went to ``lentJobs`` rather than to the queue.
+        let setJobsAside: Bool
     }
 
     /// For ``UserCode/run(_:)``: sends the kept jobs back to the queue, where other threads
-    /// run them, and keeps none until ``endUserCode(wasRunningPromiseJob:)``. Returns whether
-    /// this thread was running a promise job.
-    func beginUserCode() -> Bool {
+    /// run them (or, on a lent thread, sets them aside: ``LentJobs``), and keeps none until
+    /// ``endUserCode(_:)``.
+    func beginUserCode() -> UserCodeEntry {
         let wasRunningPromiseJob = isRunningPromiseJob
-        // Rare: several handlers in one drain.
-        if head < jobs.count { handBack() }
+        var setJobsAside = false
+        // Rare but for a lent thread, which settles a batch: several handlers in one drain.
+        if head < jobs.count {
+            setJobsAside = setAside()
+            if !setJobsAside { handBack() }
+        }
         isRunningPromiseJob = false
-        return wasRunningPromiseJob
+        return UserCodeEntry(wasRunningPromiseJob: wasRunningPromiseJob, setJobsAside: setJobsAside)
     }
 
     /// For ``UserCode/run(_:)``: the user's code has returned; the library's follow-up is
-    /// kept again if it was before.
-    func endUserCode(wasRunningPromiseJob: Bool) {
-        isRunningPromiseJob = wasRunningPromiseJob
+    /// kept again if it was before, the jobs set aside for it first, unless the lender sent
+    /// them to the queue meanwhile.
+    func endUserCode(_ entry: UserCodeEntry) {
+        if entry.setJobsAside {
+            hasJobsAside = false
+            if let aside = lentJobs?.take() {
+                if head == jobs.count {
+                    // As always: the code kept nothing, and the buffer comes back as it went.
+                    jobs = aside.jobs
+                    head = aside.next
+                } else {
+                    jobs.insert(contentsOf: aside.jobs[aside.next...], at: head)
+                }
+            }
+        }
+        isRunningPromiseJob = entry.wasRunningPromiseJob
+    }
+
+    /// On a lent thread, moves the kept jobs not yet run to ``lentJobs``; `false` elsewhere,
+    /// and while jobs of an outer handler are aside (user code that runs kept jobs, in
+    /// `wait()`, and calls user code again).
+    private func setAside() -> Bool {
+        guard isLent, !hasJobsAside, let lentJobs else { return false }
+        var moved: [Job] = []
+        swap(&moved, &jobs)
+        guard lentJobs.put(LentJobs.Aside(jobs: moved, next: head)) else {
+            swap(&moved, &jobs)
+            return false
+        }
+        head = 0
+        hasJobsAside = true
+        return true
     }
 
     /// Runs the kept jobs in order, jobs kept meanwhile included.
@@ -167,8 +224,14 @@ extension DispatchQueue {
     ///
     /// For a transport's driving thread, which settles responses and then runs what follows
     /// rather than wake a worker for it.
+    ///
+    /// - Parameters:
+    ///   - lentJobs: where the jobs other responses set off wait while user code runs, rather
+    ///     than go to the queue; the lender calls ``LentJobs/release()`` when the lending
+    ///     lasts too long. `nil` sends them to the queue.
+    ///   - body: settles the responses.
     @_spi(KringleInternals)
-    public static func runLentToPromises(_ body: () -> Void) {
-        DeferredPromiseJobs.runLent(body)
+    public static func runLentToPromises(setAside lentJobs: LentJobs? = nil, _ body: () -> Void) {
+        DeferredPromiseJobs.runLent(setAside: lentJobs, body)
     }
 }

@@ -19,8 +19,10 @@ enum UserCode {
     /// Runs `body`, a closure a user handed to the library, under the rule above.
     ///
     /// Before `body`:
-    /// - promise jobs deferred to this thread earlier go back to the queue, and those that
-    ///   `body` sets off are not deferred (other threads run them);
+    /// - promise jobs deferred to this thread earlier go back to the queue (on a transport's
+    ///   lent driving thread they are set aside, for the transport to send back if `body`
+    ///   takes long: ``LentJobs``), and those that `body` sets off are not deferred (other
+    ///   threads run them);
     /// - bookkeeping queued on this thread's trampoline runs, and what `body` sets off runs at
     ///   once rather than after it.
     ///
@@ -37,11 +39,11 @@ enum UserCode {
     static func run(_ body: () -> Void) {
         PromiseThread.withCurrent { thread in
             // Deferral off first, so that what the trampoline's drain sets off goes to the queue.
-            let wasRunningPromiseJob = thread.deferredJobs.beginUserCode()
+            let entry = thread.deferredJobs.beginUserCode()
             let wasDraining = thread.trampoline.beginUserCode()
             body()
             thread.trampoline.endUserCode(wasDraining: wasDraining)
-            thread.deferredJobs.endUserCode(wasRunningPromiseJob: wasRunningPromiseJob)
+            thread.deferredJobs.endUserCode(entry)
         }
     }
 }

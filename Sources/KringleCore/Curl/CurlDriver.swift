@@ -265,7 +265,7 @@ final class CurlDriver {
         swap(&batch, &settlements)
         ThreadConfinement.unmarkCurrentThread()
         let lending = engine.seat.beginLending()
-        DispatchQueue.runLentToPromises {
+        DispatchQueue.runLentToPromises(setAside: engine.seat.lentJobs) {
             for settlement in batch { settlement.settle() }
         }
         guard engine.seat.endLending(lending) else { return false }

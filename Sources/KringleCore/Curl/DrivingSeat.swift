@@ -17,7 +17,10 @@ import Foundation
 /// signals, call `wait()`, decode a large body. So a lending that lasts a whole tick of the
 /// watch (``tick``) loses the seat: the watch starts a new driving thread, and the lent one,
 /// once its jobs return, ends instead of driving on. No transfer then waits more than about
-/// two ticks for a handler, and a handler may block on the transport it runs on.
+/// two ticks for a handler, and a handler may block on the transport it runs on. The same
+/// goes for the other responses of the batch: their follow-up waits aside while one
+/// handler runs (``/KringlePromise/LentJobs``), and the watch sends it to the promises'
+/// queue when it takes the seat.
 final class DrivingSeat: Sendable {
     /// How long a lending may last before the seat goes to a new thread: 2 ms, or the
     /// milliseconds `KRINGLE_DRIVING_SEAT_TICK_MS` names. Scripts/speed-guard.sh names a
@@ -47,6 +50,10 @@ final class DrivingSeat: Sendable {
     }
 
     private let state = Locked(State())
+    /// Where a lent thread's jobs wait while a handler runs. One for every lending: a thread
+    /// that lost the seat may take back what its successor set aside, which any thread may
+    /// run.
+    let lentJobs = LentJobs()
     private let watchWakeUp = DispatchSemaphore(value: 0)
 
     /// Says how to start a new driving thread, before the first lending.
@@ -101,7 +108,10 @@ final class DrivingSeat: Sendable {
             var seen: UInt64 = 0
             while let (lending, isLent) = nextCheck(after: seen) {
                 Thread.sleep(forTimeInterval: Self.tickSeconds)
-                if isLent { takeSeat(ifStill: lending)?() }
+                if isLent, let startDriver = takeSeat(ifStill: lending) {
+                    startDriver()
+                    lentJobs.release()
+                }
                 seen = lending
             }
         }

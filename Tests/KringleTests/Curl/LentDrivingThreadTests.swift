@@ -64,6 +64,38 @@ import Testing
         }
     }
 
+    /// Two answers written together arrive in one batch, whose second answer's decode and
+    /// `done` wait aside while the first's `done` runs (``/KringlePromise/LentJobs``): each
+    /// handler here waits for the other's, which only the watch's release of the jobs set
+    /// aside lets run.
+    @Test func handlersOfOneBatchThatWaitForEachOtherBothFinish() async throws {
+        let arrived = Box(0)
+        let bothArrived = DispatchSemaphore(value: 0)
+        let server = try LoopbackServer { _ in
+            let count = arrived.withLock { count in
+                count += 1
+                return count
+            }
+            if count == 2 { bothArrived.signal() } else { _ = bothArrived.wait(timeout: .now() + 30) }
+            return .json("{}")
+        }
+        defer { server.shutdown() }
+        let client = NetworkClient(transport: CurlTransport())
+        let done = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let finished = (0..<2).map { index in
+            let other = done[1 - index]
+            let result = Promise<Bool>.pending()
+            client.get(Self.endpoint(server, "pair/\(index)")).done { _ in
+                done[index].signal()
+                result.fulfill(other.wait(timeout: .now() + 30) == .success)
+            }.catch { result.reject($0) }
+            return result
+        }
+        for answer in finished {
+            #expect(try await answer.valueWithin(60))
+        }
+    }
+
     @Test func aChainOfRequestsFromHandlersKeepsGoingAfterTheSeatChangesHands() async throws {
         let server = try Self.server()
         defer { server.shutdown() }
