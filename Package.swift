@@ -30,7 +30,8 @@ let package = Package(
             dependencies: [
                 "KringleCore",
                 .target(
-                    name: "KringleURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+                    name: "KringleURLSession",
+                    condition: .when(platforms: [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS])),
             ]),
         .target(name: "KringleTesting", dependencies: ["Kringle", "KringleCore"]),
         // libcurl is loaded at run time with dlopen: no headers, no -lcurl at build time.

@@ -32,11 +32,10 @@ int kdl_open_first(const char *const *names, int count, kdl_accept accept, void 
             kdl_append(error, capacity, "; ");
         }
         kdl_append(error, capacity, names[index]);
-        // Lazily: libcurl binds its own symbols at once anyway (it is linked with -z now), but
-        // half of its ~30 dependencies are not, and binding all of theirs up front searched
-        // every library of a Swift process (the runtime, Foundation, ICU) for each symbol:
-        // about 4M of a one-shot GET's 45M instructions (callgrind, kringle-get).
-        void *library = dlopen(names[index], RTLD_LAZY | RTLD_LOCAL);
+        // At once, not lazily: a dependency that lacks a symbol then fails here, with a
+        // message, rather than end the process at the first call (lazy binding saved a
+        // one-shot GET about 4M of its 45M instructions).
+        void *library = dlopen(names[index], RTLD_NOW | RTLD_LOCAL);
         if (library == NULL) {
             const char *reason = dlerror();
             kdl_append(error, capacity, " (");

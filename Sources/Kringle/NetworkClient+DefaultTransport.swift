@@ -17,7 +17,8 @@ extension NetworkClient {
     /// - On Apple platforms, `URLSessionTransport`: URLSession is the system's own HTTP
     ///   stack there.
     /// - Elsewhere (Linux), ``/KringleCore/CurlTransport``, which loads libcurl as it starts; where libcurl
-    ///   cannot be loaded, it fails every request with a ``/KringleCore/CurlError`` that says why.
+    ///   cannot be loaded, it fails every request with `KringleError.transport`, carrying a
+    ///   ``/KringleCore/CurlError`` that says why.
     ///   FoundationNetworking's URLSession ends the process on a chunked response with
     ///   trailer fields (RFC 9112 §7.1.2), rejects status lines without a reason phrase, joins
     ///   repeated headers, rounds timeouts to whole seconds and uploads several times slower;

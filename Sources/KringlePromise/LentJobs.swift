@@ -11,6 +11,9 @@ import Dispatch
 /// fifth of a request's CPU (issue 43). So a lent thread sets them aside here instead, and
 /// keeps its promise to the rule through the lender: a handler that blocks on what those
 /// jobs would do is unblocked when the lender's watch, within a tick, calls ``release()``.
+///
+/// One per lending. A release is final: the lending's later handlers send their jobs to the
+/// queue at once, as any thread does, since nobody watches that lending any more.
 @_spi(KringleInternals)
 public final class LentJobs: Sendable {
     /// The jobs set aside: a thread's whole buffer, moved rather than copied, with the jobs
@@ -20,29 +23,45 @@ public final class LentJobs: Sendable {
         var next: Int
     }
 
-    private let aside = Locked<Aside?>(nil)
+    private enum State: Sendable {
+        case empty
+        case holding(Aside)
+        case released
+    }
+
+    private let state = Locked(State.empty)
 
     /// Creates an empty place to set jobs aside.
     public init() {}
 
     /// Sends the jobs set aside, if any, back to the promises' queue, where any thread may
-    /// run them.
+    /// run them, and refuses any more.
     public func release() {
-        guard let released = aside.withLock({ $0.take() }) else { return }
+        let released = state.withLock { state -> Aside? in
+            defer { state = .released }
+            guard case .holding(let aside) = state else { return nil }
+            return aside
+        }
+        guard let released else { return }
         for job in released.jobs[released.next...] { JobQueue.promises.submit(job.run) }
     }
 
-    /// Sets `jobs` aside; `false`, setting nothing, while an earlier set is still aside.
+    /// Sets `jobs` aside; `false`, setting nothing, while an earlier set is aside or once
+    /// released.
     func put(_ jobs: Aside) -> Bool {
-        aside.withLock { aside in
-            guard aside == nil else { return false }
-            aside = jobs
+        state.withLock { state in
+            guard case .empty = state else { return false }
+            state = .holding(jobs)
             return true
         }
     }
 
     /// Takes back what ``put(_:)`` set aside, unless ``release()`` sent it to the queue.
     func take() -> Aside? {
-        aside.withLock { $0.take() }
+        state.withLock { state in
+            guard case .holding(let aside) = state else { return nil }
+            state = .empty
+            return aside
+        }
     }
 }

@@ -10,13 +10,15 @@ extension URLRequest {
     ///
     /// Repeated fields become one, their values joined with commas (RFC 9110 §5.3), as
     /// `URLRequest` keeps one value per name; a ``/KringleCore/CachePolicy`` other than
-    /// ``/KringleCore/CachePolicy/useProtocol`` becomes the nearest `URLRequest.CachePolicy`.
+    /// ``/KringleCore/CachePolicy/useProtocol`` becomes the nearest `URLRequest.CachePolicy`;
+    /// no time limit becomes a week's (FoundationNetworking hands libcurl the limit in whole
+    /// milliseconds, and an infinite one would not convert).
     public init(_ request: HTTPRequest) {
         self.init(url: request.url)
         if request.method != .get { httpMethod = request.method.rawValue }
         // Set, not passed to the initialiser: on Linux only the setter marks the timeout as
         // chosen, and a URLSession otherwise applies its own `timeoutIntervalForRequest`.
-        timeoutInterval = request.timeout > 0 && request.timeout.isFinite ? request.timeout : .greatestFiniteMagnitude
+        timeoutInterval = request.timeout > 0 && request.timeout < Self.noLimit ? request.timeout : Self.noLimit
         switch request.cachePolicy {
         case .useProtocol: break
         case .reload: cachePolicy = .reloadIgnoringLocalCacheData
@@ -30,6 +32,11 @@ extension URLRequest {
     }
 }
 
+extension URLRequest {
+    /// The time limit that stands for none: a week, as good as no limit for one request.
+    static let noLimit: TimeInterval = 7 * 24 * 3600
+}
+
 extension HTTPRequest {
     /// The request a `URLRequest` describes, for code that builds `URLRequest`s.
     ///
@@ -41,7 +48,9 @@ extension HTTPRequest {
         guard request.httpBodyStream == nil else {
             throw KringleError.invalidRequest("An HTTPRequest takes a body from httpBody only, not httpBodyStream.")
         }
-        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
+        // In the byte order of their names, as the client sets its dictionaries' fields: a
+        // dictionary's own order changes from process to process.
+        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         self.init(
             url: url, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
             headers: HTTPHeaders(fields.map { ($0.key, $0.value) }), body: request.httpBody,

@@ -130,7 +130,7 @@ public final class URLSessionTransport: Transport, ClientSending {
         if let proxyRefusal { return Promise(error: KringleError.unsupportedConfiguration(proxyRefusal)) }
         // Unix domain sockets (issue 32): URLSessionTransport+UnixSocket.swift.
         if let refusal = Self.unixSocketRefusal(request.url) { return refusal }
-        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.loosened(URLRequest(request.request))) }
+        let task = delegateQueue.withoutPacing { session.dataTask(with: Self.sessionRequest(request)) }
         return start(task, delegate.register(task, limits: limits))
     }
 
@@ -190,7 +190,7 @@ public final class URLSessionTransport: Transport, ClientSending {
             return stream(transfer, into: channel)
             #endif
         }
-        let request = Self.loosened(URLRequest(transfer.request.request))
+        let request = Self.sessionRequest(transfer.request)
         var spool: URL?
         let sink: FileHandle?
         let task: URLSessionTask
@@ -243,8 +243,9 @@ public final class URLSessionTransport: Transport, ClientSending {
         let streamDelegate = URLSessionTransportDelegate(queue: queue, serverTrust: serverTrust)
         let streamSession = URLSession(
             configuration: session.configuration, delegate: streamDelegate, delegateQueue: queue)
-        var request = URLRequest(transfer.request.request)
-        request.timeoutInterval = Self.streamSilenceAllowed
+        var request = Self.sessionRequest(transfer.request)
+        // As good as no limit on a stream's silence.
+        request.timeoutInterval = URLRequest.noLimit
         let task = queue.withoutPacing { streamSession.dataTask(with: request) }
         let promise = streamDelegate.register(
             task, limits: transfer.limits, channel: channel, progress: transfer.progress)
@@ -258,8 +259,6 @@ public final class URLSessionTransport: Transport, ClientSending {
         return promise
     }
 
-    /// A week: as good as no limit on a stream's silence.
-    static let streamSilenceAllowed: TimeInterval = 7 * 24 * 3600
     #endif
 
     /// On a platform that cannot apply ``serverTrust``, the rejection of every request:
@@ -279,13 +278,19 @@ public final class URLSessionTransport: Transport, ClientSending {
         return promise
     }
 
+    /// The `URLRequest` this transport's session sends for `request`.
+    ///
     /// URLSession on Linux rounds timeouts below a second down (0.5 s fails at once) and
     /// ignores the resource timeout; the client keeps a precise timeout of its own, so
-    /// URLSession gets a looser one that never fires first.
-    private static func loosened(_ request: URLRequest) -> URLRequest {
-        var request = request
-        request.timeoutInterval = request.timeoutInterval.rounded(.up) + 1
-        return request
+    /// URLSession gets a looser one that never fires first. The session has no cache (the
+    /// client's ``/KringleCore/HTTPCache`` is the one), so the request's cache policy is not
+    /// passed on: `.returnCacheDataDontLoad` would fail every request here, where
+    /// ``/KringleCore/CurlTransport`` sends it.
+    static func sessionRequest(_ request: ValidatedRequest) -> URLRequest {
+        var sent = URLRequest(request.request)
+        sent.timeoutInterval = sent.timeoutInterval.rounded(.up) + 1
+        sent.cachePolicy = .useProtocolCachePolicy
+        return sent
     }
 
     /// Opens an existing file for writing from its start, emptied. The file is not created:

@@ -143,15 +143,16 @@ extension URLSessionTransport: WebSocketConnecting {
     /// form) and settles once the server has answered: with the `101` when the connection is
     /// open, handed to `upgrade`.
     package func openWebSocket(_ transfer: TransferRequest, upgrade: WebSocketUpgrade) -> Promise<HTTPResponse> {
-        var request = URLRequest(transfer.request.request)
-        guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return Promise(error: KringleError.invalidRequest("The WebSocket's request has no URL."))
+        var request = URLSessionTransport.sessionRequest(transfer.request)
+        let url = transfer.request.url
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return Promise(error: KringleError.invalidRequest("The WebSocket's URL cannot be taken apart."))
         }
         components.scheme = components.scheme?.lowercased() == "https" ? "wss" : "ws"
         #if canImport(FoundationNetworking)
         // FoundationNetworking's WebSockets are libcurl's (curl 7.86 and later, built with
         // them); without, its task fails with errors that do not say why.
-        if (try? CurlLibrary.load().get()) != nil, kcurl_supports_protocol("ws") == 0 {
+        if CurlTransport.isAvailable, kcurl_supports_protocol("ws") == 0 {
             return Promise(
                 error: KringleError.unsupportedConfiguration(
                     "URLSessionTransport cannot open WebSockets here: FoundationNetworking needs a libcurl built with "

@@ -59,8 +59,8 @@ enum CacheStorability {
     /// The request's `Cache-Control` directives; a `Pragma: no-cache` counts as `no-cache`
     /// when there is no `Cache-Control` (RFC 9111 §5.4, kept for HTTP/1.0 clients).
     static func requestDirectives(_ request: HTTPRequest) -> CacheControl {
-        if let value = request.headers["Cache-Control"] { return CacheControl(value) }
-        if let pragma = request.headers["Pragma"], CacheControl(pragma).contains("no-cache") {
+        if let value = request.headers.combinedValue(for: "Cache-Control") { return CacheControl(value) }
+        if let pragma = request.headers.combinedValue(for: "Pragma"), CacheControl(pragma).contains("no-cache") {
             return CacheControl("no-cache")
         }
         return CacheControl("")

@@ -32,7 +32,7 @@ enum CacheVary {
     /// and `gzip,br` select the same response (§4.1 allows normalising by the field's
     /// syntax). Case is kept: most fields are case-sensitive.
     private static func normalizedValue(of name: String, in request: HTTPRequest) -> String? {
-        request.headers[name].map { value in
+        request.headers.combinedValue(for: name).map { value in
             value.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ",")
         }

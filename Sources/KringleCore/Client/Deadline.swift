@@ -34,7 +34,7 @@ package struct Deadline: Sendable, Hashable, Comparable {
         uptimeNanoseconds = now + UInt64(nanoseconds)
     }
 
-    static package func < (lhs: Deadline, rhs: Deadline) -> Bool {
+    package static func < (lhs: Deadline, rhs: Deadline) -> Bool {
         lhs.uptimeNanoseconds < rhs.uptimeNanoseconds
     }
 

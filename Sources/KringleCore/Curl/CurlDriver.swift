@@ -264,8 +264,10 @@ final class CurlDriver {
         var batch: [Settlement] = []
         swap(&batch, &settlements)
         ThreadConfinement.unmarkCurrentThread()
-        let lending = engine.seat.beginLending()
-        DispatchQueue.runLentToPromises(setAside: engine.seat.lentJobs) {
+        // Only a batch has other responses' follow-up to keep while one handler runs.
+        let lentJobs = batch.count > 1 ? LentJobs() : nil
+        let lending = engine.seat.beginLending(settingAsideIn: lentJobs)
+        DispatchQueue.runLentToPromises(setAside: lentJobs) {
             for settlement in batch { settlement.settle() }
         }
         guard engine.seat.endLending(lending) else { return false }

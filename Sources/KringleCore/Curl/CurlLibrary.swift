@@ -3,10 +3,10 @@ import Foundation
 
 /// Whether libcurl could be loaded into this process, decided once (by the C shim, under
 /// `pthread_once`) the first time anyone asks.
-package enum CurlLibrary {
+enum CurlLibrary {
     /// Loads libcurl if that has not been tried yet; the failure explains which library
     /// names were tried and why each one failed.
-    package static func load() -> Result<Void, CurlError> {
+    static func load() -> Result<Void, CurlError> {
         if kcurl_load() == 1 {
             return .success(())
         }

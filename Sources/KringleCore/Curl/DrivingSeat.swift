@@ -34,6 +34,9 @@ final class DrivingSeat: Sendable {
     private struct State {
         /// Whether the driving thread is running promise jobs.
         var isLent = false
+        /// Where the current lending's jobs wait while a handler runs, for the watch to send
+        /// to the queue when it takes the seat.
+        var lentJobs: LentJobs?
         /// Counts lendings, so that the watch tells one long lending from two short ones.
         var lendings: UInt64 = 0
         /// The lendings during which the watch gave the seat to a new thread, until their
@@ -50,10 +53,6 @@ final class DrivingSeat: Sendable {
     }
 
     private let state = Locked(State())
-    /// Where a lent thread's jobs wait while a handler runs. One for every lending: a thread
-    /// that lost the seat may take back what its successor set aside, which any thread may
-    /// run.
-    let lentJobs = LentJobs()
     private let watchWakeUp = DispatchSemaphore(value: 0)
 
     /// Says how to start a new driving thread, before the first lending.
@@ -61,11 +60,13 @@ final class DrivingSeat: Sendable {
         state.withLock { $0.startDriver = startDriver }
     }
 
-    /// Announces that the driving thread is about to run promise jobs, and returns the
-    /// lending's number for ``endLending(_:)``.
-    func beginLending() -> UInt64 {
+    /// Announces that the driving thread is about to run promise jobs, setting them aside in
+    /// `lentJobs` while a handler runs, and returns the lending's number for
+    /// ``endLending(_:)``.
+    func beginLending(settingAsideIn lentJobs: LentJobs?) -> UInt64 {
         let (lending, wake, start) = state.withLock { state -> (UInt64, Bool, Bool) in
             state.isLent = true
+            state.lentJobs = lentJobs
             state.lendings &+= 1
             let wake = state.watchIsParked
             state.watchIsParked = false
@@ -84,6 +85,7 @@ final class DrivingSeat: Sendable {
         state.withLock { state in
             if state.taken.remove(lending) != nil { return false }
             state.isLent = false
+            state.lentJobs = nil
             return true
         }
     }
@@ -108,9 +110,11 @@ final class DrivingSeat: Sendable {
             var seen: UInt64 = 0
             while let (lending, isLent) = nextCheck(after: seen) {
                 Thread.sleep(forTimeInterval: Self.tickSeconds)
-                if isLent, let startDriver = takeSeat(ifStill: lending) {
+                if isLent, let (startDriver, lentJobs) = takeSeat(ifStill: lending) {
+                    // Released first: what the lent thread set aside goes to the queue now,
+                    // and its later handlers set nothing aside.
+                    lentJobs?.release()
                     startDriver()
-                    lentJobs.release()
                 }
                 seen = lending
             }
@@ -136,14 +140,15 @@ final class DrivingSeat: Sendable {
     }
 
     /// Takes the seat from the lent thread if `lending` is still going on, and returns what
-    /// starts the new driving thread.
-    private func takeSeat(ifStill lending: UInt64) -> (@Sendable () -> Void)? {
+    /// starts the new driving thread and where the lent one sets jobs aside.
+    private func takeSeat(ifStill lending: UInt64) -> (@Sendable () -> Void, LentJobs?)? {
         state.withLock { state in
             guard state.isLent, state.lendings == lending, let startDriver = state.startDriver else { return nil }
             state.taken.insert(lending)
             // The new thread is not lent; the lent one learns it lost the seat at its end.
             state.isLent = false
-            return startDriver
+            defer { state.lentJobs = nil }
+            return (startDriver, state.lentJobs)
         }
     }
 }

@@ -73,6 +73,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         return values
     }
 
+    /// Every `name` line's value in one, joined with `separator` (RFC 9110 §5.3: a field
+    /// repeated is the list of its lines' values; `Cookie` joins with `"; "`, RFC 6265 §5.4),
+    /// or `nil` when there is none.
+    func combinedValue(for name: String, separator: String = ", ") -> String? {
+        let values = values(for: name)
+        return values.count > 1 ? values.joined(separator: separator) : values.first
+    }
+
     /// Whether a field named `name` (case-insensitive) exists.
     public func contains(_ name: String) -> Bool {
         fields.contains { Self.same($0.name, name) }

@@ -24,8 +24,11 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// The body, or `nil` for none.
     public var body: Data?
-    /// How long the whole exchange may take, in seconds: 60 unless set, like `URLRequest`'s
-    /// `timeoutInterval`. Zero, negative or infinite means no limit.
+    /// The request's time limit in seconds, 60 unless set; zero, negative or infinite means
+    /// none. ``Transport/send(_:)-(ValidatedRequest)`` ends the whole exchange at it;
+    /// ``Transport/transfer(_:)``, which may rightly take minutes, takes it as the longest
+    /// the transfer may stay silent. A ``NetworkClient`` sets it from its
+    /// ``NetworkClient/Configuration-swift.struct/timeout`` and keeps its own deadline.
     public var timeout: TimeInterval
     /// How the request uses the client's ``HTTPCache``, when the call and the endpoint leave
     /// it to the request (both say ``CachePolicy/useProtocol``).

@@ -110,7 +110,7 @@ extension NetworkClient {
         /// hop carries. Read from the request only when needed: looking a field up compares
         /// names without case, one by one.
         private var callerCookie: String? {
-            redirectsFollowed == 0 ? request.request.headers["Cookie"] : userCookie
+            redirectsFollowed == 0 ? request.request.headers.combinedValue(for: "Cookie", separator: "; ") : userCookie
         }
 
         /// The final response (``Outcome/settle(_:)``, validated), or the promise of the
@@ -168,9 +168,8 @@ extension NetworkClient {
             guard redirectsFollowed < configuration.maximumRedirects else {
                 throw KringleError.tooManyRedirects(redirect.request.url)
             }
-            if case let target = redirect.request.url, Redirect.isDowngrade(from: response.url, to: target),
-                !configuration.allowsRedirectsFromHTTPSToHTTP
-            {
+            let target = redirect.request.url
+            if Redirect.isDowngrade(from: response.url, to: target), !configuration.allowsRedirectsFromHTTPSToHTTP {
                 throw KringleError.insecureRedirect(from: response.url, to: target)
             }
             return Hop(

@@ -6,7 +6,8 @@ import Foundation
 /// ``KringleError/timedOut(_:)`` (on the system clock the client then sets no timer of its
 /// own, which saves a promise, a timer and their bookkeeping on every request).
 ///
-/// Internal: both of Kringle's transports conform. The client checks a response from any
+/// Kringle's own: both of its transports conform (`package`, for the URLSession adapter's
+/// module). The client checks a response from any
 /// other transport against the limits once it has arrived.
 package protocol ClientSending: Transport {
     /// Whether ``send(_:deadline:connectTimeout:limits:)`` enforces its deadline. (URLSession

@@ -32,6 +32,35 @@ struct ClientCookieTests {
         #expect(requests.map { $0.headers(named: "Cookie") } == [[], ["session=abc123"], ["session=abc123"]])
     }
 
+    /// An `HTTPRequest` may carry `Cookie` twice (an interceptor's); merged with the jar's, all
+    /// of them go in one field (RFC 6265 §5.4), none lost.
+    @Test("every Cookie field a request carries is merged with the jar's")
+    func repeatedCookieFieldsAreMerged() async throws {
+        struct TwoCookies: RequestInterceptor {
+            func adapt(_ request: HTTPRequest) -> Promise<HTTPRequest> {
+                var request = request
+                request.headers.add(name: "Cookie", value: "a=1")
+                request.headers.add(name: "Cookie", value: "b=2")
+                return Promise(request)
+            }
+        }
+        let stub = StubTransport()
+        stub.stub(.get, "/cats", with: .json("{}"))
+        let jar = CookieJar()
+        let url = URL(string: "http://cats.example/cats")!
+        jar.store(setCookieHeaders: ["c=3; Path=/"], from: url)
+        var configuration = NetworkClient.Configuration()
+        configuration.cookieJar = jar
+        configuration.interceptors = [TwoCookies()]
+        let client = NetworkClient(configuration: configuration, transport: stub)
+
+        try await client.get(ClientTestEndpoint(baseURL: URL(string: "http://cats.example")!, path: "/cats"))
+            .valueWithin()
+
+        let sent = try #require(stub.requests.first)
+        #expect(sent.headers.values(for: "Cookie") == ["a=1; b=2; c=3"])
+    }
+
     @Test("a redirect to another host does not carry the first host's cookies", arguments: TransportUnderTest.allCases)
     func crossHostRedirect(_ transport: TransportUnderTest) async throws {
         let received = ReceivedRequests()

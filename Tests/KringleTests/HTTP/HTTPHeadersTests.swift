@@ -42,4 +42,15 @@ struct HTTPHeadersTests {
         headers["C"] = "3"
         #expect(headers.map(\.name) == ["A", "X-TRACE", "B", "C"])
     }
+
+    @Test("a repeated field reads as its lines' values joined, a missing one as nil")
+    func combinedValue() {
+        let headers = HTTPHeaders([("Cache-Control", "no-cache"), ("X", "1"), ("cache-control", "max-age=5")])
+        #expect(headers.combinedValue(for: "Cache-Control") == "no-cache, max-age=5")
+        #expect(headers.combinedValue(for: "x") == "1")
+        #expect(headers.combinedValue(for: "Cookie") == nil)
+        #expect(
+            HTTPHeaders([("Cookie", "a=1"), ("Cookie", "b=2")]).combinedValue(for: "cookie", separator: "; ")
+                == "a=1; b=2")
+    }
 }
