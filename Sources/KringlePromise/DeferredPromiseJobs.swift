@@ -22,7 +22,7 @@ final class DeferredPromiseJobs {
     /// Whether this thread is running a job of the promises' queue (and not user code).
     @exclusivity(unchecked) private var isRunningPromiseJob = false
     /// Whether this thread is a transport's driving thread lent to the promises' queue
-    /// (`DispatchQueue.runLentToPromises(_:)`), which keeps even the jobs meant for a worker.
+    /// (`DispatchQueue.runLentToPromises(setAside:_:)`), which keeps even the jobs meant for a worker.
     @exclusivity(unchecked) private var isLent = false
     /// Where a lent thread sets its kept jobs aside while user code runs, instead of
     /// sending them back to the queue (see ``LentJobs``).

@@ -55,10 +55,11 @@
 //
 // 7. Lent threads: a thread that settles promises in a loop of its own (Kringle's curl
 //    transport, as responses arrive) may settle them inside
-//    `DispatchQueue.runLentToPromises(_:)` (DeferredPromiseJobs.swift): it is then running a
-//    job of `.promises`, so what the settling sets off on that queue (the client's decode
-//    included) is kept and run by that thread, as after a handler (step 3). The lender sees to
-//    it that a handler which blocks there holds up nothing (Kringle: DrivingSeat.swift).
+//    `DispatchQueue.runLentToPromises(setAside:_:)` (DeferredPromiseJobs.swift): it is then
+//    running a job of `.promises`, so what the settling sets off on that queue (the client's
+//    decode included) is kept and run by that thread, as after a handler (step 3); while a
+//    handler runs, the rest waits aside (LentJobs.swift). The lender sees to it that a handler
+//    which blocks there holds up nothing (Kringle: DrivingSeat.swift).
 //
 // In short: your `done` runs on the queue you name (`.promises` if none), never inside
 // `fulfill`, after the handlers registered before it for that queue. On `.promises` the
