@@ -23,13 +23,6 @@ struct kcurl_blob {
 };
 enum { KCURL_BLOB_COPY = 1 };
 
-/// multi.h: `struct curl_waitfd` (curl_socket_t is int on every platform but Windows).
-struct kcurl_waitfd {
-    int fd;
-    short events;
-    short revents;
-};
-
 /// multi.h: `struct CURLMsg`.
 struct kcurl_message {
     int msg;
@@ -46,7 +39,7 @@ enum { KCURLMSG_DONE = 1 };
 /// curl.h: CURL_GLOBAL_DEFAULT (CURL_GLOBAL_SSL | CURL_GLOBAL_WIN32).
 enum { KCURL_GLOBAL_DEFAULT = 3 };
 
-/// Every libcurl function the shim calls. The last three may be missing in old releases.
+/// Every libcurl function the shim calls; the ones marked optional may be missing.
 struct kcurl_api {
     int (*global_init)(long flags);
     char *(*version)(void);
@@ -64,13 +57,11 @@ struct kcurl_api {
     int (*multi_setopt)(void *multi, int option, ...);
     int (*multi_add_handle)(void *multi, void *easy);
     int (*multi_remove_handle)(void *multi, void *easy);
-    int (*multi_perform)(void *multi, int *running);
-    int (*multi_wait)(void *multi, struct kcurl_waitfd *extra, unsigned int count, int timeout_ms, int *ready);
+    int (*multi_socket_action)(void *multi, int socket, int events, int *running);
     struct kcurl_message *(*multi_info_read)(void *multi, int *queued);
     const char *(*multi_strerror)(int code);
-    // Optional: curl 7.66 (poll) and 7.68 (wakeup).
-    int (*multi_poll)(void *multi, struct kcurl_waitfd *extra, unsigned int count, int timeout_ms, int *ready);
-    int (*multi_wakeup)(void *multi);
+    // Optional: deprecated since curl 7.19.5, though every release still has it.
+    int (*multi_socket_all)(void *multi, int *running);
     // Optional, for WebSockets over a connection of the application's own (CONNECT_ONLY):
     // present in every curl since 7.18, resolved optionally so that HTTP never depends on them.
     int (*easy_send)(void *easy, const void *buffer, size_t length, size_t *sent);

@@ -1,16 +1,17 @@
 // Everything a request calls in libcurl, through the table kcurl_load.c resolves: the easy
-// handle, its header lists, and the multi handle with the one blocking wait its driving
-// thread sleeps in. Kept in one file so that a request runs code in this file alone.
+// handle, its header lists, and the multi handle with the wait its driving thread sleeps in. Kept in one file so that a request runs code in this file alone.
 //
 // Swift cannot call the variadic setopt and getinfo functions, so each argument type gets a
 // wrapper that passes exactly the type curl's documentation gives for that kind of option
 // (long, pointer, curl_off_t, function pointer), which is what curl reads back with va_arg.
 
 #include "kcurl_api.h"
+#include "kcurl_readiness.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 // MARK: - The table
@@ -101,57 +102,76 @@ void kcurl_slist_free_all(kcurl_slist *list) {
 
 // MARK: - The multi handle
 //
-// curl_multi_poll + curl_multi_wakeup (curl 7.66/7.68) let another thread interrupt the
-// wait. Older libraries only have curl_multi_wait, so there the shim adds a non-blocking
-// self-pipe as an extra descriptor: a wake-up writes one byte, the wait drains it.
+// Kringle waits for curl's sockets itself (curl_multi_socket_action): curl announces each
+// socket it wants watched through the socket callback, and the time it next needs a call
+// through the timer callback; kcurl_multi_wait sleeps on them with kcurl_readiness.c.
 
 struct kcurl_multi {
     void *handle;
-    /// 1 when waiting uses curl_multi_wait and the pipe below.
-    int uses_pipe;
-    int wake_read;
-    int wake_write;
+    struct kcurl_readiness readiness;
+    /// When curl's timer is due, in nanoseconds of the monotonic clock; -1 for no timer.
+    /// Written by the timer callback, which runs inside a call into the multi handle.
+    int64_t timer_due;
 };
 
-/// Makes both ends of a fresh pipe non-blocking and close-on-exec; 0 on success.
-static int open_wake_pipe(struct kcurl_multi *multi) {
-    int ends[2];
-    if (pipe(ends) != 0) {
-        return -1;
+static int64_t monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/// CURLMOPT_SOCKETFUNCTION: watch `socket` as curl asks (CURL_POLL_IN 1, OUT 2, INOUT 3,
+/// REMOVE 4), level-triggered, tagged with its number.
+static int on_socket(void *easy, int socket, int what, void *context, void *socket_context) {
+    (void)easy;
+    (void)socket_context;
+    struct kcurl_multi *multi = context;
+    if (what == 4) {
+        kcurl_readiness_unwatch(&multi->readiness, socket);
+        return 0;
     }
-    for (int index = 0; index < 2; index++) {
-        int flags = fcntl(ends[index], F_GETFL);
-        if (flags == -1 || fcntl(ends[index], F_SETFL, flags | O_NONBLOCK) == -1
-            || fcntl(ends[index], F_SETFD, FD_CLOEXEC) == -1) {
-            close(ends[0]);
-            close(ends[1]);
-            return -1;
-        }
-    }
-    multi->wake_read = ends[0];
-    multi->wake_write = ends[1];
+    uint64_t tag = KCURL_TAG_CURL_SOCKET | (uint64_t)(unsigned int)socket;
+    // -1 fails the transfers on this socket (curl 7.88 and later check the result).
+    return kcurl_readiness_watch(&multi->readiness, socket, what & (KCURL_WATCH_IN | KCURL_WATCH_OUT), tag, 0);
+}
+
+/// CURLMOPT_TIMERFUNCTION: curl wants a call with CURL_SOCKET_TIMEOUT in `timeout_ms`
+/// (0: as soon as possible, never from inside this callback), or no call (-1).
+static int on_timer(void *handle, long timeout_ms, void *context) {
+    (void)handle;
+    struct kcurl_multi *multi = context;
+    multi->timer_due = timeout_ms < 0 ? -1 : monotonic_nanoseconds() + (int64_t)timeout_ms * 1000000;
     return 0;
 }
 
-kcurl_multi *kcurl_multi_create(int force_wait_fallback) {
+/// multi.h: CURLMOPT_SOCKETFUNCTION, _SOCKETDATA, _TIMERFUNCTION and _TIMERDATA.
+enum {
+    KCURLMOPT_SOCKETFUNCTION = 20001,
+    KCURLMOPT_SOCKETDATA = 10002,
+    KCURLMOPT_TIMERFUNCTION = 20004,
+    KCURLMOPT_TIMERDATA = 10005,
+};
+
+kcurl_multi *kcurl_multi_create(int portable) {
     const struct kcurl_api *api = kcurl_api();
     struct kcurl_multi *multi = calloc(1, sizeof(struct kcurl_multi));
     if (multi == NULL) {
         return NULL;
     }
-    multi->wake_read = -1;
-    multi->wake_write = -1;
-    multi->uses_pipe = force_wait_fallback || api->multi_poll == NULL || api->multi_wakeup == NULL;
-    if (multi->uses_pipe && open_wake_pipe(multi) != 0) {
+    multi->timer_due = -1;
+    if (kcurl_readiness_open(&multi->readiness, portable) != 0) {
         free(multi);
         return NULL;
     }
     multi->handle = api->multi_init();
-    if (multi->handle == NULL) {
-        if (multi->uses_pipe) {
-            close(multi->wake_read);
-            close(multi->wake_write);
+    if (multi->handle == NULL || api->multi_setopt(multi->handle, KCURLMOPT_SOCKETFUNCTION, on_socket) != 0
+        || api->multi_setopt(multi->handle, KCURLMOPT_SOCKETDATA, (void *)multi) != 0
+        || api->multi_setopt(multi->handle, KCURLMOPT_TIMERFUNCTION, on_timer) != 0
+        || api->multi_setopt(multi->handle, KCURLMOPT_TIMERDATA, (void *)multi) != 0) {
+        if (multi->handle != NULL) {
+            api->multi_cleanup(multi->handle);
         }
+        kcurl_readiness_close(&multi->readiness);
         free(multi);
         return NULL;
     }
@@ -163,15 +183,12 @@ void kcurl_multi_destroy(kcurl_multi *multi) {
         return;
     }
     kcurl_api()->multi_cleanup(multi->handle);
-    if (multi->uses_pipe) {
-        close(multi->wake_read);
-        close(multi->wake_write);
-    }
+    kcurl_readiness_close(&multi->readiness);
     free(multi);
 }
 
-int kcurl_multi_uses_wait_fallback(const kcurl_multi *multi) {
-    return multi->uses_pipe;
+int kcurl_multi_is_portable(const kcurl_multi *multi) {
+    return multi->readiness.portable;
 }
 
 int kcurl_multi_setopt_long(kcurl_multi *multi, kcurl_multi_option option, long value) {
@@ -186,69 +203,57 @@ int kcurl_multi_remove(kcurl_multi *multi, kcurl_easy *easy) {
     return kcurl_api()->multi_remove_handle(multi->handle, easy);
 }
 
-int kcurl_multi_perform(kcurl_multi *multi, int *running) {
-    return kcurl_api()->multi_perform(multi->handle, running);
+int kcurl_multi_socket_action(kcurl_multi *multi, int socket, int events) {
+    int running = 0;
+    if (socket == KCURL_SOCKET_TIMEOUT) {
+        // The timer is one-shot: this call uses it up. curl calls the timer callback again
+        // whenever a timer remains (it forgets the last time it announced, multi.c,
+        // multi_socket), but says nothing when none does.
+        multi->timer_due = -1;
+    }
+    return kcurl_api()->multi_socket_action(multi->handle, socket, events, &running);
 }
 
-int kcurl_multi_poll(kcurl_multi *multi, int timeout_ms) {
-    return kcurl_multi_poll_with(multi, NULL, 0, timeout_ms);
-}
-
-// kcurl_watched_socket has the layout of struct curl_waitfd, so the caller's array is passed
-// to curl as it is.
-_Static_assert(sizeof(kcurl_watched_socket) == sizeof(struct kcurl_waitfd), "curl_waitfd layout");
-
-int kcurl_multi_poll_with(kcurl_multi *multi, kcurl_watched_socket *sockets, unsigned int count, int timeout_ms) {
+int kcurl_multi_socket_all(kcurl_multi *multi) {
     const struct kcurl_api *api = kcurl_api();
-    int ready = 0;
-    // curl writes revents only for descriptors poll reported.
-    for (unsigned int index = 0; index < count; index++) {
-        sockets[index].revents = 0;
+    int running = 0;
+    if (api->multi_socket_all == NULL) {
+        return api->multi_socket_action(multi->handle, KCURL_SOCKET_TIMEOUT, 0, &running);
     }
-    struct kcurl_waitfd *extra = (struct kcurl_waitfd *)sockets;
-    if (!multi->uses_pipe) {
-        return api->multi_poll(multi->handle, extra, count, timeout_ms, &ready);
+    return api->multi_socket_all(multi->handle, &running);
+}
+
+int kcurl_multi_timeout(const kcurl_multi *multi) {
+    int64_t due = multi->timer_due;
+    if (due < 0) {
+        return -1;
     }
-    // The self-pipe goes last, after the caller's descriptors.
-    struct kcurl_waitfd on_stack[9];
-    struct kcurl_waitfd *all = on_stack;
-    if (count + 1 > sizeof(on_stack) / sizeof(on_stack[0])) {
-        all = malloc((count + 1) * sizeof(struct kcurl_waitfd));
-        if (all == NULL) {
-            return 3;  // CURLM_OUT_OF_MEMORY
-        }
+    int64_t left = due - monotonic_nanoseconds();
+    if (left <= 0) {
+        return 0;
     }
-    for (unsigned int index = 0; index < count; index++) {
-        all[index] = extra[index];
-    }
-    all[count] = (struct kcurl_waitfd){multi->wake_read, KCURL_WAIT_POLLIN, 0};
-    int code = api->multi_wait(multi->handle, all, count + 1, timeout_ms, &ready);
-    for (unsigned int index = 0; index < count; index++) {
-        extra[index].revents = all[index].revents;
-    }
-    if (all != on_stack) {
-        free(all);
-    }
-    // Drain unconditionally: the pipe is non-blocking, and a byte written after this point
-    // wakes the next wait.
-    char sink[64];
-    while (read(multi->wake_read, sink, sizeof(sink)) > 0) {
-    }
-    return code;
+    // Rounded up: woken a little late, curl finds the timer expired; woken early, it would
+    // find nothing to do and the wait would start again.
+    int64_t milliseconds = (left + 999999) / 1000000;
+    return milliseconds > 0x7fffffff ? 0x7fffffff : (int)milliseconds;
+}
+
+int kcurl_multi_wait(kcurl_multi *multi, int timeout_ms, kcurl_event *events, int capacity) {
+    return kcurl_readiness_wait(&multi->readiness, timeout_ms, events, capacity);
 }
 
 int kcurl_multi_wakeup(kcurl_multi *multi) {
-    if (!multi->uses_pipe) {
-        return kcurl_api()->multi_wakeup(multi->handle);
-    }
-    char byte = 1;
-    // A full pipe (EAGAIN) already holds a pending wake-up, which is all that is needed.
-    while (write(multi->wake_write, &byte, 1) < 0) {
-        if (errno != EINTR) {
-            break;
-        }
-    }
-    return 0;
+    return kcurl_readiness_wake(&multi->readiness);
+}
+
+int kcurl_multi_watch(kcurl_multi *multi, int socket, int events, uint64_t tag) {
+    // Edge-triggered where epoll allows it: a WebSocket reads and writes until its socket
+    // has no more (CurlWebSocketLink.swift), so it needs a report per change, not per wait.
+    return kcurl_readiness_watch(&multi->readiness, socket, events, tag, 1);
+}
+
+void kcurl_multi_unwatch(kcurl_multi *multi, int socket) {
+    kcurl_readiness_unwatch(&multi->readiness, socket);
 }
 
 int kcurl_multi_next_done(kcurl_multi *multi, kcurl_easy **easy, int *result) {

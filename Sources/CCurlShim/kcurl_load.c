@@ -56,12 +56,10 @@ static int resolve_all(void *library, struct kcurl_api *table, char *missing, si
     ok &= kdl_resolve(library, "curl_multi_setopt", &table->multi_setopt, 1, missing, capacity);
     ok &= kdl_resolve(library, "curl_multi_add_handle", &table->multi_add_handle, 1, missing, capacity);
     ok &= kdl_resolve(library, "curl_multi_remove_handle", &table->multi_remove_handle, 1, missing, capacity);
-    ok &= kdl_resolve(library, "curl_multi_perform", &table->multi_perform, 1, missing, capacity);
-    ok &= kdl_resolve(library, "curl_multi_wait", &table->multi_wait, 1, missing, capacity);
+    ok &= kdl_resolve(library, "curl_multi_socket_action", &table->multi_socket_action, 1, missing, capacity);
     ok &= kdl_resolve(library, "curl_multi_info_read", &table->multi_info_read, 1, missing, capacity);
     ok &= kdl_resolve(library, "curl_multi_strerror", &table->multi_strerror, 1, missing, capacity);
-    kdl_resolve(library, "curl_multi_poll", &table->multi_poll, 0, missing, capacity);
-    kdl_resolve(library, "curl_multi_wakeup", &table->multi_wakeup, 0, missing, capacity);
+    kdl_resolve(library, "curl_multi_socket_all", &table->multi_socket_all, 0, missing, capacity);
     kdl_resolve(library, "curl_easy_send", &table->easy_send, 0, missing, capacity);
     kdl_resolve(library, "curl_easy_recv", &table->easy_recv, 0, missing, capacity);
     kdl_resolve(library, "curl_share_init", &table->share_init, 0, missing, capacity);

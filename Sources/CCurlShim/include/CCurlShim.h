@@ -25,7 +25,7 @@ extern "C" {
 /// An easy handle (curl's `CURL *`); one transfer at a time.
 typedef struct kcurl_easy kcurl_easy;
 
-/// A multi handle together with the wake-up pipe used when libcurl lacks curl_multi_wakeup.
+/// A multi handle together with the descriptors it waits on (kcurl_readiness.c).
 typedef struct kcurl_multi kcurl_multi;
 
 /// A header list (curl's `struct curl_slist *`).
@@ -286,21 +286,54 @@ void kcurl_slist_free_all(kcurl_slist *list);
 
 // MARK: - Multi handles (call only after kcurl_load returned 1)
 
-/// Creates a multi handle. Waiting uses curl_multi_poll and curl_multi_wakeup when the
-/// library has them (curl 7.68+), otherwise curl_multi_wait plus a self-pipe;
-/// `force_wait_fallback` picks the latter even when both exist (for tests).
-kcurl_multi *kcurl_multi_create(int force_wait_fallback);
+/// Creates a multi handle that waits for its sockets with epoll (Linux) or, `portable` (every
+/// other platform, and tests), poll().
+kcurl_multi *kcurl_multi_create(int portable);
 void kcurl_multi_destroy(kcurl_multi *multi);
-/// 1 when this multi handle waits with curl_multi_wait and a self-pipe.
-int kcurl_multi_uses_wait_fallback(const kcurl_multi *multi);
+/// 1 when this multi handle waits with poll().
+int kcurl_multi_is_portable(const kcurl_multi *multi);
 int kcurl_multi_setopt_long(kcurl_multi *multi, kcurl_multi_option option, long value);
 int kcurl_multi_add(kcurl_multi *multi, kcurl_easy *easy);
 int kcurl_multi_remove(kcurl_multi *multi, kcurl_easy *easy);
-int kcurl_multi_perform(kcurl_multi *multi, int *running);
-/// Waits up to `timeout_ms` for activity on curl's sockets or for kcurl_multi_wakeup.
-int kcurl_multi_poll(kcurl_multi *multi, int timeout_ms);
-/// Interrupts kcurl_multi_poll; the only function here that may be called from any thread.
+
+/// curl's socket for kcurl_multi_socket_action when it is no socket but curl's timer
+/// (CURL_SOCKET_TIMEOUT).
+enum { KCURL_SOCKET_TIMEOUT = -1 };
+/// What a watched descriptor is watched for, or what happened to it; the values of curl's
+/// CURL_CSELECT_IN, _OUT and _ERR, so that they go to curl_multi_socket_action as they are.
+enum { KCURL_WATCH_IN = 1, KCURL_WATCH_OUT = 2, KCURL_WATCH_ERROR = 4 };
+/// A tag with this bit set is one of curl's sockets, whose number is the tag's low 32 bits;
+/// every other tag is the application's (kcurl_multi_watch).
+static const uint64_t KCURL_TAG_CURL_SOCKET = (uint64_t)1 << 63;
+/// The tag kcurl_multi_wait reports a wake-up with.
+static const uint64_t KCURL_TAG_WAKE_UP = UINT64_MAX;
+
+/// A descriptor that is ready: its tag, and what happened (KCURL_WATCH_*).
+typedef struct kcurl_event {
+    uint64_t tag;
+    int events;
+} kcurl_event;
+
+/// Lets curl move the transfers on `socket` (`events` of KCURL_WATCH_*), or the ones whose
+/// time came (KCURL_SOCKET_TIMEOUT, `events` 0); returns a CURLMcode.
+int kcurl_multi_socket_action(kcurl_multi *multi, int socket, int events);
+/// Lets curl move every transfer (curl_multi_socket_all, or the timer's when it is missing).
+int kcurl_multi_socket_all(kcurl_multi *multi);
+/// Milliseconds until curl's timer is due (0: now), or -1 when it has none.
+int kcurl_multi_timeout(const kcurl_multi *multi);
+/// Waits up to `timeout_ms` (-1: no limit) for curl's sockets, the application's watched
+/// descriptors or kcurl_multi_wakeup; fills `events` with the ready descriptors (and a
+/// wake-up, as KCURL_TAG_WAKE_UP) and returns how many, or -1 with errno set.
+int kcurl_multi_wait(kcurl_multi *multi, int timeout_ms, kcurl_event *events, int capacity);
+/// Interrupts kcurl_multi_wait; the only function here that may be called from any thread.
 int kcurl_multi_wakeup(kcurl_multi *multi);
+/// Watches a descriptor of the application's own (a WebSocket's socket) for `events`,
+/// reported with `tag` (below KCURL_TAG_CURL_SOCKET): edge-triggered with epoll, once per
+/// change; level-triggered with poll(), so call it again as the events wanted change.
+/// 0, or -1 with errno set.
+int kcurl_multi_watch(kcurl_multi *multi, int socket, int events, uint64_t tag);
+/// Stops watching a descriptor of the application's own; call it before closing it.
+void kcurl_multi_unwatch(kcurl_multi *multi, int socket);
 /// Fetches the next finished transfer: returns 1 and fills `easy` and `result`, or 0 when
 /// there is none.
 int kcurl_multi_next_done(kcurl_multi *multi, kcurl_easy **easy, int *result);
@@ -338,33 +371,6 @@ int kcurl_easy_active_socket(kcurl_easy *easy);
 
 /// curl.h: CURLE_AGAIN, the socket is not ready.
 enum { KCURLE_AGAIN = 81 };
-/// multi.h: what an extra descriptor waits for (CURL_WAIT_POLLIN, CURL_WAIT_POLLOUT).
-enum { KCURL_WAIT_POLLIN = 0x0001, KCURL_WAIT_POLLOUT = 0x0004 };
-
-/// One extra descriptor for kcurl_multi_poll_with: `events` of KCURL_WAIT_POLLIN and
-/// KCURL_WAIT_POLLOUT; `revents` says which happened.
-typedef struct kcurl_watched_socket {
-    int fd;
-    short events;
-    short revents;
-} kcurl_watched_socket;
-
-/// kcurl_multi_poll that also wakes up for `count` descriptors of the application's own;
-/// clears and then fills their `revents`.
-int kcurl_multi_poll_with(kcurl_multi *multi, kcurl_watched_socket *sockets, unsigned int count, int timeout_ms);
-
-#ifdef __linux__
-/// An epoll instance for the WebSocket sockets (kcurl_sockets.c), or -1.
-int kcurl_readiness_create(void);
-/// Watches `socket` for link `id`, edge-triggered, for reading and writing; 0 or -1.
-int kcurl_readiness_add(int readiness, int socket, uint64_t id);
-/// Stops watching `socket`.
-void kcurl_readiness_remove(int readiness, int socket);
-/// Fills `ids` with the links whose sockets changed, up to `capacity` (at most 256), without
-/// waiting; returns how many.
-int kcurl_readiness_ready(int readiness, uint64_t *ids, int capacity);
-void kcurl_readiness_destroy(int readiness);
-#endif
 
 // MARK: - Threads
 

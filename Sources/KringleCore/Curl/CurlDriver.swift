@@ -21,21 +21,23 @@ final class CurlDriver {
     /// Reset easy handles kept for the next transfers (creating one costs more than a reset).
     private var idleHandles: [EasyHandle] = []
     private let idleHandleLimit = 16
-    /// The finished transfers of one `curl_multi_perform`, until they are settled.
+    /// The finished transfers of one turn, until they are settled.
     private var settlements: [Settlement] = []
     /// The engine's WebSockets, once curl connected them.
     private let webSockets: CurlWebSocketLinks
+    /// Where a wait reports the ready descriptors.
+    private let events = UnsafeMutableBufferPointer<kcurl_event>.allocate(capacity: 128)
     /// How long one wait may last when curl has no earlier deadline of its own and no
     /// transfer runs; only bounds how often an idle thread wakes up, since commands
     /// interrupt the wait.
     private let idleWaitMilliseconds: Int32 = 10_000
-    /// The same while transfers run: a backstop for libcurl before 8.1, which can lose the
-    /// wake-up of a transfer that waited inside libcurl for a connection (its
-    /// `curl_multi_perform` sweeps away the timer that would run it, and the transfer
-    /// then moves only when some later call looks at it; 8.1.0's commit 843b3baa fixed
-    /// it). Waits inside libcurl no longer happen for connection limits, which are
-    /// ``CurlAdmission``'s, but an HTTP/2 request still waits there for its connection to
-    /// be known to multiplex (`CURLOPT_PIPEWAIT`).
+    /// The same while transfers run, after which curl looks at every transfer: a backstop
+    /// for libcurl before 8.1, which can lose the wake-up of a transfer that waited inside
+    /// libcurl for a connection (its timer is swept away, and the transfer then moves only
+    /// when some later call looks at it; 8.1.0's commit 843b3baa fixed it). Waits inside
+    /// libcurl no longer happen for connection limits, which are ``CurlAdmission``'s, but an
+    /// HTTP/2 request still waits there for its connection to be known to multiplex
+    /// (`CURLOPT_PIPEWAIT`).
     private let busyWaitMilliseconds: Int32 = 1_000
 
     init(engine: CurlEngine) {
@@ -44,6 +46,10 @@ final class CurlDriver {
         admission = CurlAdmission(
             perHost: engine.configuration.maximumConnectionsPerHost, total: engine.configuration.maximumConnections)
         webSockets = CurlWebSocketLinks(engine: engine, multi: multi)
+    }
+
+    deinit {
+        events.deallocate()
     }
 
     /// Runs until the engine is shut down and every transfer has finished.
@@ -65,9 +71,13 @@ final class CurlDriver {
                 if engine.finishIfIdle() { break }
                 continue
             }
+            // Let curl run the transfers whose time came (new ones start so), and the
+            // WebSockets whose sockets were ready.
+            if kcurl_multi_timeout(multi) == 0 { kcurl_multi_socket_action(multi, Int32(KCURL_SOCKET_TIMEOUT), 0) }
+            webSockets.serviceDue()
             // Settling the finished transfers lends this thread to the promises' queue, which
             // may give the seat to another thread (DrivingSeat.swift): then this one is done.
-            guard performAndCollect() else { return }
+            guard collect() else { return }
             // Transfers that ended made room: start the next ones, and let curl begin them
             // before this thread sleeps.
             if startWaiting() { continue }
@@ -75,13 +85,7 @@ final class CurlDriver {
             // Announce the wait, so that commands from now on wake this thread; commands
             // that came while it was busy are picked up without any wake-up.
             guard engine.beginWait(knownShuttingDown: isShuttingDown) else { continue }
-            let milliseconds = transfers.isEmpty && webSockets.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds
-            let code =
-                webSockets.isEmpty
-                ? kcurl_multi_poll(multi, milliseconds) : webSockets.wait(milliseconds: milliseconds)
-            if code != 0 {
-                failAll(because: code)
-            }
+            waitForSockets()
         }
         // The multi handle itself is freed by the engine's deinit.
         idleHandles.removeAll()
@@ -225,12 +229,36 @@ final class CurlDriver {
         finish(transfer, code: code).settle()
     }
 
-    /// Lets curl move every transfer forward, then settles the ones that finished; `false`
-    /// when this thread lost the seat while it ran what their promises set off.
-    private func performAndCollect() -> Bool {
+    /// Sleeps until a socket is ready, curl's timer is due or a command comes, and lets
+    /// curl move the transfers on the ready sockets.
+    private func waitForSockets() {
         ThreadConfinement.assertDriving(engine)
-        var running: Int32 = 0
-        kcurl_multi_perform(multi, &running)
+        let backstop = transfers.isEmpty && webSockets.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds
+        let timer = kcurl_multi_timeout(multi)
+        let timeout = webSockets.hasDue ? 0 : timer >= 0 ? min(timer, backstop) : backstop
+        let count = kcurl_multi_wait(multi, timeout, events.baseAddress, Int32(events.count))
+        guard count >= 0 else {
+            failAll(because: String(cString: strerror(errno)))
+            return
+        }
+        if count == 0, timeout == backstop, !transfers.isEmpty {
+            kcurl_multi_socket_all(multi)
+            return
+        }
+        for event in events[0..<Int(count)] {
+            if event.tag == KCURL_TAG_WAKE_UP { continue }
+            if event.tag & KCURL_TAG_CURL_SOCKET != 0 {
+                kcurl_multi_socket_action(multi, Int32(truncatingIfNeeded: event.tag), event.events)
+            } else {
+                webSockets.socketIsReady(event.tag)
+            }
+        }
+    }
+
+    /// Settles the transfers curl finished; `false` when this thread lost the seat while it
+    /// ran what their promises set off.
+    private func collect() -> Bool {
+        ThreadConfinement.assertDriving(engine)
         var easy: OpaquePointer?
         var code: Int32 = 0
         while kcurl_multi_next_done(multi, &easy, &code) == 1 {
@@ -296,12 +324,12 @@ final class CurlDriver {
         return settlement
     }
 
-    /// Rejects every transfer after the wait itself failed (curl found the multi handle or
-    /// its sockets unusable), so that no promise is left pending.
-    private func failAll(because code: Int32) {
+    /// Rejects every transfer after the wait itself failed, so that no promise is left
+    /// pending.
+    private func failAll(because reason: String) {
         ThreadConfinement.assertDriving(engine)
-        let reason = String(cString: kcurl_multi_strerror(code))
-        let error = CurlError(code: CurlError.failedInitialization, message: "curl_multi_poll failed: \(reason)")
+        let error = CurlError(
+            code: CurlError.failedInitialization, message: "waiting for the sockets failed: \(reason)")
         for waiting in admission.removeAllWaiting() {
             if let timer = waitTimers.removeValue(forKey: waiting.id) { clock.cancel(timer) }
             reject(waiting.promise, error)

@@ -6,7 +6,7 @@ import Synchronization
 /// The thread-safe face of one curl multi handle and the thread that drives it.
 ///
 /// Any thread may submit or cancel a transfer: the command goes into a locked inbox and
-/// `curl_multi_wakeup` interrupts the driving thread's wait. Only the driving thread
+/// `kcurl_multi_wakeup` interrupts the driving thread's wait. Only the driving thread
 /// (``CurlDriver``) touches easy handles or calls into the multi handle otherwise.
 ///
 /// The driving thread runs while the transport lives, and after that until the last
@@ -34,7 +34,7 @@ final class CurlEngine: Sendable {
         var isShuttingDown = false
         /// Set by the driving thread when it exits; later commands find no one to run them.
         var isFinished = false
-        /// Whether the driving thread is (about to be) blocked in `curl_multi_poll`; only
+        /// Whether the driving thread is (about to be) blocked in `kcurl_multi_wait`; only
         /// then does a command need a wake-up.
         var driverIsWaiting = false
         /// Whether that wait has been interrupted already: one wake-up per wait is enough.
@@ -54,12 +54,12 @@ final class CurlEngine: Sendable {
 
     /// Creates the multi handle and starts the driving thread.
     ///
-    /// - Parameter forceWaitFallback: waits with `curl_multi_wait` and a self-pipe even when
-    ///   `curl_multi_poll` exists, so tests can cover the path taken with old libraries.
-    init(configuration: CurlTransport.Configuration, forceWaitFallback: Bool = false) throws(CurlError) {
+    /// - Parameter portableWaiting: waits for the sockets with poll(), as on every platform but
+    ///   Linux, rather than epoll, so tests can cover that path here.
+    init(configuration: CurlTransport.Configuration, portableWaiting: Bool = false) throws(CurlError) {
         // Every shim function calls through the table kcurl_load fills in.
         try CurlLibrary.load().get()
-        guard let pointer = kcurl_multi_create(forceWaitFallback ? 1 : 0) else {
+        guard let pointer = kcurl_multi_create(portableWaiting ? 1 : 0) else {
             throw CurlError(code: CurlError.failedInitialization, message: "curl_multi_init failed")
         }
         self.configuration = configuration
@@ -200,9 +200,9 @@ final class CurlEngine: Sendable {
         }
     }
 
-    /// Whether the multi handle waits with `curl_multi_wait` and a self-pipe.
-    var usesWaitFallback: Bool {
-        kcurl_multi_uses_wait_fallback(multi.pointer) == 1
+    /// Whether the multi handle waits for its sockets with poll() rather than epoll.
+    var waitsWithPoll: Bool {
+        kcurl_multi_is_portable(multi.pointer) == 1
     }
 
     // MARK: - For the driving thread
@@ -219,7 +219,7 @@ final class CurlEngine: Sendable {
         }
     }
 
-    /// Announces that the driving thread is about to block in `curl_multi_poll`; returns
+    /// Announces that the driving thread is about to block in `kcurl_multi_wait`; returns
     /// `false`, announcing nothing, when a command is already waiting or a shutdown arrived
     /// since the driver last looked (`knownShuttingDown`).
     func beginWait(knownShuttingDown: Bool) -> Bool {

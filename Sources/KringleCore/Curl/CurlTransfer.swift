@@ -373,7 +373,7 @@ extension CurlTransfer {
     /// The C functions curl calls back into. Each receives the object it works for as an
     /// unretained `Unmanaged` pointer (`CURLOPT_WRITEDATA`, `CURLOPT_HEADERDATA`,
     /// `CURLOPT_READDATA`…); the transfer keeps those objects alive for as long as the easy
-    /// handle points at them. libcurl calls them from inside `curl_multi_perform`, so on
+    /// handle points at them. libcurl calls them from inside `curl_multi_socket_action`, so on
     /// the driving thread, which each checks in debug builds.
     enum Callbacks {
         /// `CURLOPT_WRITEFUNCTION`: body bytes, for the ``ResponseCollector``. Returning fewer

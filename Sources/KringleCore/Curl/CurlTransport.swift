@@ -73,12 +73,12 @@ public final class CurlTransport: Transport, ClientSending {
     }
 
     /// Creates a transport as if loading libcurl had given `library`; tests use it to see
-    /// the unavailable path and the `curl_multi_wait` fallback.
-    init(configuration: Configuration, library: Result<Void, CurlError>, forceWaitFallback: Bool = false) {
+    /// the unavailable path and the poll() waiting of other platforms (`portableWaiting`).
+    init(configuration: Configuration, library: Result<Void, CurlError>, portableWaiting: Bool = false) {
         self.configuration = configuration
         engine = library.flatMap { () -> Result<CurlEngine, CurlError> in
             Result { () throws(CurlError) -> CurlEngine in
-                try CurlEngine(configuration: configuration, forceWaitFallback: forceWaitFallback)
+                try CurlEngine(configuration: configuration, portableWaiting: portableWaiting)
             }
         }
     }
@@ -89,10 +89,9 @@ public final class CurlTransport: Transport, ClientSending {
         }
     }
 
-    /// Whether this transport waits with `curl_multi_wait` and a self-pipe (libcurl before
-    /// 7.68) rather than `curl_multi_poll`.
-    var usesWaitFallback: Bool {
-        if case .success(let engine) = engine { return engine.usesWaitFallback }
+    /// Whether this transport waits for its sockets with poll() rather than epoll.
+    var waitsWithPoll: Bool {
+        if case .success(let engine) = engine { return engine.waitsWithPoll }
         return false
     }
 

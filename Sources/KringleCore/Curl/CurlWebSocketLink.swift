@@ -72,11 +72,11 @@ final class CurlWebSocketLink: WebSocketByteLink, @unchecked Sendable {
 
     /// What the poll should wait for on this socket: reading unless paused, writing while
     /// bytes wait.
-    var pollEvents: Int16 {
-        var events: Int16 = 0
-        if isReading { events |= Int16(KCURL_WAIT_POLLIN) }
+    var pollEvents: Int32 {
+        var events: Int32 = 0
+        if isReading { events |= Int32(KCURL_WATCH_IN) }
         if currentOffset < current.count || requests.withLock({ !$0.queued.isEmpty }) {
-            events |= Int16(KCURL_WAIT_POLLOUT)
+            events |= Int32(KCURL_WATCH_OUT)
         }
         return events
     }

@@ -2,29 +2,31 @@ import CCurlShim
 import Foundation
 
 /// The WebSockets of one curl engine, on its driving thread: their handshakes and frames move
-/// through the poll the transfers wait in, socket by socket, with no thread of their own.
+/// when their sockets are ready, which the same wait as the transfers' watches, with no thread
+/// of their own.
 ///
 /// Owned by the ``CurlDriver``, which hands it the connect-only transfers curl connected and
-/// lets it wait in the poll while it has links; everything here runs on the driving thread
-/// (``ThreadConfinement``), except ``register(_:for:)``.
+/// the sockets its wait found ready; everything here runs on the driving thread
+/// (``ThreadConfinement``).
 final class CurlWebSocketLinks {
     private let engine: CurlEngine
     private let multi: OpaquePointer
     /// Open WebSockets (and ones in their opening handshake), by request.
     private var links: [UInt64: CurlWebSocketLink] = [:]
-    /// Links whose last turn stopped with bytes still to read: they get the next one without
-    /// waiting for their sockets.
-    private var unfinished: Set<UInt64> = []
-    #if os(Linux)
-    /// The links' sockets, watched through one descriptor; made with the first link.
-    private var readiness: SocketReadiness?
-    #endif
+    /// Links whose last turn stopped with bytes still to read (they get the next one without
+    /// waiting for their sockets), and links whose sockets the wait found ready.
+    private var due: Set<UInt64> = []
+    /// Whether the multi handle watches with poll(), level-triggered: each link's socket is
+    /// watched for what it waits for now (``CurlWebSocketLink/pollEvents``), which changes
+    /// with each turn. Edge-triggered epoll watches every socket for both, once.
+    private let watchesLevels: Bool
     /// Where a link's bytes are read to; made with the first link.
     private var scratch: UnsafeMutableRawBufferPointer?
 
     init(engine: CurlEngine, multi: OpaquePointer) {
         self.engine = engine
         self.multi = multi
+        watchesLevels = kcurl_multi_is_portable(multi) == 1
     }
 
     deinit {
@@ -32,6 +34,9 @@ final class CurlWebSocketLinks {
     }
 
     var isEmpty: Bool { links.isEmpty }
+
+    /// Whether a link needs a turn without waiting for its socket.
+    var hasDue: Bool { !due.isEmpty }
 
     /// Turns a CONNECT_ONLY transfer that curl connected into a link, which writes the
     /// opening handshake at once. The handle stays in the multi handle: taking it out would
@@ -50,15 +55,13 @@ final class CurlWebSocketLinks {
         let link = CurlWebSocketLink(
             id: submission.id, transfer: transfer, socket: socket, engine: engine, opening: opening)
         links[submission.id] = link
-        #if os(Linux)
-        if readiness == nil { readiness = SocketReadiness() }
-        guard let readiness, readiness.add(socket, id: submission.id) else {
-            let error = CurlError(code: CurlError.failedInitialization, message: "epoll refused the socket")
+        let events = watchesLevels ? link.pollEvents : Int32(KCURL_WATCH_IN | KCURL_WATCH_OUT)
+        guard kcurl_multi_watch(multi, socket, events, submission.id) == 0 else {
+            let error = CurlError(code: CurlError.failedInitialization, message: "the socket could not be watched")
             link.end(KringleError.transport(error))
             close(link)
             return
         }
-        #endif
         service(link)
     }
 
@@ -74,8 +77,26 @@ final class CurlWebSocketLinks {
 
     private func service(_ link: CurlWebSocketLink) {
         if scratch == nil { scratch = .allocate(byteCount: 64 << 10, alignment: 16) }
-        if let scratch, link.service(scratch: scratch) { unfinished.insert(link.id) }
-        if link.ended { close(link) }
+        if let scratch, link.service(scratch: scratch) { due.insert(link.id) }
+        if link.ended {
+            close(link)
+        } else if watchesLevels {
+            kcurl_multi_watch(multi, link.socket, link.pollEvents, link.id)
+        }
+    }
+
+    /// Notes that the wait found the socket of link `id` ready.
+    func socketIsReady(_ id: UInt64) {
+        due.insert(id)
+    }
+
+    /// Gives a turn to every link whose socket was ready or whose last turn stopped short.
+    func serviceDue() {
+        ThreadConfinement.assertDriving(engine)
+        guard !due.isEmpty else { return }
+        let turns = due
+        due.removeAll(keepingCapacity: true)
+        for id in turns { service(id) }
     }
 
     /// Ends the link `id` with `error` (its call was cancelled); `false` when there is none.
@@ -98,10 +119,8 @@ final class CurlWebSocketLinks {
     /// Closes an ended link's connection and frees its handle.
     private func close(_ link: CurlWebSocketLink) {
         guard links.removeValue(forKey: link.id) != nil else { return }
-        unfinished.remove(link.id)
-        #if os(Linux)
-        readiness?.remove(link.socket)
-        #endif
+        due.remove(link.id)
+        kcurl_multi_unwatch(multi, link.socket)
         discard(link.transfer)
     }
 
@@ -110,30 +129,5 @@ final class CurlWebSocketLinks {
     private func discard(_ transfer: CurlTransfer) {
         kcurl_multi_remove(multi, transfer.easy.pointer)
         transfer.releaseConnectionShare()
-    }
-
-    /// Waits in curl's poll, and for the links' sockets, then gives every link whose socket
-    /// woke up (or whose last turn stopped short) a turn.
-    func wait(milliseconds: Int32) -> Int32 {
-        ThreadConfinement.assertDriving(engine)
-        let timeout = unfinished.isEmpty ? milliseconds : 0
-        var due = unfinished
-        unfinished.removeAll(keepingCapacity: true)
-        #if os(Linux)
-        // One descriptor stands for every socket (``SocketReadiness``).
-        guard let readiness else { return kcurl_multi_poll(multi, timeout) }
-        var watched = kcurl_watched_socket(fd: readiness.descriptor, events: Int16(KCURL_WAIT_POLLIN), revents: 0)
-        let code = kcurl_multi_poll_with(multi, &watched, 1, timeout)
-        due.formUnion(readiness.ready())
-        #else
-        // Without epoll, every socket is handed to the poll, and every link gets a turn.
-        var watched = links.values.map { kcurl_watched_socket(fd: $0.socket, events: $0.pollEvents, revents: 0) }
-        let code = watched.withUnsafeMutableBufferPointer { sockets in
-            kcurl_multi_poll_with(multi, sockets.baseAddress, UInt32(sockets.count), timeout)
-        }
-        due.formUnion(links.keys)
-        #endif
-        for id in due { service(id) }
-        return code
     }
 }

@@ -19,7 +19,7 @@ import Darwin
 /// into memory (``BodyBuffer``).
 ///
 /// Only the driving thread touches it: curl calls the callbacks from inside
-/// `curl_multi_perform`, which runs there.
+/// `curl_multi_socket_action`, which runs there.
 final class ResponseCollector {
     /// Where in the header blocks the next line falls.
     private enum Position {

@@ -6,20 +6,21 @@ import Testing
 
 @testable import KringleCore
 
-/// libcurl loads on this machine, and both ways of waiting work.
+/// libcurl loads on this machine, and both ways of waiting for sockets work.
 @Suite(.generousTimeLimit) struct CurlAvailabilityTests {
     @Test func libcurlIsAvailableHere() {
         #expect(CurlTransport.isAvailable)
         #expect(CurlTransport.libraryVersion?.hasPrefix("libcurl/") == true)
     }
 
-    @Test func waitFallbackServesAndCancels() async throws {
+    @Test func pollWaitingServesAndCancels() async throws {
         let server = try LoopbackServer { request in
             request.path == "/slow" ? .text("late").heldUntilHangUp() : .text("ok")
         }
         defer { server.shutdown() }
-        let transport = CurlTransport(configuration: .init(), library: CurlLibrary.load(), forceWaitFallback: true)
-        #expect(transport.usesWaitFallback)
+        let transport = CurlTransport(configuration: .init(), library: CurlLibrary.load(), portableWaiting: true)
+        #expect(transport.waitsWithPoll)
+        #expect(!CurlTransport().waitsWithPoll)
 
         for _ in 0..<3 {
             let response = try await transport.send(makeRequest(server.url("/"))).valueWithin()
