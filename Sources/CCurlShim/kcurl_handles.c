@@ -114,7 +114,7 @@ struct kcurl_multi {
     int64_t timer_due;
 };
 
-static int64_t monotonic_nanoseconds(void) {
+int64_t kcurl_now(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
@@ -127,7 +127,7 @@ static int on_socket(void *easy, int socket, int what, void *context, void *sock
     (void)socket_context;
     struct kcurl_multi *multi = context;
     if (what == 4) {
-        kcurl_readiness_unwatch(&multi->readiness, socket);
+        kcurl_readiness_release(&multi->readiness, socket);
         return 0;
     }
     uint64_t tag = KCURL_TAG_CURL_SOCKET | (uint64_t)(unsigned int)socket;
@@ -140,7 +140,7 @@ static int on_socket(void *easy, int socket, int what, void *context, void *sock
 static int on_timer(void *handle, long timeout_ms, void *context) {
     (void)handle;
     struct kcurl_multi *multi = context;
-    multi->timer_due = timeout_ms < 0 ? -1 : monotonic_nanoseconds() + (int64_t)timeout_ms * 1000000;
+    multi->timer_due = timeout_ms < 0 ? -1 : kcurl_now() + (int64_t)timeout_ms * 1000000;
     return 0;
 }
 
@@ -210,6 +210,8 @@ int kcurl_multi_socket_action(kcurl_multi *multi, int socket, int events) {
         // whenever a timer remains (it forgets the last time it announced, multi.c,
         // multi_socket), but says nothing when none does.
         multi->timer_due = -1;
+    } else if (!kcurl_readiness_claim(&multi->readiness, socket)) {
+        return 0;
     }
     return kcurl_api()->multi_socket_action(multi->handle, socket, events, &running);
 }
@@ -228,7 +230,7 @@ int kcurl_multi_timeout(const kcurl_multi *multi) {
     if (due < 0) {
         return -1;
     }
-    int64_t left = due - monotonic_nanoseconds();
+    int64_t left = due - kcurl_now();
     if (left <= 0) {
         return 0;
     }

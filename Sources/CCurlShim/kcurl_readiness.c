@@ -200,25 +200,48 @@ static int wait_portable(
 }
 
 #ifdef __linux__
-// MARK: - epoll: `slots` marks the descriptors added (1), so that each change is one call
+// MARK: - epoll: `slots` holds what each descriptor is added with
+//
+// A curl socket that curl stops watching stays added, unwanted, until it is wanted again or
+// reports something: a kept-alive connection goes from one transfer to the next without a
+// system call, where deleting and adding it would cost two per request.
+
+enum {
+    SLOT_ADDED = 1,
+    SLOT_WANTED = 2,
+    /// Tagged as curl's socket of that number, rather than with an application's tag.
+    SLOT_CURL = 4,
+    SLOT_IN = 8,
+    SLOT_OUT = 16,
+    SLOT_EDGE = 32,
+};
 
 static int watch_epoll(struct kcurl_readiness *readiness, int fd, int events, uint64_t tag, int edge) {
-    uint32_t wanted = ((events & KCURL_WATCH_IN) ? EPOLLIN | EPOLLRDHUP : 0) | ((events & KCURL_WATCH_OUT) ? EPOLLOUT : 0)
-        | (edge ? EPOLLET : 0);
-    struct epoll_event event = {.events = wanted, .data.u64 = tag};
     if (reserve_slot(readiness, fd) != 0) {
         return -1;
     }
-    int added = readiness->slots[fd];
+    int curl = tag == (KCURL_TAG_CURL_SOCKET | (uint64_t)(unsigned int)fd);
+    int wanted = SLOT_ADDED | SLOT_WANTED | (curl ? SLOT_CURL : 0) | ((events & KCURL_WATCH_IN) ? SLOT_IN : 0)
+        | ((events & KCURL_WATCH_OUT) ? SLOT_OUT : 0) | (edge ? SLOT_EDGE : 0);
+    int state = readiness->slots[fd];
+    if (curl && (state | SLOT_WANTED) == wanted) {
+        readiness->slots[fd] = wanted;
+        return 0;
+    }
+    uint32_t flags = ((events & KCURL_WATCH_IN) ? EPOLLIN | EPOLLRDHUP : 0) | ((events & KCURL_WATCH_OUT) ? EPOLLOUT : 0)
+        | (edge ? EPOLLET : 0);
+    struct epoll_event event = {.events = flags, .data.u64 = tag};
+    int added = state & SLOT_ADDED;
     if (epoll_ctl(readiness->epoll, added ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) != 0) {
-        // A descriptor closed while watched leaves epoll by itself, and its number may come
+        // A descriptor closed while added leaves epoll by itself, and its number may come
         // back as a new socket: then the other operation is the right one.
         if (errno != (added ? ENOENT : EEXIST)
             || epoll_ctl(readiness->epoll, added ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event) != 0) {
+            readiness->slots[fd] = 0;
             return -1;
         }
     }
-    readiness->slots[fd] = 1;
+    readiness->slots[fd] = wanted;
     return 0;
 }
 
@@ -251,6 +274,34 @@ void kcurl_readiness_unwatch(struct kcurl_readiness *readiness, int fd) {
     }
 #endif
     unwatch_portable(readiness, fd);
+}
+
+void kcurl_readiness_release(struct kcurl_readiness *readiness, int fd) {
+#ifdef __linux__
+    if (!readiness->portable) {
+        if (fd < readiness->slot_capacity && (readiness->slots[fd] & SLOT_CURL)) {
+            readiness->slots[fd] &= ~SLOT_WANTED;
+        } else {
+            unwatch_epoll(readiness, fd);
+        }
+        return;
+    }
+#endif
+    unwatch_portable(readiness, fd);
+}
+
+int kcurl_readiness_claim(struct kcurl_readiness *readiness, int fd) {
+#ifdef __linux__
+    if (!readiness->portable) {
+        if (fd < readiness->slot_capacity && (readiness->slots[fd] & SLOT_WANTED)) {
+            return 1;
+        }
+        // Reported while unwanted (an idle connection closing, say): out of the set for good.
+        unwatch_epoll(readiness, fd);
+        return 0;
+    }
+#endif
+    return fd < readiness->slot_capacity && readiness->slots[fd] != 0;
 }
 
 /// Takes the pending wake-ups, so that the next wait sleeps again: one read resets an eventfd's

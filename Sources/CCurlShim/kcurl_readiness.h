@@ -21,8 +21,8 @@ struct kcurl_readiness {
     uint64_t *tags;
     int count;
     int capacity;
-    /// By descriptor number: poll(), its slot in `fds` plus one (0 for none); epoll, 1 when
-    /// added.
+    /// By descriptor number: poll(), its slot in `fds` plus one (0 for none); epoll, what it
+    /// is added with (kcurl_readiness.c).
     int *slots;
     int slot_capacity;
 };
@@ -36,6 +36,11 @@ void kcurl_readiness_close(struct kcurl_readiness *readiness);
 int kcurl_readiness_watch(struct kcurl_readiness *readiness, int fd, int events, uint64_t tag, int edge);
 /// Stops watching `fd`; a descriptor not watched is ignored.
 void kcurl_readiness_unwatch(struct kcurl_readiness *readiness, int fd);
+/// Stops watching curl's socket `fd` for now: with epoll it stays added, unwanted, so that
+/// watching it again for the same events costs nothing (kcurl_readiness_claim).
+void kcurl_readiness_release(struct kcurl_readiness *readiness, int fd);
+/// Whether a report for curl's socket `fd` is wanted; takes one that is not out of the set.
+int kcurl_readiness_claim(struct kcurl_readiness *readiness, int fd);
 /// Waits up to `timeout_ms` (-1: no limit) for a watched descriptor or a wake-up, and fills
 /// `events` with what happened (a wake-up as KCURL_TAG_WAKE_UP); returns how many, or -1 with
 /// errno set.

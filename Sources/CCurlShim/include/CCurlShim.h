@@ -319,6 +319,8 @@ typedef struct kcurl_event {
 int kcurl_multi_socket_action(kcurl_multi *multi, int socket, int events);
 /// Lets curl move every transfer (curl_multi_socket_all, or the timer's when it is missing).
 int kcurl_multi_socket_all(kcurl_multi *multi);
+/// The monotonic clock, in nanoseconds.
+int64_t kcurl_now(void);
 /// Milliseconds until curl's timer is due (0: now), or -1 when it has none.
 int kcurl_multi_timeout(const kcurl_multi *multi);
 /// Waits up to `timeout_ms` (-1: no limit) for curl's sockets, the application's watched

@@ -5,11 +5,13 @@ import Foundation
 /// The loop on the driving thread: starts and cancels transfers, lets curl work, and
 /// settles promises as transfers finish.
 ///
-/// Everything here runs on that one thread, which is what makes the easy handles, the
-/// transfers and the pool safe without locks: each method checks it in debug builds
-/// (``ThreadConfinement``).
+/// Everything here runs with the engine's ``DrivingLock`` held: by the driving thread, or by
+/// a thread that starts its own request while the driving thread sleeps
+/// (``startInline(_:)``). That is what makes the easy handles, the transfers and the pool
+/// safe without locks of their own; each method checks it in debug builds.
 final class CurlDriver {
-    private let engine: CurlEngine
+    /// Unowned: the engine owns the driver, and whoever runs it holds the engine.
+    private unowned let engine: CurlEngine
     private let multi: OpaquePointer
     private var transfers: [UInt64: CurlTransfer] = [:]
     private var idsByHandle: [OpaquePointer: UInt64] = [:]
@@ -27,9 +29,21 @@ final class CurlDriver {
     private let webSockets: CurlWebSocketLinks
     /// Where a wait reports the ready descriptors.
     private let events = UnsafeMutableBufferPointer<kcurl_event>.allocate(capacity: 128)
+    /// The driving thread's hold on the lock, while it has it.
+    private var holding: DrivingLock.Holding?
+    /// Set as the driving thread leaves for good: no request starts after that.
+    private var hasExited = false
+    /// When the driving thread's wait ends at the latest (the monotonic clock's
+    /// nanoseconds, `kcurl_now`), while it sleeps: a request started meanwhile wakes it only
+    /// when curl needs a call sooner (``startInline(_:)``).
+    private var sleepsUntil: Int64?
+    /// How many waits in a row found no transfer running.
+    private var idleWaits = 0
     /// How long one wait may last when curl has no earlier deadline of its own and no
-    /// transfer runs; only bounds how often an idle thread wakes up, since commands
-    /// interrupt the wait.
+    /// transfer has run for ten waits; only bounds how often an idle thread wakes up, since
+    /// commands interrupt the wait. Until then an idle wait lasts ``busyWaitMilliseconds``,
+    /// so that a request started by another thread right after (``startInline(_:)``) need
+    /// not wake the driving thread to have its backstop.
     private let idleWaitMilliseconds: Int32 = 10_000
     /// The same while transfers run, after which curl looks at every transfer: a backstop
     /// for libcurl before 8.1, which can lose the wake-up of a transfer that waited inside
@@ -54,7 +68,7 @@ final class CurlDriver {
 
     /// Runs until the engine is shut down and every transfer has finished.
     func run() {
-        ThreadConfinement.assertDriving(engine)
+        holding = engine.drivingLock.lock()
         while true {
             let (commands, isShuttingDown) = engine.takeCommands()
             for command in commands {
@@ -89,7 +103,35 @@ final class CurlDriver {
         }
         // The multi handle itself is freed by the engine's deinit.
         idleHandles.removeAll()
+        hasExited = true
+        unlock()
         engine.seat.close()
+    }
+
+    /// Starts `submission` on the calling thread, which holds the lock while the driving
+    /// thread sleeps or is lent: the request goes out now, with no wake-up. Returns what the
+    /// caller must settle once it has let go of the lock (transfers that finished meanwhile),
+    /// and whether the driving thread must wake up (curl needs a call before its wait ends);
+    /// `nil` when the driving thread has left, and the request must not start.
+    func startInline(_ submission: CurlSubmission) -> (settlements: [Settlement], wakeDriver: Bool)? {
+        engine.drivingLock.assertHeld()
+        guard !hasExited else { return nil }
+        arrive(submission)
+        repeat {
+            if kcurl_multi_timeout(multi) == 0 { kcurl_multi_socket_action(multi, Int32(KCURL_SOCKET_TIMEOUT), 0) }
+            collectFinished()
+        } while startWaiting()
+        var finished: [Settlement] = []
+        swap(&finished, &settlements)
+        guard let sleepsUntil else { return (finished, false) }
+        // The driving thread sleeps for curl's sockets and timer: it needs waking only when
+        // curl's timer now comes first, or when a transfer runs and its wait is the long idle one.
+        let timer = kcurl_multi_timeout(multi)
+        let now = kcurl_now()
+        let wake =
+            (timer >= 0 && now + Int64(timer) * 1_000_000 < sleepsUntil)
+            || (!transfers.isEmpty && sleepsUntil > now + Int64(busyWaitMilliseconds) * 1_000_000)
+        return (finished, wake)
     }
 
     /// The running and waiting requests per host. libcurl 7.88 has no way to tell how many
@@ -103,7 +145,7 @@ final class CurlDriver {
     /// Starts a new request, or queues it behind the connection limits until a transfer
     /// ends or its deadline passes.
     private func arrive(_ submission: CurlSubmission) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         // Cancelled (or otherwise settled) in the inbox: nothing to send.
         guard submission.promise.isPending else { return }
         guard admission.arrive(submission) else {
@@ -121,7 +163,7 @@ final class CurlDriver {
 
     /// Starts every waiting request there is room for; `true` when any started.
     private func startWaiting() -> Bool {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         var started = false
         while let submission = admission.next() {
             if let timer = waitTimers.removeValue(forKey: submission.id) { clock.cancel(timer) }
@@ -133,14 +175,14 @@ final class CurlDriver {
 
     /// Starts a request that was given room, or gives the room back when it cannot start.
     private func start(_ submission: CurlSubmission) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         if !launch(submission) { admission.end(hostKey: submission.hostKey) }
     }
 
     /// Hands a request to curl with what is left of its time; `false`, its promise settled,
     /// when it did not get there (cancelled, out of time, or refused by curl).
     private func launch(_ submission: CurlSubmission) -> Bool {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         guard submission.promise.isPending else { return false }
         // The deadline becomes curl's unit here, as the transfer starts, so that the time it
         // waited for its turn counts.
@@ -186,7 +228,7 @@ final class CurlDriver {
     /// Stops a transfer whose promise was cancelled (and so already rejected), or takes it
     /// out of its queue.
     private func cancel(_ id: UInt64) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         if let waiting = admission.remove(id) {
             if let timer = waitTimers.removeValue(forKey: id) { clock.cancel(timer) }
             waiting.promise.reject(PromiseError.cancelled)
@@ -208,7 +250,7 @@ final class CurlDriver {
     /// Rejects a waiting request whose deadline passed before its turn came; one that
     /// started meanwhile is curl's to time out.
     private func expire(_ id: UInt64) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         guard let waiting = admission.remove(id) else { return }
         waitTimers.removeValue(forKey: id)
         waiting.promise.reject(KringleError.timedOut(.total))
@@ -218,7 +260,7 @@ final class CurlDriver {
     /// held back from inside this call; a transfer that finished or was cancelled meanwhile
     /// is not found.
     private func resume(_ id: UInt64) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         guard let transfer = transfers[id] else { return }
         let code = kcurl_easy_unpause(transfer.easy.pointer)
         // curl fails the transfer without finishing it when the write callback it called
@@ -232,16 +274,22 @@ final class CurlDriver {
     /// Sleeps until a socket is ready, curl's timer is due or a command comes, and lets
     /// curl move the transfers on the ready sockets.
     private func waitForSockets() {
-        ThreadConfinement.assertDriving(engine)
-        let backstop = transfers.isEmpty && webSockets.isEmpty ? idleWaitMilliseconds : busyWaitMilliseconds
+        engine.drivingLock.assertHeld()
+        let isIdle = transfers.isEmpty && webSockets.isEmpty
+        idleWaits = isIdle ? idleWaits + 1 : 0
+        let backstop = idleWaits > 10 ? idleWaitMilliseconds : busyWaitMilliseconds
         let timer = kcurl_multi_timeout(multi)
         let timeout = webSockets.hasDue ? 0 : timer >= 0 ? min(timer, backstop) : backstop
+        sleepsUntil = kcurl_now() + Int64(timeout) * 1_000_000
+        unlock()
         let count = kcurl_multi_wait(multi, timeout, events.baseAddress, Int32(events.count))
+        holding = engine.drivingLock.lock()
+        sleepsUntil = nil
         guard count >= 0 else {
             failAll(because: String(cString: strerror(errno)))
             return
         }
-        if count == 0, timeout == backstop, !transfers.isEmpty {
+        if count == 0, timeout == backstop, !isIdle {
             kcurl_multi_socket_all(multi)
             return
         }
@@ -258,7 +306,15 @@ final class CurlDriver {
     /// Settles the transfers curl finished; `false` when this thread lost the seat while it
     /// ran what their promises set off.
     private func collect() -> Bool {
-        ThreadConfinement.assertDriving(engine)
+        collectFinished()
+        guard !settlements.isEmpty else { return true }
+        return settleLent()
+    }
+
+    /// Takes the transfers curl finished out of its hands, into ``settlements``; what a large
+    /// body sets off (its decode) goes to a worker at once, as it always did.
+    private func collectFinished() {
+        engine.drivingLock.assertHeld()
         var easy: OpaquePointer?
         var code: Int32 = 0
         while kcurl_multi_next_done(multi, &easy, &code) == 1 {
@@ -273,11 +329,15 @@ final class CurlDriver {
                 continue
             }
             let settlement = finish(transfer, code: code)
-            // What a large body sets off (its decode) goes to a worker, as it always did.
             if settlement.isLight { settlements.append(settlement) } else { settlement.settle() }
         }
-        guard !settlements.isEmpty else { return true }
-        return settleLent()
+    }
+
+    /// Lets go of the lock the driving thread holds.
+    private func unlock() {
+        guard let holding else { return }
+        self.holding = nil
+        engine.drivingLock.unlock(holding)
     }
 
     /// Settles the finished transfers' promises with this thread lent to the promises' queue,
@@ -291,7 +351,7 @@ final class CurlDriver {
     private func settleLent() -> Bool {
         var batch: [Settlement] = []
         swap(&batch, &settlements)
-        ThreadConfinement.unmarkCurrentThread()
+        unlock()
         // Only a batch has other responses' follow-up to keep while one handler runs.
         let lentJobs = batch.count > 1 ? LentJobs() : nil
         let lending = engine.seat.beginLending(settingAsideIn: lentJobs)
@@ -299,7 +359,7 @@ final class CurlDriver {
             for settlement in batch { settlement.settle() }
         }
         guard engine.seat.endLending(lending) else { return false }
-        ThreadConfinement.markCurrentThread(asDriving: engine)
+        holding = engine.drivingLock.lock()
         // Keep the buffer for the next batch.
         batch.removeAll(keepingCapacity: true)
         settlements = batch
@@ -314,7 +374,7 @@ final class CurlDriver {
     /// promise sets off may run on this thread (``settleLent()``). A transfer cancelled a
     /// moment ago loses there: its promise has settled already.
     private func finish(_ transfer: CurlTransfer, code: Int32) -> Settlement {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         let settlement = Settlement(
             promise: transfer.submission.promise, outcome: transfer.outcome(code: code),
             channel: transfer.collector.channel)
@@ -327,7 +387,7 @@ final class CurlDriver {
     /// Rejects every transfer after the wait itself failed, so that no promise is left
     /// pending.
     private func failAll(because reason: String) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         let error = CurlError(
             code: CurlError.failedInitialization, message: "waiting for the sockets failed: \(reason)")
         for waiting in admission.removeAllWaiting() {
@@ -354,7 +414,7 @@ final class CurlDriver {
 
     /// Resets a handle that is out of the multi handle and keeps it for later, up to a limit.
     private func recycle(_ easy: EasyHandle) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         easy.reset()
         if idleHandles.count < idleHandleLimit {
             idleHandles.append(easy)
@@ -362,7 +422,7 @@ final class CurlDriver {
     }
 
     private func reject(_ promise: Promise<HTTPResponse>, _ error: any Error) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         promise.reject(KringleError.transport(error))
     }
 }

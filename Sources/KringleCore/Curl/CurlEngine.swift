@@ -5,9 +5,13 @@ import Synchronization
 
 /// The thread-safe face of one curl multi handle and the thread that drives it.
 ///
-/// Any thread may submit or cancel a transfer: the command goes into a locked inbox and
-/// `kcurl_multi_wakeup` interrupts the driving thread's wait. Only the driving thread
-/// (``CurlDriver``) touches easy handles or calls into the multi handle otherwise.
+/// Any thread may submit or cancel a transfer. A request starts on the submitting thread
+/// when the driving thread is not busy (it sleeps for curl's sockets, or is lent to the
+/// promises' queue): that thread takes the ``DrivingLock`` and hands the request to curl
+/// itself, which sends it at once and adds its socket to those the sleeping thread waits
+/// for, with no wake-up. Otherwise, and for every other command, the command goes into a
+/// locked inbox and `kcurl_multi_wakeup` interrupts the driving thread's wait. Only the
+/// holder of the lock (``CurlDriver``) touches easy handles or calls into the multi handle.
 ///
 /// The driving thread runs while the transport lives, and after that until the last
 /// transfer has finished. The multi handle (and the connections it caches) is freed with
@@ -47,6 +51,12 @@ final class CurlEngine: Sendable {
     let multi: MultiHandle
     /// Which thread drives, and the watch that replaces one lent too long to the promises.
     let seat = DrivingSeat()
+    /// Held by whoever runs the driver.
+    let drivingLock = DrivingLock()
+    private let driver: DriverReference
+    /// Whether a request may start on the thread that submits it: not with poll(), whose
+    /// array of descriptors the driving thread reads while it sleeps.
+    private let startsInline: Bool
     private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
     /// WebSocket handshakes, by request, until their links take them.
@@ -65,33 +75,30 @@ final class CurlEngine: Sendable {
         self.configuration = configuration
         proxyRoutes = ProxyRoutes(configuration.proxy)
         multi = MultiHandle(pointer: pointer)
+        startsInline = kcurl_multi_is_portable(pointer) == 0
+        driver = DriverReference()
         applyLimits()
-        let driver = DriverReference(CurlDriver(engine: self))
-        seat.prepare { [self] in startDriving(driver) }
-        startDriving(driver)
+        driver.driver = CurlDriver(engine: self)
+        seat.prepare { [self] in startDriving() }
+        startDriving()
     }
 
     /// Starts a thread that drives the transfers with `driver`: the first one, or the next
     /// when the seat is taken from a thread lent to the promises' queue for too long.
-    private func startDriving(_ driver: DriverReference) {
+    private func startDriving() {
         let thread = Thread { [self] in
             kcurl_name_current_thread("kringle.curl")
-            ThreadConfinement.markCurrentThread(asDriving: self)
             driver.driver.run()
         }
         thread.start()
     }
 
-    /// The driver, handed from the thread that lost the seat to the next one.
+    /// The driver, which the holder of the ``DrivingLock`` runs.
     private final class DriverReference: @unchecked Sendable {
-        // Unchecked: only the thread in the seat (``DrivingSeat``) touches the driver, and a
-        // thread that loses the seat stops touching it before the next one starts using it
-        // (the seat's lock orders the two).
-        let driver: CurlDriver
-
-        init(_ driver: CurlDriver) {
-            self.driver = driver
-        }
+        // Unchecked: set once in the engine's init, before any thread can see it; what the
+        // driver holds only the lock's holder touches.
+        // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
+        var driver: CurlDriver!
     }
 
     deinit {
@@ -126,7 +133,7 @@ final class CurlEngine: Sendable {
             id: id, plan: plan, promise: promise, hostKey: CurlAdmission.hostKey(ofURL: plan.admissionURL),
             responseBodyFile: responseBodyFile, responseBodyHandle: responseBodyHandle, progress: progress,
             limits: limits, channel: channel)
-        guard enqueue(.start(submission)) else {
+        guard startInline(submission) || enqueue(.start(submission)) else {
             let message = "the transport was shut down before the request could start"
             promise.reject(KringleError.transport(CurlError(code: CurlError.failedInitialization, message: message)))
             return
@@ -147,6 +154,18 @@ final class CurlEngine: Sendable {
         channel?.onCancel { [weak self] in
             self?.enqueue(.cancel(id))
         }
+    }
+
+    /// Starts `submission` on this thread if the lock is free (``DrivingLock``); `false` when
+    /// it is not, or the driving thread has left, and the request goes through the inbox.
+    private func startInline(_ submission: CurlSubmission) -> Bool {
+        guard startsInline, let holding = drivingLock.tryLock() else { return false }
+        let started = driver.driver.startInline(submission)
+        drivingLock.unlock(holding)
+        guard let started else { return false }
+        if started.wakeDriver { kcurl_multi_wakeup(multi.pointer) }
+        for settlement in started.settlements { settlement.settle() }
+        return true
     }
 
     /// Hands a WebSocket's connection request to the driving thread: curl connects as for
@@ -210,7 +229,7 @@ final class CurlEngine: Sendable {
     /// Takes every queued command; the driving thread is awake, so commands from now on
     /// need no wake-up until its next ``beginWait(knownShuttingDown:)``.
     func takeCommands() -> (commands: [Command], isShuttingDown: Bool) {
-        ThreadConfinement.assertDriving(self)
+        drivingLock.assertHeld()
         return inbox.withLock { inbox in
             let commands = inbox.commands
             inbox.commands.removeAll()
@@ -223,7 +242,7 @@ final class CurlEngine: Sendable {
     /// `false`, announcing nothing, when a command is already waiting or a shutdown arrived
     /// since the driver last looked (`knownShuttingDown`).
     func beginWait(knownShuttingDown: Bool) -> Bool {
-        ThreadConfinement.assertDriving(self)
+        drivingLock.assertHeld()
         return inbox.withLock { inbox in
             guard inbox.commands.isEmpty, inbox.isShuttingDown == knownShuttingDown else { return false }
             inbox.driverIsWaiting = true
@@ -235,7 +254,7 @@ final class CurlEngine: Sendable {
     /// Marks the engine finished if no command is waiting, in which case the driving
     /// thread exits.
     func finishIfIdle() -> Bool {
-        ThreadConfinement.assertDriving(self)
+        drivingLock.assertHeld()
         return inbox.withLock { inbox in
             guard inbox.commands.isEmpty else { return false }
             inbox.isFinished = true

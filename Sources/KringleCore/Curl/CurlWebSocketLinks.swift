@@ -9,7 +9,8 @@ import Foundation
 /// the sockets its wait found ready; everything here runs on the driving thread
 /// (``ThreadConfinement``).
 final class CurlWebSocketLinks {
-    private let engine: CurlEngine
+    /// Unowned: the engine owns the driver, which owns the links.
+    private unowned let engine: CurlEngine
     private let multi: OpaquePointer
     /// Open WebSockets (and ones in their opening handshake), by request.
     private var links: [UInt64: CurlWebSocketLink] = [:]
@@ -42,7 +43,7 @@ final class CurlWebSocketLinks {
     /// opening handshake at once. The handle stays in the multi handle: taking it out would
     /// close the connection (multi.c, curl_multi_remove_handle).
     func open(_ transfer: CurlTransfer) {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         let submission = transfer.submission
         let socket = kcurl_easy_active_socket(transfer.easy.pointer)
         guard let opening = engine.takeOpening(for: submission.id), socket >= 0 else {
@@ -69,7 +70,7 @@ final class CurlWebSocketLinks {
     /// when there is no such link.
     @discardableResult
     func service(_ id: UInt64) -> Bool {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         guard let link = links[id] else { return false }
         service(link)
         return true
@@ -92,7 +93,7 @@ final class CurlWebSocketLinks {
 
     /// Gives a turn to every link whose socket was ready or whose last turn stopped short.
     func serviceDue() {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         guard !due.isEmpty else { return }
         let turns = due
         due.removeAll(keepingCapacity: true)
@@ -101,7 +102,7 @@ final class CurlWebSocketLinks {
 
     /// Ends the link `id` with `error` (its call was cancelled); `false` when there is none.
     func end(_ id: UInt64, with error: any Error) -> Bool {
-        ThreadConfinement.assertDriving(engine)
+        engine.drivingLock.assertHeld()
         guard let link = links[id] else { return false }
         link.end(error)
         close(link)

@@ -8,21 +8,25 @@ import Musl
 
 /// Which thread runs a line, stated where it matters and checked in debug builds.
 ///
-/// A transport's driving thread (`CurlDriver`'s loop) marks itself as it starts. Code
+/// A thread that drives a transport (`CurlDriver`) is marked while it holds the engine's
+/// `DrivingLock`. Code
 /// confined to that thread (libcurl's handles, its callbacks, the state they touch without a
 /// lock) checks that it runs there; code that must never run there (a decode, an
 /// interceptor: work that may take long or block, and would stall every transfer of the
 /// transport) checks that it does not. The checks are `assert`s: a debug build stops at the
 /// first line that runs on the wrong thread, and a release build compiles them away.
 enum ThreadConfinement {
-    /// Marks the calling thread, for as long as it lives, as the one that drives `owner`.
-    static func markCurrentThread(asDriving owner: AnyObject) {
+    /// Marks the calling thread as the one that drives `owner`, and returns the mark it had,
+    /// for ``restoreMark(_:)``.
+    static func markCurrentThread(asDriving owner: AnyObject) -> UInt {
+        let previous = driven
         pthread_setspecific(drivenKey.key, UnsafeRawPointer(bitPattern: identity(of: owner)))
+        return previous
     }
 
-    /// Takes the mark off the calling thread: it stops driving (for a while, or for good).
-    static func unmarkCurrentThread() {
-        pthread_setspecific(drivenKey.key, nil)
+    /// Gives the calling thread back the mark ``markCurrentThread(asDriving:)`` returned.
+    static func restoreMark(_ mark: UInt) {
+        pthread_setspecific(drivenKey.key, UnsafeRawPointer(bitPattern: mark))
     }
 
     /// Debug builds stop unless the calling thread is the one that drives `owner`.
