@@ -248,6 +248,22 @@ int kcurl_multi_wakeup(kcurl_multi *multi) {
     return kcurl_readiness_wake(&multi->readiness);
 }
 
+int kcurl_multi_assist_begin(kcurl_multi *multi) {
+    return kcurl_readiness_assist_begin(&multi->readiness);
+}
+
+int kcurl_multi_assist_wait(kcurl_multi *multi, int timeout_ms, kcurl_event *events, int capacity) {
+    return kcurl_readiness_assist_wait(&multi->readiness, timeout_ms, events, capacity);
+}
+
+int kcurl_multi_assist_end(kcurl_multi *multi) {
+    return kcurl_readiness_assist_end(&multi->readiness);
+}
+
+int kcurl_multi_wake_assistant(kcurl_multi *multi) {
+    return kcurl_readiness_wake_assistant(&multi->readiness);
+}
+
 int kcurl_multi_watch(kcurl_multi *multi, int socket, int events, uint64_t tag) {
     // Edge-triggered where epoll allows it: a WebSocket reads and writes until its socket
     // has no more (CurlWebSocketLink.swift), so it needs a report per change, not per wait.

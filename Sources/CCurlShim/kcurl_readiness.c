@@ -7,6 +7,13 @@
 // instance: adding or changing a socket is one system call, and a wait costs what the ready
 // sockets cost, however many sit idle. Elsewhere (and in tests, `portable`) it is an array
 // for poll(), with a table from descriptor to slot so that a change costs no search.
+//
+// With epoll, a thread blocked in a promise's wait() may wait for the sockets in the driving
+// thread's place (an assistant, CurlEngine+Assistance.swift), so that the response to its own
+// request wakes it rather than the driving thread. The driving thread therefore sleeps on an
+// epoll instance of its own holding the sockets' one (nested) and its wake-up; an assistant
+// takes the sockets' instance out of it, without waking it, and waits on that instance
+// directly, the only thread that does, with a wake-up of its own in it; then puts it back.
 
 #include "kcurl_readiness.h"
 
@@ -20,6 +27,11 @@
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+
+/// The tag of the sockets' epoll instance inside the driving thread's.
+static const uint64_t TAG_SOCKETS = UINT64_MAX - 1;
+/// The tag of the assistant's wake-up inside the sockets' instance.
+static const uint64_t TAG_ASSISTANT_WAKE_UP = UINT64_MAX - 2;
 #endif
 
 /// Makes `descriptor` non-blocking and close-on-exec; 0 on success.
@@ -59,6 +71,8 @@ static int open_wake_up(struct kcurl_readiness *readiness) {
 int kcurl_readiness_open(struct kcurl_readiness *readiness, int portable) {
     memset(readiness, 0, sizeof(*readiness));
     readiness->epoll = -1;
+    readiness->driver_epoll = -1;
+    readiness->assistant_wake_up = -1;
 #ifdef __linux__
     readiness->portable = portable;
 #else
@@ -71,8 +85,15 @@ int kcurl_readiness_open(struct kcurl_readiness *readiness, int portable) {
 #ifdef __linux__
     if (!readiness->portable) {
         readiness->epoll = epoll_create1(EPOLL_CLOEXEC);
-        struct epoll_event event = {.events = EPOLLIN, .data.u64 = KCURL_TAG_WAKE_UP};
-        if (readiness->epoll < 0 || epoll_ctl(readiness->epoll, EPOLL_CTL_ADD, readiness->wake_read, &event) != 0) {
+        readiness->driver_epoll = epoll_create1(EPOLL_CLOEXEC);
+        readiness->assistant_wake_up = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        struct epoll_event wake_up = {.events = EPOLLIN, .data.u64 = KCURL_TAG_WAKE_UP};
+        struct epoll_event sockets = {.events = EPOLLIN, .data.u64 = TAG_SOCKETS};
+        struct epoll_event assistant = {.events = EPOLLIN, .data.u64 = TAG_ASSISTANT_WAKE_UP};
+        if (readiness->epoll < 0 || readiness->driver_epoll < 0 || readiness->assistant_wake_up < 0
+            || epoll_ctl(readiness->driver_epoll, EPOLL_CTL_ADD, readiness->wake_read, &wake_up) != 0
+            || epoll_ctl(readiness->driver_epoll, EPOLL_CTL_ADD, readiness->epoll, &sockets) != 0
+            || epoll_ctl(readiness->epoll, EPOLL_CTL_ADD, readiness->assistant_wake_up, &assistant) != 0) {
             kcurl_readiness_close(readiness);
             return -1;
         }
@@ -87,6 +108,12 @@ void kcurl_readiness_close(struct kcurl_readiness *readiness) {
     if (readiness->epoll >= 0) {
         close(readiness->epoll);
     }
+    if (readiness->driver_epoll >= 0) {
+        close(readiness->driver_epoll);
+    }
+    if (readiness->assistant_wake_up >= 0) {
+        close(readiness->assistant_wake_up);
+    }
     if (readiness->wake_read >= 0) {
         close(readiness->wake_read);
     }
@@ -98,6 +125,8 @@ void kcurl_readiness_close(struct kcurl_readiness *readiness) {
     free(readiness->slots);
     memset(readiness, 0, sizeof(*readiness));
     readiness->epoll = -1;
+    readiness->driver_epoll = -1;
+    readiness->assistant_wake_up = -1;
     readiness->wake_read = -1;
     readiness->wake_write = -1;
 }
@@ -316,37 +345,116 @@ static void drain_wake_up(struct kcurl_readiness *readiness) {
     }
 }
 
+#ifdef __linux__
+/// Waits on the sockets' epoll instance and reports what is ready; the assistant's wake-up
+/// is taken and reported as a wake-up.
+static int harvest(struct kcurl_readiness *readiness, int timeout_ms, kcurl_event *events, int capacity) {
+    struct epoll_event ready[128];
+    int found = epoll_wait(readiness->epoll, ready, capacity < 128 ? capacity : 128, timeout_ms);
+    if (found < 0) {
+        return errno == EINTR ? 0 : -1;
+    }
+    int count = 0;
+    for (int index = 0; index < found; index++) {
+        uint64_t tag = ready[index].data.u64;
+        if (tag == TAG_ASSISTANT_WAKE_UP) {
+            uint64_t sink;
+            (void)read(readiness->assistant_wake_up, &sink, sizeof(sink));
+            events[count++] = (kcurl_event){KCURL_TAG_WAKE_UP, KCURL_WATCH_IN};
+            continue;
+        }
+        uint32_t happened = ready[index].events;
+        int mask = ((happened & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? KCURL_WATCH_IN : 0)
+            | ((happened & EPOLLOUT) ? KCURL_WATCH_OUT : 0) | ((happened & EPOLLERR) ? KCURL_WATCH_ERROR : 0);
+        events[count++] = (kcurl_event){tag, mask};
+    }
+    return count;
+}
+
+/// The driving thread's wait: on its own instance, which holds the sockets' (unless an
+/// assistant has it) and the wake-up.
+static int wait_epoll(struct kcurl_readiness *readiness, int timeout_ms, kcurl_event *events, int capacity) {
+    struct epoll_event ready[2];
+    int found = epoll_wait(readiness->driver_epoll, ready, 2, timeout_ms);
+    if (found < 0) {
+        return errno == EINTR ? 0 : -1;
+    }
+    int count = 0;
+    for (int index = 0; index < found; index++) {
+        if (ready[index].data.u64 == TAG_SOCKETS) {
+            int harvested = harvest(readiness, 0, events + count, capacity - count - 1);
+            if (harvested < 0) {
+                return -1;
+            }
+            count += harvested;
+        } else {
+            drain_wake_up(readiness);
+            events[count++] = (kcurl_event){KCURL_TAG_WAKE_UP, KCURL_WATCH_IN};
+        }
+    }
+    return count;
+}
+#endif
+
 int kcurl_readiness_wait(struct kcurl_readiness *readiness, int timeout_ms, kcurl_event *events, int capacity) {
-    int count;
-    int woken = 0;
 #ifdef __linux__
     if (!readiness->portable) {
-        struct epoll_event ready[128];
-        int wanted = capacity < 128 ? capacity : 128;
-        int found = epoll_wait(readiness->epoll, ready, wanted, timeout_ms);
-        if (found < 0) {
-            return errno == EINTR ? 0 : -1;
-        }
-        count = 0;
-        for (int index = 0; index < found; index++) {
-            if (ready[index].data.u64 == KCURL_TAG_WAKE_UP) {
-                woken = 1;
-            }
-            uint32_t happened = ready[index].events;
-            int mask = ((happened & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? KCURL_WATCH_IN : 0)
-                | ((happened & EPOLLOUT) ? KCURL_WATCH_OUT : 0) | ((happened & EPOLLERR) ? KCURL_WATCH_ERROR : 0);
-            events[count++] = (kcurl_event){ready[index].data.u64, mask};
-        }
-    } else
-#endif
-    {
-        count = wait_portable(readiness, timeout_ms, events, capacity, &woken);
+        return wait_epoll(readiness, timeout_ms, events, capacity);
     }
+#endif
+    int woken = 0;
+    int count = wait_portable(readiness, timeout_ms, events, capacity, &woken);
     // A wake-up written after this point interrupts the next wait instead.
     if (woken) {
         drain_wake_up(readiness);
     }
     return count;
+}
+
+int kcurl_readiness_assist_begin(struct kcurl_readiness *readiness) {
+#ifdef __linux__
+    if (!readiness->portable) {
+        struct epoll_event event = {0};
+        return epoll_ctl(readiness->driver_epoll, EPOLL_CTL_DEL, readiness->epoll, &event);
+    }
+#endif
+    return -1;
+}
+
+int kcurl_readiness_assist_wait(struct kcurl_readiness *readiness, int timeout_ms, kcurl_event *events, int capacity) {
+#ifdef __linux__
+    return harvest(readiness, timeout_ms, events, capacity);
+#else
+    (void)readiness;
+    (void)timeout_ms;
+    (void)events;
+    (void)capacity;
+    return -1;
+#endif
+}
+
+int kcurl_readiness_assist_end(struct kcurl_readiness *readiness) {
+#ifdef __linux__
+    struct epoll_event event = {.events = EPOLLIN, .data.u64 = TAG_SOCKETS};
+    return epoll_ctl(readiness->driver_epoll, EPOLL_CTL_ADD, readiness->epoll, &event);
+#else
+    (void)readiness;
+    return -1;
+#endif
+}
+
+int kcurl_readiness_wake_assistant(struct kcurl_readiness *readiness) {
+#ifdef __linux__
+    uint64_t one = 1;
+    while (write(readiness->assistant_wake_up, &one, sizeof(one)) < 0) {
+        if (errno != EINTR) {
+            break;
+        }
+    }
+#else
+    (void)readiness;
+#endif
+    return 0;
 }
 
 int kcurl_readiness_wake(struct kcurl_readiness *readiness) {

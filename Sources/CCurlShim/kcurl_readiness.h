@@ -11,8 +11,12 @@ struct pollfd;
 struct kcurl_readiness {
     /// 1 when the set is a poll() array (every platform but Linux, and tests).
     int portable;
-    /// Linux: the epoll instance; -1 otherwise.
+    /// Linux: the sockets' epoll instance; -1 otherwise.
     int epoll;
+    /// Linux: the driving thread's instance, with the sockets' one and the wake-up in it.
+    int driver_epoll;
+    /// Linux: an eventfd in the sockets' instance that interrupts an assistant's wait.
+    int assistant_wake_up;
     /// The wake-up's ends: one eventfd on Linux, a self-pipe's two ends for poll().
     int wake_read;
     int wake_write;
@@ -47,5 +51,13 @@ int kcurl_readiness_claim(struct kcurl_readiness *readiness, int fd);
 int kcurl_readiness_wait(struct kcurl_readiness *readiness, int timeout_ms, kcurl_event *events, int capacity);
 /// Interrupts the current or next wait; any thread may call it.
 int kcurl_readiness_wake(struct kcurl_readiness *readiness);
+/// An assistant arrives (epoll only, else -1): the driving thread's wait stops watching the
+/// sockets, which the assistant watches with kcurl_readiness_assist_wait until
+/// kcurl_readiness_assist_end gives them back.
+int kcurl_readiness_assist_begin(struct kcurl_readiness *readiness);
+int kcurl_readiness_assist_wait(struct kcurl_readiness *readiness, int timeout_ms, kcurl_event *events, int capacity);
+int kcurl_readiness_assist_end(struct kcurl_readiness *readiness);
+/// Interrupts the assistant's current or next wait; any thread may call it.
+int kcurl_readiness_wake_assistant(struct kcurl_readiness *readiness);
 
 #endif

@@ -99,14 +99,19 @@ final class DeferredPromiseJobs {
     /// Runs `body` as a job of the promises' queue on a thread lent to it, setting kept jobs
     /// aside in `lentJobs` while user code runs.
     static func runLent(setAside lentJobs: LentJobs?, _ body: () -> Void) {
-        withCurrent {
-            $0.isLent = true
-            $0.lentJobs = lentJobs
+        // Restored after, not cleared: a lent thread's handler may wait() for a response that
+        // this thread then settles, lent again (``PromiseWaitAssistant``).
+        let outer = withCurrent { deferred -> (Bool, LentJobs?) in
+            defer {
+                deferred.isLent = true
+                deferred.lentJobs = lentJobs
+            }
+            return (deferred.isLent, deferred.lentJobs)
         }
         runAsJob(of: .promises, body)
         withCurrent {
-            $0.isLent = false
-            $0.lentJobs = nil
+            $0.isLent = outer.0
+            $0.lentJobs = outer.1
         }
     }
 

@@ -23,7 +23,7 @@ final class JobQueue: Sendable {
         /// Wrapped: see `Entry`.
         var jobs: [Entry] = []
         var head = 0
-        var waiters: [ObjectIdentifier: DispatchSemaphore] = [:]
+        var waiters: [ObjectIdentifier: WaitWakeUp] = [:]
     }
 
     /// A job as kept in an array or passed through generic code (`withLock`): wrapped,
@@ -98,13 +98,11 @@ final class JobQueue: Sendable {
         return true
     }
 
-    /// Makes `semaphore` signalled whenever a job is queued on any of `queues`, while
-    /// `body` runs.
-    static func whileWaking<T>(_ semaphore: DispatchSemaphore, on queues: [JobQueue], _ body: () throws -> T) rethrows
-        -> T
-    {
-        let key = ObjectIdentifier(semaphore)
-        for queue in queues { queue.state.withLock { $0.waiters[key] = semaphore } }
+    /// Makes `wakeUp` signalled whenever a job is queued on any of `queues`, while `body`
+    /// runs.
+    static func whileWaking<T>(_ wakeUp: WaitWakeUp, on queues: [JobQueue], _ body: () throws -> T) rethrows -> T {
+        let key = ObjectIdentifier(wakeUp)
+        for queue in queues { queue.state.withLock { $0.waiters[key] = wakeUp } }
         defer {
             for queue in queues { queue.state.withLock { _ = $0.waiters.removeValue(forKey: key) } }
         }

@@ -14,7 +14,9 @@ extension Promise {
     /// chain with main-queue handlers, nor from inside handlers on the library's queues.
     /// Do not call it on a serial queue of yours that a handler of the same chain needs.
     /// The client hands the decode of a small response to the thread waiting for it, which
-    /// is awake for it anyway.
+    /// is awake for it anyway; and a transport that sent a request from this thread may let
+    /// it wait for the answer on the transport's socket itself (`CurlTransport` does), so
+    /// that the answer wakes this thread rather than the transport's.
     ///
     /// (Inlinable, so that reading the value is compiled for `Value` where it is called:
     /// generic, it would look up type metadata at run time on every call. The waiting itself
@@ -35,18 +37,19 @@ extension Promise {
     @usableFromInline
     func waitUntilSettled(timeout: TimeInterval?) throws {
         let deadline: DispatchTime = timeout.map { .now() + $0 } ?? .distantFuture
+        let assistant = PromiseWaitAssistance.take()
         DeferredPromiseJobs.runKeptJobs()
         let helped = JobQueue.isOnMainQueue ? [JobQueue.main, .promises] : [.promises]
         // Help before getting ready to sleep: the work this promise waits for was often just
         // queued from this thread, and running it here, while its data is still in this
         // core's cache, beats waking a worker for it.
         while isPending, helped.contains(where: { $0.runOne() }) {}
-        let wakeUp = DispatchSemaphore(value: 0)
+        let wakeUp = WaitWakeUp()
         // The job that settles this promise may be handed to this thread (see `Claim`).
         // Not with a time-out: the job may outlast it.
         let claim = Claim { wakeUp.signal() }
         if timeout == nil { register(claim) }
-        observeInline(target: wakeUp) { _, wakeUp in unsafeDowncast(wakeUp, to: DispatchSemaphore.self).signal() }
+        observeInline(target: wakeUp) { _, wakeUp in unsafeDowncast(wakeUp, to: WaitWakeUp.self).signal() }
         defer { claim.close()?.dispatch() }
         try JobQueue.whileWaking(wakeUp, on: helped) {
             while isPending {
@@ -55,7 +58,13 @@ extension Promise {
                     continue
                 }
                 if helped.contains(where: { $0.runOne() }) { continue }
-                if wakeUp.wait(timeout: deadline) == .timedOut, isPending { throw PromiseError.timedOut }
+                // Sleep where the answer this thread waits for will wake it: a transport's
+                // sockets, if one sent a request from here (PromiseWaitAssistant).
+                if let assistant, assistant.assist(until: deadline, wakeUp: wakeUp) {
+                    if deadline <= .now(), isPending { throw PromiseError.timedOut }
+                    continue
+                }
+                if wakeUp.semaphore.wait(timeout: deadline) == .timedOut, isPending { throw PromiseError.timedOut }
             }
         }
     }

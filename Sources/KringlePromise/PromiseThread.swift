@@ -4,6 +4,10 @@
 final class PromiseThread: PerThreadObject {
     let trampoline = Trampoline()
     let deferredJobs = DeferredPromiseJobs()
+    /// The transport that started a request from this thread last, whose sockets a `wait()`
+    /// here may wait on (``PromiseWaitAssistant``). Only this thread touches it;
+    /// `@exclusivity(unchecked)` for the reason given at ``Trampoline``.
+    @exclusivity(unchecked) weak var waitAssistant: (any PromiseWaitAssistant)?
 
     private static let perThread = ThreadLocal<PromiseThread>()
 

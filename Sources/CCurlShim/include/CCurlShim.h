@@ -327,8 +327,18 @@ int kcurl_multi_timeout(const kcurl_multi *multi);
 /// descriptors or kcurl_multi_wakeup; fills `events` with the ready descriptors (and a
 /// wake-up, as KCURL_TAG_WAKE_UP) and returns how many, or -1 with errno set.
 int kcurl_multi_wait(kcurl_multi *multi, int timeout_ms, kcurl_event *events, int capacity);
-/// Interrupts kcurl_multi_wait; the only function here that may be called from any thread.
+/// Interrupts kcurl_multi_wait; any thread may call it.
 int kcurl_multi_wakeup(kcurl_multi *multi);
+/// A thread other than the driving one starts waiting for the sockets in its place (epoll
+/// only; -1 elsewhere): kcurl_multi_wait stops reporting them, without waking, until
+/// kcurl_multi_assist_end. Only one thread may assist at a time.
+int kcurl_multi_assist_begin(kcurl_multi *multi);
+/// The assistant's wait, as kcurl_multi_wait's, interrupted by kcurl_multi_wake_assistant.
+int kcurl_multi_assist_wait(kcurl_multi *multi, int timeout_ms, kcurl_event *events, int capacity);
+/// Gives the sockets back to kcurl_multi_wait, which reports at once what is ready.
+int kcurl_multi_assist_end(kcurl_multi *multi);
+/// Interrupts the assistant's current or next wait; any thread may call it.
+int kcurl_multi_wake_assistant(kcurl_multi *multi);
 /// Watches a descriptor of the application's own (a WebSocket's socket) for `events`,
 /// reported with `tag` (below KCURL_TAG_CURL_SOCKET): edge-triggered with epoll, once per
 /// change; level-triggered with poll(), so call it again as the events wanted change.

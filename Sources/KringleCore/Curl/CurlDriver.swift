@@ -13,7 +13,10 @@ final class CurlDriver {
     /// Unowned: the engine owns the driver, and whoever runs it holds the engine.
     private unowned let engine: CurlEngine
     private let multi: OpaquePointer
-    private var transfers: [UInt64: CurlTransfer] = [:]
+    private var transfers: [UInt64: CurlTransfer] = [:] {
+        // Modified in place: the observer does not read the old value.
+        didSet { engine.transferCount.store(transfers.count, ordering: .relaxed) }
+    }
     private var idsByHandle: [OpaquePointer: UInt64] = [:]
     /// Which requests may start, and the ones that wait for their turn.
     private var admission: CurlAdmission
@@ -37,13 +40,17 @@ final class CurlDriver {
     /// nanoseconds, `kcurl_now`), while it sleeps: a request started meanwhile wakes it only
     /// when curl needs a call sooner (``startInline(_:)``).
     private var sleepsUntil: Int64?
-    /// How many waits in a row found no transfer running.
-    private var idleWaits = 0
+    /// Whether a thread waits for the sockets in the driving thread's place.
+    private(set) var isAssisted = false
+    /// How many transfers such threads have seen finish (tests check that they do).
+    private(set) var assistedTransfers = 0
+    /// When the last request arrived (``kcurl_now()``'s nanoseconds).
+    private var lastArrival: Int64 = 0
     /// How long one wait may last when curl has no earlier deadline of its own and no
-    /// transfer has run for ten waits; only bounds how often an idle thread wakes up, since
+    /// request has come for ten seconds; only bounds how often an idle thread wakes up, since
     /// commands interrupt the wait. Until then an idle wait lasts ``busyWaitMilliseconds``,
-    /// so that a request started by another thread right after (``startInline(_:)``) need
-    /// not wake the driving thread to have its backstop.
+    /// so that a request started by another thread (``startInline(_:)``), and settled by
+    /// it too (``beginAssisting(until:)``), need not wake the driving thread for its backstop.
     private let idleWaitMilliseconds: Int32 = 10_000
     /// The same while transfers run, after which curl looks at every transfer: a backstop
     /// for libcurl before 8.1, which can lose the wake-up of a transfer that waited inside
@@ -123,15 +130,65 @@ final class CurlDriver {
         } while startWaiting()
         var finished: [Settlement] = []
         swap(&finished, &settlements)
-        guard let sleepsUntil else { return (finished, false) }
-        // The driving thread sleeps for curl's sockets and timer: it needs waking only when
-        // curl's timer now comes first, or when a transfer runs and its wait is the long idle one.
+        return (finished, driverNeedsWaking())
+    }
+
+    /// Whether the driving thread, asleep, must wake up for what another thread's turn left:
+    /// curl's timer now comes before its wait ends, a transfer runs while its wait is the long
+    /// idle one, or a WebSocket needs a turn.
+    private func driverNeedsWaking() -> Bool {
+        guard let sleepsUntil else { return false }
+        if webSockets.hasDue { return true }
         let timer = kcurl_multi_timeout(multi)
         let now = kcurl_now()
-        let wake =
-            (timer >= 0 && now + Int64(timer) * 1_000_000 < sleepsUntil)
+        return (timer >= 0 && now + Int64(timer) * 1_000_000 < sleepsUntil)
             || (!transfers.isEmpty && sleepsUntil > now + Int64(busyWaitMilliseconds) * 1_000_000)
-        return (finished, wake)
+    }
+
+    // MARK: - A thread that waits for a response in the driving thread's place
+
+    /// Lets an assistant (``CurlEngine/assist(until:wakeUp:)``) wait for the sockets instead
+    /// of the driving thread, and returns how long it may wait; `nil` when it may not: another
+    /// one does, the driving thread has left, or not exactly one transfer runs. With more,
+    /// the assistant would settle other threads' responses and wake them, and give the
+    /// sockets back to the driving thread with answers waiting, waking it too: the driving
+    /// thread serves many transfers at once better.
+    func beginAssisting(until deadline: DispatchTime) -> Int32? {
+        engine.drivingLock.assertHeld()
+        guard !hasExited, !isAssisted, transfers.count == 1, webSockets.isEmpty, kcurl_multi_assist_begin(multi) == 0
+        else { return nil }
+        isAssisted = true
+        let timer = kcurl_multi_timeout(multi)
+        var timeout = timer >= 0 ? min(timer, busyWaitMilliseconds) : busyWaitMilliseconds
+        if deadline != .distantFuture {
+            let now = DispatchTime.now()
+            let left = deadline > now ? (deadline.uptimeNanoseconds - now.uptimeNanoseconds + 999_999) / 1_000_000 : 0
+            timeout = Int32(min(UInt64(timeout), left))
+        }
+        return timeout
+    }
+
+    /// Moves the transfers on the sockets the assistant found ready (`count` of `events`, or
+    /// -1 when its wait failed), gives the sockets back to the driving thread, and returns what
+    /// the assistant must settle and whether the driving thread must wake up.
+    func endAssisting(
+        _ events: UnsafeMutableBufferPointer<kcurl_event>, count: Int32
+    ) -> (settlements: [Settlement], wakeDriver: Bool) {
+        engine.drivingLock.assertHeld()
+        if count > 0 { handle(events[0..<Int(count)]) }
+        repeat {
+            if kcurl_multi_timeout(multi) == 0 { kcurl_multi_socket_action(multi, Int32(KCURL_SOCKET_TIMEOUT), 0) }
+            webSockets.serviceDue()
+            collectFinished()
+        } while startWaiting()
+        // What is ready now wakes the driving thread as the sockets go back to it.
+        kcurl_multi_assist_end(multi)
+        isAssisted = false
+        var finished: [Settlement] = []
+        swap(&finished, &settlements)
+        assistedTransfers += finished.count
+        // A failed wait is the driving thread's to report: its own wait fails the same way.
+        return (finished, count < 0 || driverNeedsWaking())
     }
 
     /// The running and waiting requests per host. libcurl 7.88 has no way to tell how many
@@ -148,6 +205,7 @@ final class CurlDriver {
         engine.drivingLock.assertHeld()
         // Cancelled (or otherwise settled) in the inbox: nothing to send.
         guard submission.promise.isPending else { return }
+        lastArrival = kcurl_now()
         guard admission.arrive(submission) else {
             // A request that waits for its turn spends its time too.
             if let deadline = submission.plan.deadline {
@@ -276,8 +334,8 @@ final class CurlDriver {
     private func waitForSockets() {
         engine.drivingLock.assertHeld()
         let isIdle = transfers.isEmpty && webSockets.isEmpty
-        idleWaits = isIdle ? idleWaits + 1 : 0
-        let backstop = idleWaits > 10 ? idleWaitMilliseconds : busyWaitMilliseconds
+        let hasRested = kcurl_now() - lastArrival > Int64(idleWaitMilliseconds) * 1_000_000
+        let backstop = isIdle && hasRested ? idleWaitMilliseconds : busyWaitMilliseconds
         let timer = kcurl_multi_timeout(multi)
         let timeout = webSockets.hasDue ? 0 : timer >= 0 ? min(timer, backstop) : backstop
         sleepsUntil = kcurl_now() + Int64(timeout) * 1_000_000
@@ -293,7 +351,13 @@ final class CurlDriver {
             kcurl_multi_socket_all(multi)
             return
         }
-        for event in events[0..<Int(count)] {
+        handle(events[0..<Int(count)])
+    }
+
+    /// Lets curl move the transfers on the sockets a wait found ready, and notes the
+    /// WebSockets whose sockets were.
+    private func handle(_ ready: Slice<UnsafeMutableBufferPointer<kcurl_event>>) {
+        for event in ready {
             if event.tag == KCURL_TAG_WAKE_UP { continue }
             if event.tag & KCURL_TAG_CURL_SOCKET != 0 {
                 kcurl_multi_socket_action(multi, Int32(truncatingIfNeeded: event.tag), event.events)

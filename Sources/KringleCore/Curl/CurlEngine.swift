@@ -53,10 +53,13 @@ final class CurlEngine: Sendable {
     let seat = DrivingSeat()
     /// Held by whoever runs the driver.
     let drivingLock = DrivingLock()
-    private let driver: DriverReference
+    let driver: DriverReference
     /// Whether a request may start on the thread that submits it: not with poll(), whose
     /// array of descriptors the driving thread reads while it sleeps.
-    private let startsInline: Bool
+    let startsInline: Bool
+    /// How many transfers curl has, as the driver last left them: read without the lock, to
+    /// choose whether to wait for it.
+    let transferCount = Atomic<Int>(0)
     private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
     /// WebSocket handshakes, by request, until their links take them.
@@ -94,7 +97,7 @@ final class CurlEngine: Sendable {
     }
 
     /// The driver, which the holder of the ``DrivingLock`` runs.
-    private final class DriverReference: @unchecked Sendable {
+    final class DriverReference: @unchecked Sendable {
         // Unchecked: set once in the engine's init, before any thread can see it; what the
         // driver holds only the lock's holder touches.
         // swift-format-ignore: NeverUseImplicitlyUnwrappedOptionals
@@ -156,15 +159,28 @@ final class CurlEngine: Sendable {
         }
     }
 
-    /// Starts `submission` on this thread if the lock is free (``DrivingLock``); `false` when
-    /// it is not, or the driving thread has left, and the request goes through the inbox.
+    /// Starts `submission` on this thread if it can have the lock (``DrivingLock``); `false`
+    /// when it cannot, the inbox holds commands, or the driving thread has left, and the
+    /// request goes through the inbox.
+    ///
+    /// An idle engine's lock is waited for: the driving thread holds it only for a turn, and
+    /// a request that goes through the inbox wakes that thread and cannot be waited for in its
+    /// place (``assist(until:wakeUp:)``). A busy engine's is only taken when free, so that
+    /// threads that send requests side by side do not queue behind each other.
     private func startInline(_ submission: CurlSubmission) -> Bool {
-        guard startsInline, let holding = drivingLock.tryLock() else { return false }
-        let started = driver.driver.startInline(submission)
+        guard startsInline else { return false }
+        let waits = transferCount.load(ordering: .relaxed) == 0 && DrivingLock.mayWait
+        guard let holding = waits ? drivingLock.lock() : drivingLock.tryLock() else { return false }
+        // Commands still in the inbox go first: a request must not overtake one sent before it
+        // (the driving thread takes the inbox and runs it with the lock held, so under the lock
+        // the inbox is empty or the earlier requests have started).
+        let started = inbox.withLock({ $0.commands.isEmpty }) ? driver.driver.startInline(submission) : nil
         drivingLock.unlock(holding)
         guard let started else { return false }
         if started.wakeDriver { kcurl_multi_wakeup(multi.pointer) }
         for settlement in started.settlements { settlement.settle() }
+        // A wait() on this thread may wait for the answer in the driving thread's place.
+        PromiseWaitAssistance.offer(self)
         return true
     }
 

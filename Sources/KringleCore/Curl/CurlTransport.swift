@@ -95,6 +95,13 @@ public final class CurlTransport: Transport, ClientSending {
         return false
     }
 
+    /// Whether a thread blocked in `wait()` waits for this transport's sockets now, and how
+    /// many transfers such threads have seen finish (``CurlEngine/assist(until:wakeUp:)``).
+    var waitAssistance: (isAssisted: Bool, transfers: Int) {
+        if case .success(let engine) = engine { return engine.assistance }
+        return (false, 0)
+    }
+
     /// Sends `request` once and reports the response, whatever its status.
     ///
     /// - Parameter request: sent as it is, checked already: method, URL, headers and

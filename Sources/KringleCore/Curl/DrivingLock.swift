@@ -53,6 +53,12 @@ final class DrivingLock: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Whether the calling thread may wait for the lock: it holds no transport's (a thread
+    /// that waits for one lock while it holds another could wait for ever).
+    static var mayWait: Bool {
+        ThreadConfinement.drivesNothing
+    }
+
     /// Debug builds stop unless the calling thread holds the lock.
     func assertHeld(_ function: StaticString = #function) {
         ThreadConfinement.assertDriving(self, function)

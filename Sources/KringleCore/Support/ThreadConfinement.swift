@@ -29,6 +29,11 @@ enum ThreadConfinement {
         pthread_setspecific(drivenKey.key, UnsafeRawPointer(bitPattern: mark))
     }
 
+    /// Whether the calling thread drives no transport (and holds none of their locks).
+    static var drivesNothing: Bool {
+        driven == 0
+    }
+
     /// Debug builds stop unless the calling thread is the one that drives `owner`.
     static func assertDriving(_ owner: AnyObject, _ function: StaticString = #function) {
         assert(driven == identity(of: owner), "\(function) must run on the thread that drives its transport")
