@@ -24,6 +24,14 @@
 # transport does not move Kringle's own cost at all: the whole request's instructions (every
 # object, the transport's included) are checked too, against a looser 1.15x, for that.
 #
+# The budget for Kringle's own cost is the largest of the runs --update makes, not their
+# median: in the wait style it has two modes, about 10% apart, from one run to the next
+# (14,224-15,552 and 15,872-16,291 in ten runs). A thread blocked in wait() reads its own
+# answer when it reaches the socket before the answer does (CurlEngine+Assistance.swift); at
+# callgrind's pace, whether it does depends on how valgrind schedules the threads, and the
+# two paths cost different amounts in the Swift runtime. A budget at the cheaper mode would
+# fail every other run.
+#
 # One binary gives the same figure within about 1%. An unrelated change can still move it by
 # a few percent (4.5% seen: a type moved out of its namespace) through the Swift runtime's
 # metadata caches, whose look-ups cost more or less as their hash map fills differently: when
@@ -165,6 +173,8 @@ EOF
 
 # The median of the numbers given (the lower middle one of an even count).
 median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+# The largest of the numbers given.
+largest() { printf '%s\n' "$@" | sort -n | tail -1; }
 
 # Measures STYLE `runs` times; sets owns and wholes (one per run) and prints the runs and their
 # spread on standard error.
@@ -221,13 +231,14 @@ update)
         echo "# Instructions per request by style (Scripts/speed-guard.sh checks them): STYLE own N is"
         echo "# Kringle's own cost, the client's count minus its transport's alone in the Swift objects"
         echo "# (fails above ${own_threshold}x); STYLE whole N the whole request's, every object counted (fails"
-        echo "# above ${whole_threshold}x). Rewritten by Scripts/speed-guard.sh --update, the median of $runs runs,"
+        echo "# above ${whole_threshold}x). Rewritten by Scripts/speed-guard.sh --update from $runs runs: own the largest,"
+        echo "# whole the median,"
         echo "# on $(date -u +%Y-%m-%d) with $(swift --version 2>&1 | head -1 | sed 's/ (.*//'),"
         echo "# $(libcurl_version), glibc $(ldd --version | head -1 | awk '{print $NF}')."
         for style in "${styles[@]}"; do
             measure_runs "$style"
             echo "# $style runs: own ${owns[*]} ($(spread "${owns[@]}")); whole ${wholes[*]}"
-            echo "$style own $(median "${owns[@]}")"
+            echo "$style own $(largest "${owns[@]}")"
             echo "$style whole $(median "${wholes[@]}")"
         done
     } >"$work/budget"

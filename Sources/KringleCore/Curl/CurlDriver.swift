@@ -10,8 +10,8 @@ import Foundation
 /// (``startInline(_:)``). That is what makes the easy handles, the transfers and the pool
 /// safe without locks of their own; each method checks it in debug builds.
 final class CurlDriver {
-    /// Unowned: the engine owns the driver, and whoever runs it holds the engine.
-    private unowned let engine: CurlEngine
+    /// Unowned, and unchecked (no reference count to keep on every use): the engine owns the driver, and whoever runs it holds the engine.
+    private unowned(unsafe) let engine: CurlEngine
     private let multi: OpaquePointer
     private var transfers: [UInt64: CurlTransfer] = [:] {
         // Modified in place: the observer does not read the old value.
@@ -124,13 +124,21 @@ final class CurlDriver {
         engine.drivingLock.assertHeld()
         guard !hasExited else { return nil }
         arrive(submission)
+        return (turnOffTheDrivingThread(), driverNeedsWaking())
+    }
+
+    /// What a thread other than the driving one does with the lock before it lets go: runs
+    /// what is due (curl's timer, WebSockets) and starts what waited for room, until nothing
+    /// more starts, and returns the finished transfers for it to settle.
+    private func turnOffTheDrivingThread() -> [Settlement] {
         repeat {
             if kcurl_multi_timeout(multi) == 0 { kcurl_multi_socket_action(multi, Int32(KCURL_SOCKET_TIMEOUT), 0) }
+            webSockets.serviceDue()
             collectFinished()
         } while startWaiting()
         var finished: [Settlement] = []
         swap(&finished, &settlements)
-        return (finished, driverNeedsWaking())
+        return finished
     }
 
     /// Whether the driving thread, asleep, must wake up for what another thread's turn left:
@@ -176,16 +184,10 @@ final class CurlDriver {
     ) -> (settlements: [Settlement], wakeDriver: Bool) {
         engine.drivingLock.assertHeld()
         if count > 0 { handle(events[0..<Int(count)]) }
-        repeat {
-            if kcurl_multi_timeout(multi) == 0 { kcurl_multi_socket_action(multi, Int32(KCURL_SOCKET_TIMEOUT), 0) }
-            webSockets.serviceDue()
-            collectFinished()
-        } while startWaiting()
+        let finished = turnOffTheDrivingThread()
         // What is ready now wakes the driving thread as the sockets go back to it.
         kcurl_multi_assist_end(multi)
         isAssisted = false
-        var finished: [Settlement] = []
-        swap(&finished, &settlements)
         assistedTransfers += finished.count
         // A failed wait is the driving thread's to report: its own wait fails the same way.
         return (finished, count < 0 || driverNeedsWaking())

@@ -9,8 +9,8 @@ import Foundation
 /// the sockets its wait found ready; everything here runs on the driving thread
 /// (``ThreadConfinement``).
 final class CurlWebSocketLinks {
-    /// Unowned: the engine owns the driver, which owns the links.
-    private unowned let engine: CurlEngine
+    /// Unowned, and unchecked (no reference count to keep on every use): the engine owns the driver, which owns the links.
+    private unowned(unsafe) let engine: CurlEngine
     private let multi: OpaquePointer
     /// Open WebSockets (and ones in their opening handshake), by request.
     private var links: [UInt64: CurlWebSocketLink] = [:]

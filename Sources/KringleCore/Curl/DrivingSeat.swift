@@ -58,6 +58,9 @@ final class DrivingSeat: Sendable {
     /// Says how to start a new driving thread, before the first lending.
     func prepare(startDriver: @escaping @Sendable () -> Void) {
         state.withLock { $0.startDriver = startDriver }
+        // Read now, with the environment, rather than during the first lending, which may
+        // come in the middle of a request.
+        _ = Self.tickSeconds
     }
 
     /// Announces that the driving thread is about to run promise jobs, setting them aside in
