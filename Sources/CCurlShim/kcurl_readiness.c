@@ -417,6 +417,8 @@ int kcurl_readiness_assist_begin(struct kcurl_readiness *readiness) {
         struct epoll_event event = {0};
         return epoll_ctl(readiness->driver_epoll, EPOLL_CTL_DEL, readiness->epoll, &event);
     }
+#else
+    (void)readiness;
 #endif
     return -1;
 }
