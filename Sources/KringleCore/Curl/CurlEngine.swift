@@ -163,14 +163,15 @@ final class CurlEngine: Sendable {
     /// when it cannot, the inbox holds commands, or the driving thread has left, and the
     /// request goes through the inbox.
     ///
-    /// An idle engine's lock is waited for: the driving thread holds it only for a turn, and
-    /// a request that goes through the inbox wakes that thread and cannot be waited for in its
-    /// place (``assist(until:wakeUp:)``). A busy engine's is only taken when free, so that
-    /// threads that send requests side by side do not queue behind each other.
+    /// Only on an idle engine, whose lock is waited for (the driving thread holds it only for
+    /// a turn): there a request through the inbox would wake the driving thread, and could
+    /// not be waited for in its place (``assist(until:wakeUp:)``). A busy engine's driving
+    /// thread is awake or soon will be, and takes a burst of requests from the inbox in one
+    /// turn; threads sending side by side would queue for its lock instead (measured with 8
+    /// in flight: 4–6 µs more per request).
     private func startInline(_ submission: CurlSubmission) -> Bool {
-        guard startsInline else { return false }
-        let waits = transferCount.load(ordering: .relaxed) == 0 && DrivingLock.mayWait
-        guard let holding = waits ? drivingLock.lock() : drivingLock.tryLock() else { return false }
+        guard startsInline, transferCount.load(ordering: .relaxed) == 0, DrivingLock.mayWait else { return false }
+        let holding = drivingLock.lock()
         // Commands still in the inbox go first: a request must not overtake one sent before it
         // (the driving thread takes the inbox and runs it with the lock held, so under the lock
         // the inbox is empty or the earlier requests have started).
