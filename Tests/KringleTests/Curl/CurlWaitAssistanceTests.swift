@@ -33,7 +33,8 @@ struct CurlWaitAssistanceTests {
     }
 
     /// Sends a request from a thread of its own and waits for it there the way `wait()` does
-    /// when the transport offers itself: in `assist` until it settles (or `deadline` passes).
+    /// when the transport offers itself: in `assist` until it settles, `deadline` passes, or
+    /// `assist` declines.
     private func sendAndAssist<Value: Sendable>(
         _ engine: CurlEngine, until deadline: DispatchTime = .distantFuture,
         _ send: @escaping @Sendable () -> Promise<Value>
@@ -43,11 +44,8 @@ struct CurlWaitAssistanceTests {
             let wakeUp = WaitWakeUp()
             promise.always { wakeUp.signal() }
             var assisted = false
-            while promise.isPending, DispatchTime.now() < deadline {
-                guard engine.assist(until: deadline, wakeUp: wakeUp) else {
-                    Thread.sleep(forTimeInterval: 0.001)
-                    continue
-                }
+            // Stops where wait() would sleep on its semaphore instead: when assist declines.
+            while promise.isPending, DispatchTime.now() < deadline, engine.assist(until: deadline, wakeUp: wakeUp) {
                 assisted = true
             }
             return (promise, assisted)
