@@ -27,9 +27,27 @@ struct CurlWaitAssistanceTests {
         }
     }
 
-    /// One request first, so that the driving thread has started and sleeps.
-    private func warmUp(_ client: NetworkClient, _ server: LoopbackServer) async throws {
-        _ = try await client.get(server.clientEndpoint("/1"), as: Item.self).valueWithin()
+    /// A gated server, and a curl transport and client that have sent it one request, so
+    /// that the driving thread has started and sleeps.
+    private struct Gated {
+        let gate = LoopbackServer.Gate()
+        let server: LoopbackServer
+        let transport = CurlTransport()
+        let engine: CurlEngine
+        let client: NetworkClient
+
+        init() async throws {
+            server = try CurlWaitAssistanceTests.gatedServer(gate)
+            engine = try transport.engine.get()
+            client = NetworkClient(transport: transport)
+            _ = try await client.get(server.clientEndpoint("/1"), as: Item.self).valueWithin()
+        }
+
+        /// Lets the held answers out and stops the server.
+        func shutdown() {
+            gate.open()
+            server.shutdown()
+        }
     }
 
     /// Sends a request from a thread of its own and waits for it there the way `wait()` does
@@ -54,21 +72,17 @@ struct CurlWaitAssistanceTests {
 
     @Test("the waiting thread is woken by its answer, settles it and decodes it")
     func waiterSettlesItsOwnAnswer() async throws {
-        let gate = LoopbackServer.Gate()
-        let server = try Self.gatedServer(gate)
-        defer { server.shutdown() }
-        let transport = CurlTransport()
-        let engine = try transport.engine.get()
-        let client = NetworkClient(transport: transport)
-        try await warmUp(client, server)
+        let gated = try await Gated()
+        defer { gated.shutdown() }
+        let (server, transport, client) = (gated.server, gated.transport, gated.client)
         // The answer is let out only once the thread waits for the sockets, so it is that
         // thread, not the driving one, that curl's socket wakes.
         async let opened: Bool = {
             let waiting = await eventually { transport.waitAssistance.isAssisted }
-            gate.open()
+            gated.gate.open()
             return waiting
         }()
-        let (promise, assisted) = await sendAndAssist(engine) {
+        let (promise, assisted) = await sendAndAssist(gated.engine) {
             client.get(server.clientEndpoint("/"), as: Item.self)
         }
         #expect(await opened)
@@ -80,23 +94,16 @@ struct CurlWaitAssistanceTests {
 
     @Test("cancelling from another thread wakes the thread that waits for the sockets")
     func cancelWakesTheWaiter() async throws {
-        let gate = LoopbackServer.Gate()
-        let server = try Self.gatedServer(gate)
-        defer {
-            gate.open()
-            server.shutdown()
-        }
-        let transport = CurlTransport()
-        let engine = try transport.engine.get()
-        let client = NetworkClient(transport: transport)
-        try await warmUp(client, server)
+        let gated = try await Gated()
+        defer { gated.shutdown() }
+        let (server, transport, client) = (gated.server, gated.transport, gated.client)
         let sent = Box<Promise<Item>?>(nil)
         async let cancelled: Bool = {
             let waiting = await eventually { transport.waitAssistance.isAssisted }
             sent.value?.cancel()
             return waiting
         }()
-        let (promise, _) = await sendAndAssist(engine) {
+        let (promise, _) = await sendAndAssist(gated.engine) {
             let promise = client.get(server.clientEndpoint("/"), as: Item.self)
             sent.withLock { $0 = promise }
             return promise
@@ -112,19 +119,14 @@ struct CurlWaitAssistanceTests {
 
     @Test("waiting for the sockets ends at the wait's time limit, and the request goes on")
     func assistingEndsAtTheDeadline() async throws {
-        let gate = LoopbackServer.Gate()
-        let server = try Self.gatedServer(gate)
-        defer { server.shutdown() }
-        let transport = CurlTransport()
-        let engine = try transport.engine.get()
-        let client = NetworkClient(transport: transport)
-        try await warmUp(client, server)
-        let (promise, _) = await sendAndAssist(engine, until: .now() + 0.2) {
-            client.get(server.clientEndpoint("/"), as: Item.self)
+        let gated = try await Gated()
+        defer { gated.shutdown() }
+        let (promise, _) = await sendAndAssist(gated.engine, until: .now() + 0.2) {
+            gated.client.get(gated.server.clientEndpoint("/"), as: Item.self)
         }
         #expect(promise.isPending)
-        #expect(!transport.waitAssistance.isAssisted)
-        gate.open()
+        #expect(!gated.transport.waitAssistance.isAssisted)
+        gated.gate.open()
         #expect(try await promise.valueWithin() == Item(n: 7))
     }
 
@@ -143,20 +145,17 @@ struct CurlWaitAssistanceTests {
 
     @Test("a wait with a time limit ends at it while the answer is held")
     func waitTimesOut() async throws {
-        let gate = LoopbackServer.Gate()
-        let server = try Self.gatedServer(gate)
-        defer { server.shutdown() }
-        let client = NetworkClient(transport: CurlTransport())
-        try await warmUp(client, server)
+        let gated = try await Gated()
+        defer { gated.shutdown() }
         let (promise, outcome) = await onOwnThread {
-            let promise = client.get(server.clientEndpoint("/"), as: Item.self)
+            let promise = gated.client.get(gated.server.clientEndpoint("/"), as: Item.self)
             return (promise, Result { try promise.wait(timeout: 0.2) })
         }
         guard case .failure(PromiseError.timedOut) = outcome else {
             Issue.record("expected timedOut, got \(outcome)")
             return
         }
-        gate.open()
+        gated.gate.open()
         #expect(try await promise.valueWithin() == Item(n: 7))
     }
 
