@@ -6,14 +6,14 @@ import Foundation
 /// settles promises as transfers finish.
 ///
 /// Everything here runs with the engine's ``DrivingLock`` held: by the driving thread, or by
-/// a thread that starts its own request while the driving thread sleeps
-/// (``startInline(_:)``). That is what makes the easy handles, the transfers and the pool
+/// another thread that takes a turn while the driving thread sleeps
+/// (CurlDriver+OtherThreads.swift). That is what makes the easy handles, the transfers and the pool
 /// safe without locks of their own; each method checks it in debug builds.
 final class CurlDriver {
     /// Unowned, and unchecked (no reference count to keep on every use): the engine owns the driver, and whoever runs it holds the engine.
-    private unowned(unsafe) let engine: CurlEngine
-    private let multi: OpaquePointer
-    private var transfers: [UInt64: CurlTransfer] = [:] {
+    unowned(unsafe) let engine: CurlEngine
+    let multi: OpaquePointer
+    var transfers: [UInt64: CurlTransfer] = [:] {
         // Modified in place: the observer does not read the old value.
         didSet { engine.transferCount.store(transfers.count, ordering: .relaxed) }
     }
@@ -27,23 +27,23 @@ final class CurlDriver {
     private var idleHandles: [EasyHandle] = []
     private let idleHandleLimit = 16
     /// The finished transfers of one turn, until they are settled.
-    private var settlements: [Settlement] = []
+    var settlements: [Settlement] = []
     /// The engine's WebSockets, once curl connected them.
-    private let webSockets: CurlWebSocketLinks
+    let webSockets: CurlWebSocketLinks
     /// Where a wait reports the ready descriptors.
     private let events = UnsafeMutableBufferPointer<kcurl_event>.allocate(capacity: 128)
     /// The driving thread's hold on the lock, while it has it.
     private var holding: DrivingLock.Holding?
     /// Set as the driving thread leaves for good: no request starts after that.
-    private var hasExited = false
+    var hasExited = false
     /// When the driving thread's wait ends at the latest (the monotonic clock's
     /// nanoseconds, `kcurl_now`), while it sleeps: a request started meanwhile wakes it only
     /// when curl needs a call sooner (``startInline(_:)``).
-    private var sleepsUntil: Int64?
+    var sleepsUntil: Int64?
     /// Whether a thread waits for the sockets in the driving thread's place.
-    private(set) var isAssisted = false
+    var isAssisted = false
     /// How many transfers such threads have seen finish (tests check that they do).
-    private(set) var assistedTransfers = 0
+    var assistedTransfers = 0
     /// When the last request arrived (``kcurl_now()``'s nanoseconds).
     private var lastArrival: Int64 = 0
     /// How long one wait may last when curl has no earlier deadline of its own and no
@@ -59,7 +59,7 @@ final class CurlDriver {
     /// libcurl no longer happen for connection limits, which are ``CurlAdmission``'s, but an
     /// HTTP/2 request still waits there for its connection to be known to multiplex
     /// (`CURLOPT_PIPEWAIT`).
-    private let busyWaitMilliseconds: Int32 = 1_000
+    let busyWaitMilliseconds: Int32 = 1_000
 
     init(engine: CurlEngine) {
         self.engine = engine
@@ -115,84 +115,6 @@ final class CurlDriver {
         engine.seat.close()
     }
 
-    /// Starts `submission` on the calling thread, which holds the lock while the driving
-    /// thread sleeps or is lent: the request goes out now, with no wake-up. Returns what the
-    /// caller must settle once it has let go of the lock (transfers that finished meanwhile),
-    /// and whether the driving thread must wake up (curl needs a call before its wait ends);
-    /// `nil` when the driving thread has left, and the request must not start.
-    func startInline(_ submission: CurlSubmission) -> (settlements: [Settlement], wakeDriver: Bool)? {
-        engine.drivingLock.assertHeld()
-        guard !hasExited else { return nil }
-        arrive(submission)
-        return (turnOffTheDrivingThread(), driverNeedsWaking())
-    }
-
-    /// What a thread other than the driving one does with the lock before it lets go: runs
-    /// what is due (curl's timer, WebSockets) and starts what waited for room, until nothing
-    /// more starts, and returns the finished transfers for it to settle.
-    private func turnOffTheDrivingThread() -> [Settlement] {
-        repeat {
-            if kcurl_multi_timeout(multi) == 0 { kcurl_multi_socket_action(multi, Int32(KCURL_SOCKET_TIMEOUT), 0) }
-            webSockets.serviceDue()
-            collectFinished()
-        } while startWaiting()
-        var finished: [Settlement] = []
-        swap(&finished, &settlements)
-        return finished
-    }
-
-    /// Whether the driving thread, asleep, must wake up for what another thread's turn left:
-    /// curl's timer now comes before its wait ends, a transfer runs while its wait is the long
-    /// idle one, or a WebSocket needs a turn.
-    private func driverNeedsWaking() -> Bool {
-        guard let sleepsUntil else { return false }
-        if webSockets.hasDue { return true }
-        let timer = kcurl_multi_timeout(multi)
-        let now = kcurl_now()
-        return (timer >= 0 && now + Int64(timer) * 1_000_000 < sleepsUntil)
-            || (!transfers.isEmpty && sleepsUntil > now + Int64(busyWaitMilliseconds) * 1_000_000)
-    }
-
-    // MARK: - A thread that waits for a response in the driving thread's place
-
-    /// Lets an assistant (``CurlEngine/assist(until:wakeUp:)``) wait for the sockets instead
-    /// of the driving thread, and returns how long it may wait; `nil` when it may not: another
-    /// one does, the driving thread has left, or not exactly one transfer runs. With more,
-    /// the assistant would settle other threads' responses and wake them, and give the
-    /// sockets back to the driving thread with answers waiting, waking it too: the driving
-    /// thread serves many transfers at once better.
-    func beginAssisting(until deadline: DispatchTime) -> Int32? {
-        engine.drivingLock.assertHeld()
-        guard !hasExited, !isAssisted, transfers.count == 1, webSockets.isEmpty, kcurl_multi_assist_begin(multi) == 0
-        else { return nil }
-        isAssisted = true
-        let timer = kcurl_multi_timeout(multi)
-        var timeout = timer >= 0 ? min(timer, busyWaitMilliseconds) : busyWaitMilliseconds
-        if deadline != .distantFuture {
-            let now = DispatchTime.now()
-            let left = deadline > now ? (deadline.uptimeNanoseconds - now.uptimeNanoseconds + 999_999) / 1_000_000 : 0
-            timeout = Int32(min(UInt64(timeout), left))
-        }
-        return timeout
-    }
-
-    /// Moves the transfers on the sockets the assistant found ready (`count` of `events`, or
-    /// -1 when its wait failed), gives the sockets back to the driving thread, and returns what
-    /// the assistant must settle and whether the driving thread must wake up.
-    func endAssisting(
-        _ events: UnsafeMutableBufferPointer<kcurl_event>, count: Int32
-    ) -> (settlements: [Settlement], wakeDriver: Bool) {
-        engine.drivingLock.assertHeld()
-        if count > 0 { handle(events[0..<Int(count)]) }
-        let finished = turnOffTheDrivingThread()
-        // What is ready now wakes the driving thread as the sockets go back to it.
-        kcurl_multi_assist_end(multi)
-        isAssisted = false
-        assistedTransfers += finished.count
-        // A failed wait is the driving thread's to report: its own wait fails the same way.
-        return (finished, count < 0 || driverNeedsWaking())
-    }
-
     /// The running and waiting requests per host. libcurl 7.88 has no way to tell how many
     /// connections its cache holds, so those counts are `nil`.
     private func poolStatistics() -> [HostPoolStatistics] {
@@ -203,7 +125,7 @@ final class CurlDriver {
 
     /// Starts a new request, or queues it behind the connection limits until a transfer
     /// ends or its deadline passes.
-    private func arrive(_ submission: CurlSubmission) {
+    func arrive(_ submission: CurlSubmission) {
         engine.drivingLock.assertHeld()
         // Cancelled (or otherwise settled) in the inbox: nothing to send.
         guard submission.promise.isPending else { return }
@@ -222,7 +144,7 @@ final class CurlDriver {
     }
 
     /// Starts every waiting request there is room for; `true` when any started.
-    private func startWaiting() -> Bool {
+    func startWaiting() -> Bool {
         engine.drivingLock.assertHeld()
         var started = false
         while let submission = admission.next() {
@@ -358,7 +280,7 @@ final class CurlDriver {
 
     /// Lets curl move the transfers on the sockets a wait found ready, and notes the
     /// WebSockets whose sockets were.
-    private func handle(_ ready: Slice<UnsafeMutableBufferPointer<kcurl_event>>) {
+    func handle(_ ready: Slice<UnsafeMutableBufferPointer<kcurl_event>>) {
         for event in ready {
             if event.tag == KCURL_TAG_WAKE_UP { continue }
             if event.tag & KCURL_TAG_CURL_SOCKET != 0 {
@@ -379,7 +301,7 @@ final class CurlDriver {
 
     /// Takes the transfers curl finished out of its hands, into ``settlements``; what a large
     /// body sets off (its decode) goes to a worker at once, as it always did.
-    private func collectFinished() {
+    func collectFinished() {
         engine.drivingLock.assertHeld()
         var easy: OpaquePointer?
         var code: Int32 = 0
