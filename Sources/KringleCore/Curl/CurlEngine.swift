@@ -5,12 +5,11 @@ import Synchronization
 
 /// The thread-safe face of one curl multi handle and the thread that drives it.
 ///
-/// Any thread may submit or cancel a transfer. A request starts on the submitting thread
-/// when the driving thread is not busy (it sleeps for curl's sockets, or is lent to the
-/// promises' queue): that thread takes the ``DrivingLock`` and hands the request to curl
-/// itself, which sends it at once and adds its socket to those the sleeping thread waits
-/// for, with no wake-up. Otherwise, and for every other command, the command goes into a
-/// locked inbox and `kcurl_multi_wakeup` interrupts the driving thread's wait. Only the
+/// Any thread may submit or cancel a transfer. A request to an idle engine starts on the
+/// submitting thread: that thread takes the ``DrivingLock`` and hands the request to curl
+/// itself, which sends it at once and adds its socket to those the sleeping driving thread
+/// waits for, with no wake-up. Otherwise, and for every other command, the command goes into
+/// a locked inbox and `kcurl_multi_wakeup` interrupts the driving thread's wait. Only the
 /// holder of the lock (``CurlDriver``) touches easy handles or calls into the multi handle.
 ///
 /// The driving thread runs while the transport lives, and after that until the last
@@ -86,7 +85,7 @@ final class CurlEngine: Sendable {
         startDriving()
     }
 
-    /// Starts a thread that drives the transfers with `driver`: the first one, or the next
+    /// Starts a thread that drives the transfers with the driver: the first one, or the next
     /// when the seat is taken from a thread lent to the promises' queue for too long.
     private func startDriving() {
         let thread = Thread { [self] in
