@@ -237,7 +237,7 @@ final class CurlEngine: Sendable {
 
     /// Whether the multi handle waits for its sockets with poll() rather than epoll.
     var waitsWithPoll: Bool {
-        kcurl_multi_is_portable(multi.pointer) == 1
+        !startsInline
     }
 
     // MARK: - For the driving thread

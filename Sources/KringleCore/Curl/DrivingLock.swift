@@ -10,8 +10,8 @@ import Musl
 /// multi handle, the easy handles and the ``CurlDriver``'s state.
 ///
 /// The driving thread holds it except while it sleeps for sockets or is lent to the
-/// promises' queue; a thread that submits a request takes it when it is free and starts the
-/// transfer itself (``CurlEngine/submit(_:responseBodyFile:responseBodyHandle:progress:limits:channel:promise:id:)``),
+/// promises' queue; a thread that submits a request to an idle engine takes it and starts
+/// the transfer itself (``CurlEngine/submit(_:responseBodyFile:responseBodyHandle:progress:limits:channel:promise:id:)``),
 /// so that the request goes out without waking the driving thread. Holding it marks the
 /// thread as driving the engine (``ThreadConfinement``), which debug builds check.
 ///
@@ -39,12 +39,6 @@ final class DrivingLock: @unchecked Sendable {
     /// Waits for the lock and takes it.
     func lock() -> Holding {
         pthread_mutex_lock(mutex)
-        return Holding(previous: ThreadConfinement.markCurrentThread(asDriving: self))
-    }
-
-    /// Takes the lock if no thread holds it.
-    func tryLock() -> Holding? {
-        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
         return Holding(previous: ThreadConfinement.markCurrentThread(asDriving: self))
     }
 
