@@ -9,7 +9,8 @@ final class BlockedLanes: Sendable {
     /// succeeded.
     private struct Job: Sendable {
         let count: Int
-        let request: @Sendable () -> Bool
+        /// Makes one request from the lane given.
+        let request: @Sendable (Int) -> Bool
     }
 
     /// The run under way; `nil` tells the lanes to end.
@@ -27,9 +28,17 @@ final class BlockedLanes: Sendable {
         }
     }
 
+    /// How many lanes (threads) there are.
+    var count: Int { starts.count }
+
     /// Makes `count` requests with `request`, lane `i` taking the `i`-th of every
     /// `lanes` in turn; returns how many failed.
     func run(count: Int, _ request: @escaping @Sendable () -> Bool) -> Int {
+        run(count: count) { _ in request() }
+    }
+
+    /// The same, `request` told which lane (0 up to ``count``) it runs on.
+    func run(count: Int, _ request: @escaping @Sendable (Int) -> Bool) -> Int {
         failures.set(0)
         post(Job(count: count, request: request))
         return failures.get()
@@ -56,7 +65,7 @@ final class BlockedLanes: Sendable {
             }
             var failed = 0
             for _ in stride(from: lane, to: job.count, by: starts.count) {
-                if !job.request() { failed += 1 }
+                if !job.request(lane) { failed += 1 }
             }
             failures.update { $0 += failed }
             finished.signal()

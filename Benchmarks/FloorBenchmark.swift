@@ -19,6 +19,12 @@ import FoundationNetworking
 /// context switches and allocations per request, and the CPU and wall ratios against the
 /// floor.
 ///
+/// Two more floors price what a style asks for by itself, with libcurl alone: answers
+/// handed to blocked threads, each with an easy handle of its own (what `wait()` from several
+/// threads costs at least: each answer wakes its thread), and answers awaited by tasks (what
+/// `await` costs at least: a pool thread woken per answer, besides the one that read it). The
+/// last column sets each style against its own floor.
+///
 /// The table is printed twice: with the other core idle, then with a busy loop (a shell in
 /// a child process) on it. On a small virtual machine an idle core is slow to wake, so the
 /// hand-offs between threads cost more on a quiet machine than on a busy one.
@@ -42,8 +48,17 @@ func runFloorBenchmark() throws {
 }
 
 enum Floor {
-    /// The styles measured, the floor first.
-    static let styles: [Overhead.Style] = [.libcurl, .handler, .wait, .await]
+    /// The styles measured, the floors first.
+    static let styles: [Overhead.Style] = [.libcurl, .libcurlWaiting, .libcurlAwaited, .handler, .wait, .await]
+
+    /// The floor of what `style` asks for by itself.
+    static func ownFloor(of style: Overhead.Style) -> Overhead.Style {
+        switch style {
+        case .wait: .libcurlWaiting
+        case .await: .libcurlAwaited
+        default: .libcurl
+        }
+    }
 
     static func table(server: OverheadServer, heading: String) throws {
         print(
@@ -51,7 +66,7 @@ enum Floor {
                 + " medians of \(Overhead.rounds)\n")
         let table = Table(
             "mode", "style", "wall µs/req", "CPU µs/req", "switches/req", "allocs/req", "wall vs floor",
-            "CPU vs floor")
+            "CPU vs floor", "CPU vs own floor")
         for inFlight in [1, 8] {
             let measured = Overhead.measure(
                 transport: CurlTransport(), inFlight: inFlight, server: server, styles: styles)
@@ -59,52 +74,16 @@ enum Floor {
                 guard let run = measured.median(style) else { continue }
                 let perRequest = { (value: Double) in String(format: "%.1f", value / Double(Overhead.requests)) }
                 let failures = run.failures > 0 ? " (\(run.failures) failed)" : ""
-                let isFloor = style == .libcurl
+                let ownFloor = ownFloor(of: style)
                 table.row(
                     inFlight == 1 ? "one at a time" : "\(inFlight) in flight", style.rawValue + failures,
                     perRequest(run.wall * 1e6), perRequest(run.cpu * 1e6), perRequest(Double(run.contextSwitches)),
                     perRequest(Double(run.allocations)),
-                    isFloor ? "" : measured.ratio(style, to: .libcurl, \.wall),
-                    isFloor ? "" : measured.ratio(style, to: .libcurl, \.cpu))
+                    style == .libcurl ? "" : measured.ratio(style, to: .libcurl, \.wall),
+                    style == .libcurl ? "" : measured.ratio(style, to: .libcurl, \.cpu),
+                    style.isLibcurl || ownFloor == .libcurl ? "" : measured.ratio(style, to: ownFloor, \.cpu))
             }
         }
         print("")
-    }
-}
-
-/// libcurl alone (Benchmarks/CurlFloor): the request the client sends, `count` times, one at
-/// a time on one easy handle or `inFlight` at once on a multi handle, each body decoded as the
-/// client decodes it.
-enum LibcurlFloor {
-    /// Why libcurl could not be opened, or `nil` once it is (opened on first use).
-    static let loadFailure: String? = {
-        var error = [CChar](repeating: 0, count: 512)
-        guard cfl_load(&error, error.count) != 1 else { return nil }
-        return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }()
-
-    /// Sends `request`'s URL and header fields; returns how many requests failed (all of them
-    /// when libcurl could not be opened).
-    static func run(_ request: HTTPRequest, count: Int, inFlight: Int) -> Int {
-        guard loadFailure == nil else { return count }
-        let url = request.url.absoluteString
-        let lines = request.headers.map { "\($0.name): \($0.value)" }
-        let pointers = lines.map { strdup($0) }
-        defer { for pointer in pointers { free(pointer) } }
-        let constant: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }
-        return constant.withUnsafeBufferPointer { headers in
-            let failed =
-                inFlight == 1
-                ? cfl_sequential(url, headers.baseAddress, Int32(lines.count), Int32(count), decode, nil)
-                : cfl_multi(url, headers.baseAddress, Int32(lines.count), Int32(count), Int32(inFlight), decode, nil)
-            return Int(failed)
-        }
-    }
-
-    /// Decodes one body as the client's `get(…, as:)` does: into `Data`, then `JSONDecoder`.
-    private static let decode: cfl_body_handler = { bytes, length, _ in
-        guard let bytes else { return 0 }
-        let body = Data(bytes: bytes, count: length)
-        return (try? Overhead.decoder.decode(Overhead.Item.self, from: body)) != nil ? 1 : 0
     }
 }

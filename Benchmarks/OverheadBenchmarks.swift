@@ -35,7 +35,7 @@ import FoundationNetworking
 /// to hundreds of milliseconds at a time) then slows both sides of a ratio alike: ratios of
 /// whole runs, taken seconds apart, moved by ±10% from one process to the next.
 ///
-/// `kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait|libcurl>[,…] <count> [inFlight]`
+/// `kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait|libcurl|libcurlwait|libcurlawait>[,…] <count> [inFlight]`
 /// runs the styles named (alternating, as the table does), for a profiler (`perf record -g`).
 ///
 /// The table is printed twice: as the machine schedules the threads, then from a child
@@ -150,13 +150,23 @@ enum Overhead {
         /// libcurl driven directly from C, decoded on the same thread: no Kringle code at all
         /// (`kringle-benchmarks floor`; not in the overhead table).
         case libcurl = "libcurl alone + JSONDecoder"
+        /// libcurl alone from blocked threads, each with an easy handle of its own: the floor
+        /// of `wait()` (``LibcurlFloor/runWaiting(_:count:on:)``).
+        case libcurlWaiting = "libcurl alone from blocked threads"
+        /// libcurl alone, each answer resuming a task that awaits it: the floor of `await`
+        /// (``LibcurlFloor/runAwaited(_:count:inFlight:)``).
+        case libcurlAwaited = "libcurl alone, awaited by tasks"
 
         var isRaw: Bool {
-            self == .rawURLSession || self == .rawURLSessionWaiting || self == .libcurl
+            self == .rawURLSession || self == .rawURLSessionWaiting || isLibcurl
+        }
+
+        var isLibcurl: Bool {
+            self == .libcurl || self == .libcurlWaiting || self == .libcurlAwaited
         }
 
         /// The styles of the overhead table.
-        static let overhead = allCases.filter { $0 != .libcurl }
+        static let overhead = allCases.filter { !$0.isLibcurl }
     }
 
     /// One measured run.
@@ -185,7 +195,7 @@ enum Overhead {
     /// Bad arguments to the profiling form.
     struct Usage: Error, CustomStringConvertible {
         var description: String {
-            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait|libcurl>[,…] <count> [inFlight]"
+            "usage: kringle-benchmarks overhead <curl|urlsession> <floor|floorwait|handler|await|wait|raw|rawwait|libcurl|libcurlwait|libcurlawait>[,…] <count> [inFlight]"
         }
     }
 
@@ -195,7 +205,8 @@ enum Overhead {
         let styles: [String: Style] = [
             "floor": .floor, "floorwait": .floorWaiting, "handler": .handler, "await": .await, "wait": .wait,
             "raw": .rawURLSession,
-            "rawwait": .rawURLSessionWaiting, "libcurl": .libcurl,
+            "rawwait": .rawURLSessionWaiting, "libcurl": .libcurl, "libcurlwait": .libcurlWaiting,
+            "libcurlawait": .libcurlAwaited,
         ]
         let named = arguments.count >= 2 ? arguments[1].split(separator: ",").map { styles[String($0)] } : []
         guard arguments.count >= 3, !named.isEmpty, let count = Int(arguments[2]) else { throw Usage() }
@@ -279,6 +290,8 @@ enum Overhead {
             .rawURLSession: { count in CurlBenchmark.pump(count: count, inFlight: inFlight, start: rawURLSession) },
             .rawURLSessionWaiting: { count in lanes.run(count: count) { blocking(rawURLSession) } },
             .libcurl: { count in LibcurlFloor.run(server.request, count: count, inFlight: inFlight) },
+            .libcurlWaiting: { count in LibcurlFloor.runWaiting(server.request, count: count, on: lanes) },
+            .libcurlAwaited: { count in LibcurlFloor.runAwaited(server.request, count: count, inFlight: inFlight) },
         ]
         for style in styles { _ = work[style]!(warmUp) }
         var runs: [Style: [Run]] = [:]

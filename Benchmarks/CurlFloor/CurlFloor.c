@@ -147,20 +147,44 @@ static struct cfl_slist *cfl_headers(const char *const *lines, int count) {
     return list;
 }
 
+struct cfl_handle {
+    void *easy;
+    struct cfl_slist *headers;
+    struct cfl_body body;
+};
+
+cfl_handle *cfl_open(const char *url, const char *const *header_lines, int header_count) {
+    cfl_handle *handle = calloc(1, sizeof(cfl_handle));
+    if (!handle) return NULL;
+    handle->headers = cfl_headers(header_lines, header_count);
+    handle->easy = cfl_easy(url, handle->headers, &handle->body);
+    if (!handle->easy) {
+        cfl_close(handle);
+        return NULL;
+    }
+    return handle;
+}
+
+int cfl_get(cfl_handle *handle, cfl_body_handler handler, void *context) {
+    int code = curl.easy_perform(handle->easy);
+    return cfl_succeeded(handle->easy, code, &handle->body, handler, context);
+}
+
+void cfl_close(cfl_handle *handle) {
+    if (handle->easy) curl.easy_cleanup(handle->easy);
+    curl.slist_free_all(handle->headers);
+    free(handle->body.bytes);
+    free(handle);
+}
+
 int cfl_sequential(
     const char *url, const char *const *header_lines, int header_count, int count, cfl_body_handler handler,
     void *context) {
-    struct cfl_slist *headers = cfl_headers(header_lines, header_count);
-    struct cfl_body body = {0};
-    void *easy = cfl_easy(url, headers, &body);
+    cfl_handle *handle = cfl_open(url, header_lines, header_count);
+    if (!handle) return count;
     int failures = 0;
-    for (int index = 0; index < count; index++) {
-        int code = easy ? curl.easy_perform(easy) : -1;
-        failures += !cfl_succeeded(easy, code, &body, handler, context);
-    }
-    if (easy) curl.easy_cleanup(easy);
-    curl.slist_free_all(headers);
-    free(body.bytes);
+    for (int index = 0; index < count; index++) failures += !cfl_get(handle, handler, context);
+    cfl_close(handle);
     return failures;
 }
 
