@@ -32,8 +32,8 @@ extension Promise {
             var inline: UInt64 = 0
             withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: value, as: Value.self) }
             return StoredOutcome(phase: .fulfilled, word: inline, isReference: false)
-        case .success:
-            return StoredOutcome(phase: .fulfilled, retaining: ValueBox(result))
+        case .success(let value):
+            return StoredOutcome(phase: .fulfilled, retaining: ValueBox(value))
         case .failure(let error):
             return StoredOutcome(phase: .rejected, retaining: ErrorBox(error))
         }
@@ -60,7 +60,7 @@ extension Promise {
         case .fulfilled:
             // The box lives as long as this promise, which the caller holds.
             return try Unmanaged<ValueBox<Value>>.fromOpaque(outcomePointer)._withUnsafeGuaranteedRef {
-                try body($0.result)
+                try body(.success($0.value))
             }
         case .rejected, .cancelled:
             return try Unmanaged<ErrorBox>.fromOpaque(outcomePointer)._withUnsafeGuaranteedRef {
