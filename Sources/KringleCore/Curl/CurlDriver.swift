@@ -182,6 +182,9 @@ final class CurlDriver {
             return false
         }
         let transfer = CurlTransfer(submission, easy: easy, millisecondsLeft: millisecondsLeft)
+        // A handle given back without a reset holds a plain transfer's options: only the
+        // same shape of plain transfer sets each of them again.
+        if let kept = easy.keptShape, kept != transfer.plainShape { easy.reset() }
         do {
             try transfer.configure(engine.configuration, proxyRoutes: engine.proxyRoutes)
         } catch let error as KringleError {
@@ -367,7 +370,7 @@ final class CurlDriver {
             promise: transfer.submission.promise, outcome: transfer.outcome(code: code),
             channel: transfer.collector.channel)
         kcurl_multi_remove(multi, transfer.easy.pointer)
-        recycle(transfer)
+        recycle(transfer, completed: code == 0)
         admission.end(hostKey: transfer.submission.hostKey)
         return settlement
     }
@@ -394,16 +397,18 @@ final class CurlDriver {
 
     /// Gives back the handle of a transfer that is out of the multi handle, without a
     /// WebSocket's share: `curl_easy_reset` keeps a share, and the handle's next requests
-    /// would cache their connections in it.
-    private func recycle(_ transfer: CurlTransfer) {
-        transfer.releaseConnectionShare()
-        recycle(transfer.easy)
-    }
-
-    /// Resets a handle that is out of the multi handle and keeps it for later, up to a limit.
-    private func recycle(_ easy: EasyHandle) {
+    /// would cache their connections in it. The handle of a plain transfer that `completed`
+    /// (``CurlTransfer/plainShape``) keeps its options, for the next plain transfer of its
+    /// shape to set again; any other is reset.
+    private func recycle(_ transfer: CurlTransfer, completed: Bool = false) {
         engine.drivingLock.assertHeld()
-        easy.reset()
+        transfer.releaseConnectionShare()
+        let easy = transfer.easy
+        if completed, transfer.proxy == nil, let shape = transfer.plainShape {
+            easy.keptShape = shape
+        } else {
+            easy.reset()
+        }
         if idleHandles.count < idleHandleLimit {
             idleHandles.append(easy)
         }

@@ -87,27 +87,17 @@ final class CurlTransfer {
         }
         collector.expectsNoBody = submission.plan.method == .head
         let plan = submission.plan
-        try easy.attachErrorBuffer()
-        // Signals are process-wide and this is one thread among many: curl must not use
-        // SIGALRM for DNS timeouts.
-        try easy.set(KCURLOPT_NOSIGNAL, true)
+        if easy.keptShape == nil {
+            try configureSameForEveryTransfer()
+        } else {
+            easy.clearErrorBuffer()
+        }
         try easy.set(KCURLOPT_URL, plan.url)
-        try restrictToHTTP()
-        // The client follows redirects itself, so that it sees every hop.
-        try easy.set(KCURLOPT_FOLLOWLOCATION, false)
-        // "" asks for every coding this libcurl can decode (gzip, deflate, br…) and decodes
-        // the body; Content-Length still describes the encoded bytes. The field itself is
-        // among the request's header lines (CurlRequestPlan.acceptEncodingLine).
-        try easy.set(KCURLOPT_ACCEPT_ENCODING, "")
-        try easy.set(KCURLOPT_TCP_NODELAY, true)
-        try easy.set(KCURLOPT_TCP_KEEPALIVE, true)
         try configureTimeout(plan)
         try configureMethodAndBody(plan)
         try configureHeaders(plan.headerLines)
         let userdata = UnsafeRawPointer(Unmanaged.passUnretained(collector).toOpaque())
-        try easy.set(KCURLOPT_WRITEFUNCTION, callback: Callbacks.body)
         try easy.set(KCURLOPT_WRITEDATA, pointer: userdata)
-        try easy.set(KCURLOPT_HEADERFUNCTION, callback: Callbacks.header)
         try easy.set(KCURLOPT_HEADERDATA, pointer: userdata)
         if let progress {
             progress.statusCode = { [easy] in easy.responseCode }
@@ -126,6 +116,51 @@ final class CurlTransfer {
             try configureTLS(configuration)
         }
         if plan.connectsOnly { try configureConnectOnly() }
+    }
+
+    /// The options every transfer sets alike, whatever its request and the transport's
+    /// configuration: set on a handle fresh from a reset, kept by one given back without.
+    private func configureSameForEveryTransfer() throws(CurlError) {
+        try easy.attachErrorBuffer()
+        // Signals are process-wide and this is one thread among many: curl must not use
+        // SIGALRM for DNS timeouts.
+        try easy.set(KCURLOPT_NOSIGNAL, true)
+        try restrictToHTTP()
+        // The client follows redirects itself, so that it sees every hop.
+        try easy.set(KCURLOPT_FOLLOWLOCATION, false)
+        // "" asks for every coding this libcurl can decode (gzip, deflate, br…) and decodes
+        // the body; Content-Length still describes the encoded bytes. The field itself is
+        // among the request's header lines (CurlRequestPlan.acceptEncodingLine).
+        try easy.set(KCURLOPT_ACCEPT_ENCODING, "")
+        try easy.set(KCURLOPT_TCP_NODELAY, true)
+        try easy.set(KCURLOPT_TCP_KEEPALIVE, true)
+        try easy.set(KCURLOPT_WRITEFUNCTION, callback: Callbacks.body)
+        try easy.set(KCURLOPT_HEADERFUNCTION, callback: Callbacks.header)
+    }
+
+    /// What a transfer whose handle may be given back without a reset has in common with
+    /// the next transfer that may take it so (see ``plainShape``).
+    struct PlainShape: Equatable {
+        /// Only https transfers set the TLS options and `CURLOPT_PIPEWAIT`.
+        var isHTTPS: Bool
+    }
+
+    /// This transfer's shape when it is plain: a GET with no body, limited by a deadline
+    /// alone, with no progress, no streamed body, no Unix socket and no WebSocket. Every
+    /// option such a transfer sets is either the same for every transfer
+    /// (``configureSameForEveryTransfer()``) or set by every plain transfer of its shape
+    /// (the URL, the deadline, the method, the header list, the callbacks' data, the
+    /// direct route, the transport's connection, pool and TLS options), so the next one
+    /// overwrites each: its handle needs no `curl_easy_reset`, which with the options set
+    /// anew cost about 5,000 instructions a request. A transfer through a proxy sets
+    /// options others do not, and is not reused so (``CurlDriver`` checks ``proxy``).
+    var plainShape: PlainShape? {
+        let plan = submission.plan
+        guard case .deadline = plan.timeLimit, plan.method == .get, plan.body == nil,
+            plan.connectTimeoutMilliseconds == 0, progress == nil, submission.channel == nil,
+            plan.unixSocketPath == nil, !plan.connectsOnly
+        else { return nil }
+        return PlainShape(isHTTPS: plan.isHTTPS)
     }
 
     /// What the promise settles with once curl reports `code` for this transfer.

@@ -6,8 +6,9 @@ import Foundation
 /// ``TransferMetrics`` below).
 ///
 /// Confined to the driving thread. Between transfers the handle is `curl_easy_reset`, which
-/// clears every option (so nothing sticks from the previous request, and no option points at
-/// freed memory) while the multi handle keeps the connections for reuse.
+/// clears every option (so nothing sticks from the previous request) while the multi handle
+/// keeps the connections for reuse; except after a plain transfer, whose options the next
+/// plain transfer of the same shape sets again one by one (``keptShape``).
 final class EasyHandle {
     let pointer: OpaquePointer
     /// `CURLOPT_ERRORBUFFER`: curl writes a specific message here when a transfer fails.
@@ -31,15 +32,26 @@ final class EasyHandle {
         String(cString: errorBuffer)
     }
 
+    /// The shape of the plain transfer whose options the handle still holds, when it was
+    /// given back without a reset (``CurlTransfer/plainShape``); `nil` once reset.
+    var keptShape: CurlTransfer.PlainShape?
+
     /// Forgets every option set for the previous transfer.
     func reset() {
         kcurl_easy_reset(pointer)
+        keptShape = nil
     }
 
     /// Points curl at the error buffer (after a reset it points nowhere) and clears it.
     func attachErrorBuffer() throws(CurlError) {
-        errorBuffer[0] = 0
+        clearErrorBuffer()
         try set(KCURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
+    }
+
+    /// Clears the message of the previous transfer, for a handle whose error buffer is
+    /// attached already.
+    func clearErrorBuffer() {
+        errorBuffer[0] = 0
     }
 
     func set(_ option: kcurl_option, _ value: Int) throws(CurlError) {
