@@ -61,8 +61,9 @@ final class CurlTransfer {
         bodyBuffer?.deallocate()
     }
 
-    /// Sets every option this transfer needs on its freshly reset easy handle, and opens
-    /// the response body's file if it has one.
+    /// Sets every option this transfer needs on its easy handle (freshly reset, or holding
+    /// the options of a plain transfer of its own shape: ``plainShape``), and opens the
+    /// response body's file if it has one.
     ///
     /// - Throws: ``CurlError`` when curl refuses an option; `KringleError.transport` when
     ///   the file cannot be opened.
