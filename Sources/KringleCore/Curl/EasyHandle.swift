@@ -33,7 +33,9 @@ final class EasyHandle {
     }
 
     /// The shape of the plain transfer whose options the handle still holds, when it was
-    /// given back without a reset (``CurlTransfer/plainShape``); `nil` once reset.
+    /// given back without a reset (``CurlTransfer/plainShape``); `nil` once reset. Until the
+    /// next transfer sets its own, the header list and the callbacks' data point at what the
+    /// last one freed: curl reads them only while a transfer runs.
     var keptShape: CurlTransfer.PlainShape?
 
     /// Forgets every option set for the previous transfer.
