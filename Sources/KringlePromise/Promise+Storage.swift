@@ -47,8 +47,8 @@ extension Promise {
     }
 
     /// `body`'s answer for the outcome, or `nil` while the promise is pending; the outcome is
-    /// lent rather than copied: a value kept in a box (see `ValueBox`) is passed from the box,
-    /// where ``settledResult`` copies it (a retain of each reference it holds).
+    /// lent for the call: an error from its box, a boxed value in a result made for the call
+    /// (see `ValueBox` for what that costs), which ``settledResult`` returns to keep.
     @inlinable
     func withSettledResult<T>(_ body: (Result<Value, any Error>) throws -> T) rethrows -> T? {
         switch phase.load(ordering: .acquiring) {
