@@ -12,8 +12,8 @@ final class AwaitedAnswers: Sendable {
 
     private struct State {
         var lanes: [Lane]
-        /// The lane the next answer goes to.
-        var next = 0
+        /// How many answers have been handed over; the next goes to lane `handedOver % lanes`.
+        var handedOver = 0
     }
 
     private let state: Mutex<State>
@@ -22,11 +22,17 @@ final class AwaitedAnswers: Sendable {
         state = Mutex(State(lanes: Array(repeating: Lane(), count: lanes)))
     }
 
+    /// Hands answers to their lanes until `total` have been handed over, so that no task
+    /// waits for a request that failed before it had an answer.
+    func handOver(upTo total: Int) {
+        while state.withLock({ $0.handedOver }) < total { handOver() }
+    }
+
     /// Hands the next answer to its lane.
     func handOver() {
         let waiting = state.withLock { state -> UnsafeContinuation<Void, Never>? in
-            let lane = state.next
-            state.next = (lane + 1) % state.lanes.count
+            let lane = state.handedOver % state.lanes.count
+            state.handedOver += 1
             guard let waiting = state.lanes[lane].waiting else {
                 state.lanes[lane].ready += 1
                 return nil

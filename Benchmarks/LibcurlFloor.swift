@@ -72,6 +72,8 @@ enum LibcurlFloor {
                 ? cfl_sequential(url, headers, headerCount, Int32(count), decodeAndHandOver, context)
                 : cfl_multi(url, headers, headerCount, Int32(count), Int32(inFlight), decodeAndHandOver, context)
         }
+        // curl calls the handler only for answers that arrived: the tasks are owed the rest.
+        answers.handOver(upTo: count)
         finished.wait()
         return Int(failed)
     }
@@ -96,18 +98,21 @@ enum LibcurlFloor {
 
     /// Decodes one body as the client's `get(…, as:)` does: into `Data`, then `JSONDecoder`.
     private static let decode: cfl_body_handler = { bytes, length, _ in
-        guard let bytes else { return 0 }
-        let body = Data(bytes: bytes, count: length)
-        return (try? Overhead.decoder.decode(Overhead.Item.self, from: body)) != nil ? 1 : 0
+        decodes(bytes, length) ? 1 : 0
     }
 
     /// Decodes one body, then resumes the task awaiting it (the context is the
     /// ``AwaitedAnswers``).
     private static let decodeAndHandOver: cfl_body_handler = { bytes, length, context in
-        guard let bytes, let context else { return 0 }
-        let body = Data(bytes: bytes, count: length)
-        let decoded = (try? Overhead.decoder.decode(Overhead.Item.self, from: body)) != nil
-        Unmanaged<AwaitedAnswers>.fromOpaque(context).takeUnretainedValue().handOver()
+        let decoded = decodes(bytes, length)
+        if let context { Unmanaged<AwaitedAnswers>.fromOpaque(context).takeUnretainedValue().handOver() }
         return decoded ? 1 : 0
+    }
+
+    /// Whether `length` bytes decode, read as the client reads a body.
+    private static func decodes(_ bytes: UnsafePointer<CChar>?, _ length: Int) -> Bool {
+        guard let bytes else { return false }
+        let body = Data(bytes: bytes, count: length)
+        return (try? Overhead.decoder.decode(Overhead.Item.self, from: body)) != nil
     }
 }
